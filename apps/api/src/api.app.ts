@@ -1,0 +1,43 @@
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import type { DynamicModule } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { translateBodyParserErrors } from '@app/platform';
+import { ApiModule } from './api.module';
+
+/** Largest JSON or form body accepted; file uploads have their own limit. */
+const BODY_LIMIT = '1mb';
+
+/** Builds the API application (used by main.ts and by the e2e tests, so both run the same wiring). */
+export async function createApiApp(
+  config: AppConfig,
+  extraModules: DynamicModule['imports'] = [],
+): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config, extraModules), {
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.set('trust proxy', 'loopback');
+  app.disable('x-powered-by');
+  app.useBodyParser('json', { limit: BODY_LIMIT });
+  app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true });
+  app.use(translateBodyParserErrors);
+  app.setGlobalPrefix('api');
+  app.enableShutdownHooks();
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Voice Assistant Management API')
+      .setDescription('Manage API keys, knowledgebases, tools, SIP trunks, assistants, campaigns, leads and calls.')
+      .setVersion('1.0')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key or a session token' })
+      .build(),
+  );
+  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
+  return app;
+}

@@ -1,0 +1,52 @@
+import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
+import Redis from 'ioredis';
+import { AppConfig, ConfigModule, redisOptionsFromUrl } from '@app/config';
+import { DatabaseModule } from '@app/database';
+import { JobsModule } from '@app/jobs';
+import { ApiExceptionFilter, ApiValidationPipe, HealthModule, LoggingModule, RedisModule } from '@app/platform';
+import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuthModule } from './auth/auth.module';
+import { BearerAuthGuard } from './auth/bearer-auth.guard';
+import { LanguagesModule } from './languages/languages.module';
+import { RateLimitGuard } from './rate-limit.guard';
+
+/** The HTTP API. It produces jobs and never consumes them. */
+@Module({})
+export class ApiModule {
+  static forRoot(config: AppConfig, extraModules: DynamicModule['imports'] = []): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot('api'),
+        DatabaseModule,
+        RedisModule,
+        JobsModule.forRoot(),
+        ThrottlerModule.forRootAsync({
+          inject: [AppConfig],
+          useFactory: (appConfig: AppConfig) => ({
+            throttlers: [{ name: 'default', ttl: 60_000, limit: appConfig.rateLimitPerMinute }],
+            storage: new ThrottlerStorageRedisService(
+              new Redis({ ...redisOptionsFromUrl(appConfig.redisUrl), keyPrefix: `${appConfig.queuePrefix}:rate:` }),
+            ),
+          }),
+        }),
+        HealthModule.forRoot(),
+        AuthModule,
+        ApiKeysModule,
+        LanguagesModule,
+        ...extraModules,
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        { provide: APP_PIPE, useClass: ApiValidationPipe },
+        // Order matters: rate limiting runs before the token lookup.
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useClass: BearerAuthGuard },
+      ],
+    };
+  }
+}

@@ -1,0 +1,29 @@
+import { Processor } from '@nestjs/bullmq';
+import { Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { JobHandler, JobProcessor, Jobs, Queues } from '@app/jobs';
+
+@Processor(Queues.maintenance)
+export class MaintenanceProcessor extends JobProcessor {
+  readonly queueName = Queues.maintenance;
+  private readonly logger = new Logger(MaintenanceProcessor.name);
+
+  protected readonly handlers: Record<string, JobHandler> = {
+    [Jobs.purgeExpiredSessions.name]: () => this.purgeExpiredSessions(),
+  };
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    super();
+  }
+
+  /** Expired sessions are already refused at login time; this keeps the table from growing without bound. */
+  private async purgeExpiredSessions(): Promise<{ deleted: number }> {
+    const [, deleted] = (await this.dataSource.query(`DELETE FROM session_tokens WHERE expires_at <= now()`)) as [
+      unknown,
+      number,
+    ];
+    if (deleted > 0) this.logger.log({ deleted }, 'purged expired session tokens');
+    return { deleted };
+  }
+}

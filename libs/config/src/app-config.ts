@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { environmentSchema } from './config.schema';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export class ConfigurationError extends Error {}
+
+/** The validated configuration, read once at boot and injected wherever it is needed. */
+export class AppConfig {
+  readonly environment: 'development' | 'production' | 'test';
+  readonly port: number;
+  readonly workerPort: number;
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  /** Base for absolute links; when absent, links are built from the request's own host. */
+  readonly appUrl?: string;
+  readonly encryptionKey: Buffer;
+  readonly runtimeApiToken?: string;
+  readonly workerConcurrency: number;
+  readonly queuePrefix: string;
+  readonly rateLimitPerMinute: number;
+  readonly loginAttemptsPerMinute: number;
+  readonly sessionTtlSeconds: number;
+  readonly sessionPurgeIntervalSeconds: number;
+  readonly registrationEnabled: boolean;
+  readonly outboundAllowLoopback: boolean;
+  readonly sipProvisioner: 'local' | 'livekit';
+  readonly livekit?: { url: string; apiKey: string; apiSecret: string };
+  readonly logLevel: LogLevel;
+  readonly shutdownGraceSeconds: number;
+
+  constructor(values: AppConfig) {
+    Object.assign(this, values);
+  }
+}
+
+/** Where a development machine keeps its generated encryption key, so secrets survive restarts. */
+export const LOCAL_KEY_FILE = resolve(process.cwd(), '.local', 'encryption.key');
+
+function decodeKey(text: string): Buffer {
+  return /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+}
+
+function localEncryptionKey(): Buffer {
+  if (existsSync(LOCAL_KEY_FILE)) {
+    return decodeKey(readFileSync(LOCAL_KEY_FILE, 'utf8').trim());
+  }
+  const key = randomBytes(32);
+  mkdirSync(dirname(LOCAL_KEY_FILE), { recursive: true });
+  writeFileSync(LOCAL_KEY_FILE, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+/**
+ * Parses the environment into an AppConfig. Throws a ConfigurationError that names every bad variable,
+ * so a misconfigured process stops at boot rather than failing on the first request that needs the value.
+ */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
+  const blankAsUnset = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ''));
+  const parsed = environmentSchema.safeParse(blankAsUnset);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigurationError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const env = parsed.data;
+  return new AppConfig({
+    environment: env.NODE_ENV,
+    port: env.PORT,
+    workerPort: env.WORKER_PORT,
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
+    appUrl: env.APP_URL?.replace(/\/+$/, ''),
+    encryptionKey: env.ENCRYPTION_KEY ? decodeKey(env.ENCRYPTION_KEY) : localEncryptionKey(),
+    runtimeApiToken: env.RUNTIME_API_TOKEN,
+    workerConcurrency: env.WORKER_CONCURRENCY,
+    queuePrefix: env.QUEUE_PREFIX,
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    loginAttemptsPerMinute: env.LOGIN_ATTEMPTS_PER_MINUTE,
+    sessionTtlSeconds: Math.round(env.SESSION_TTL_DAYS * 86_400),
+    sessionPurgeIntervalSeconds: env.SESSION_PURGE_INTERVAL_SECONDS,
+    registrationEnabled: env.REGISTRATION_ENABLED,
+    outboundAllowLoopback: env.OUTBOUND_ALLOW_LOOPBACK,
+    sipProvisioner: env.SIP_PROVISIONER,
+    livekit:
+      env.LIVEKIT_URL && env.LIVEKIT_API_KEY && env.LIVEKIT_API_SECRET
+        ? { url: env.LIVEKIT_URL, apiKey: env.LIVEKIT_API_KEY, apiSecret: env.LIVEKIT_API_SECRET }
+        : undefined,
+    logLevel: env.LOG_LEVEL,
+    shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,
+  });
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const port = z.coerce.number().int().min(1).max(65535);
+
+/**
+ * Every environment variable the service reads, with its default. Defaults work on a development machine
+ * with Postgres and Redis on localhost and no `.env` file.
+ */
+export const environmentSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    PORT: port.default(3000),
+    WORKER_PORT: port.default(3001),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .default('postgres://postgres@127.0.0.1:5432/voice_assistant'),
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+      .default('redis://127.0.0.1:6379'),
+    APP_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
+    ENCRYPTION_KEY: z
+      .string()
+      .regex(/^[A-Za-z0-9+/]{43}=?$|^[0-9a-fA-F]{64}$/, 'must be 32 bytes, base64 or hex encoded')
+      .optional(),
+    RUNTIME_API_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+    QUEUE_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, or _ . : -')
+      .default('va'),
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+    LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+    SESSION_TTL_DAYS: z.coerce.number().positive().max(365).default(7),
+    SESSION_PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(3600),
+    REGISTRATION_ENABLED: booleanFlag.default(true),
+    OUTBOUND_ALLOW_LOOPBACK: booleanFlag.default(false),
+    SIP_PROVISIONER: z.enum(['local', 'livekit']).default('local'),
+    LIVEKIT_URL: z.url().optional(),
+    LIVEKIT_API_KEY: z.string().min(1).optional(),
+    LIVEKIT_API_SECRET: z.string().min(1).optional(),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(1).max(600).default(25),
+  })
+  .superRefine((env, context) => {
+    if (env.SIP_PROVISIONER === 'livekit') {
+      for (const name of ['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET'] as const) {
+        if (!env[name]) {
+          context.addIssue({ code: 'custom', path: [name], message: 'is required when SIP_PROVISIONER=livekit' });
+        }
+      }
+    }
+    if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
+      context.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required when NODE_ENV=production' });
+    }
+  });
+
+export type Environment = z.infer<typeof environmentSchema>;

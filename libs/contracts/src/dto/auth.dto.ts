@@ -1,0 +1,45 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Rule } from '../validation';
+import { UserResponse } from './user.dto';
+
+export class RegisterRequest {
+  @ApiProperty({ maxLength: 255 })
+  @Rule.Required() @Rule.String() @Rule.MaxChars(255)
+  name: string;
+
+  @ApiProperty({ maxLength: 255, format: 'email' })
+  @Rule.Required() @Rule.String() @Rule.Email() @Rule.MaxChars(255)
+  email: string;
+
+  @ApiProperty({ minLength: 8, maxLength: 255 })
+  @Rule.Required() @Rule.String() @Rule.MinChars(8) @Rule.MaxChars(255)
+  password: string;
+}
+
+export class LoginRequest {
+  @ApiProperty({ format: 'email' })
+  @Rule.Required() @Rule.String() @Rule.MaxChars(255)
+  email: string;
+
+  @ApiProperty()
+  @Rule.Required() @Rule.String() @Rule.MaxChars(255)
+  password: string;
+
+  @ApiPropertyOptional({ maxLength: 255, description: 'A label for the session token' })
+  @Rule.Optional() @Rule.String() @Rule.MaxChars(255)
+  token_name?: string;
+}
+
+export class RegisterResponse {
+  @ApiProperty({ example: 'Registered successfully.' }) message: string;
+  @ApiProperty({ type: UserResponse }) user: UserResponse;
+  @ApiProperty({ description: 'Session token; send as `Authorization: Bearer <token>`' }) token: string;
+}
+
+export class LoginResponse extends RegisterResponse {
+  @ApiProperty({ example: 'auth_token' }) token_name: string;
+}
+
+export class MessageResponse {
+  @ApiProperty() message: string;
+}

@@ -1,0 +1,84 @@
+import { applyDecorators, Type as ClassType } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { Rule } from '../validation';
+
+export const DEFAULT_PER_PAGE = 15;
+export const MAX_PER_PAGE = 100;
+
+/** Laravel treats a page that is not a whole number >= 1 as page 1. */
+function toPageNumber(value: unknown): number {
+  const page = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  return Number.isSafeInteger(page) && page >= 1 ? page : 1;
+}
+
+export class PageQuery {
+  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @Transform(({ value }) => toPageNumber(value))
+  page: number = 1;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE })
+  @Type(() => Number)
+  @Rule.Integer()
+  @Rule.Between(1, MAX_PER_PAGE)
+  per_page: number = DEFAULT_PER_PAGE;
+}
+
+export class PageLink {
+  @ApiProperty({ type: String, nullable: true }) url: string | null;
+  @ApiProperty({ example: '1' }) label: string;
+  @ApiProperty() active: boolean;
+}
+
+/** Laravel's LengthAwarePaginator JSON, without `data` (added per resource). */
+export class LengthAwarePageMeta {
+  @ApiProperty() current_page: number;
+  @ApiProperty() first_page_url: string;
+  @ApiProperty({ type: Number, nullable: true }) from: number | null;
+  @ApiProperty() last_page: number;
+  @ApiProperty() last_page_url: string;
+  @ApiProperty({ type: [PageLink] }) links: PageLink[];
+  @ApiProperty({ type: String, nullable: true }) next_page_url: string | null;
+  @ApiProperty() path: string;
+  @ApiProperty() per_page: number;
+  @ApiProperty({ type: String, nullable: true }) prev_page_url: string | null;
+  @ApiProperty({ type: Number, nullable: true }) to: number | null;
+  @ApiProperty() total: number;
+}
+
+export class SlimPageMeta {
+  @ApiProperty() current_page: number;
+  @ApiProperty() per_page: number;
+  @ApiProperty() total: number;
+}
+
+export type LengthAwarePage<T> = { data: T[] } & LengthAwarePageMeta;
+export type SlimPage<T> = { data: T[] } & SlimPageMeta;
+
+/** Documents a route answering the full envelope with `data` items of `model`. */
+export const ApiLengthAwarePage = (model: ClassType) =>
+  applyDecorators(
+    ApiExtraModels(LengthAwarePageMeta, model),
+    ApiOkResponse({
+      schema: {
+        allOf: [
+          { $ref: getSchemaPath(LengthAwarePageMeta) },
+          { properties: { data: { type: 'array', items: { $ref: getSchemaPath(model) } } }, required: ['data'] },
+        ],
+      },
+    }),
+  );
+
+/** Documents a route answering the slim envelope with `data` items of `model`. */
+export const ApiSlimPage = (model: ClassType) =>
+  applyDecorators(
+    ApiExtraModels(SlimPageMeta, model),
+    ApiOkResponse({
+      schema: {
+        allOf: [
+          { $ref: getSchemaPath(SlimPageMeta) },
+          { properties: { data: { type: 'array', items: { $ref: getSchemaPath(model) } } }, required: ['data'] },
+        ],
+      },
+    }),
+  );

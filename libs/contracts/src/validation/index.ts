@@ -1,0 +1,2 @@
+export * as Rule from './rules';
+export * from './validation-messages';

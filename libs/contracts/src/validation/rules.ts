@@ -1,0 +1,61 @@
+import { applyDecorators } from '@nestjs/common';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { Type } from 'class-transformer';
+
+/**
+ * Validation decorators whose messages read like Laravel's. `:attribute` is replaced by the exception factory
+ * with the field's full request path (`schema.0.name`), humanised the way Laravel does it.
+ */
+const field = (text: string) => ({ message: `The :attribute field ${text}` });
+
+/** The key under which the "required" failure is reported; when it fails, the field's other rules are moot. */
+export const REQUIRED_CONSTRAINT = 'isNotEmpty';
+
+export const Required = () => IsNotEmpty(field('is required.'));
+export const Optional = () => IsOptional();
+/** Present-but-null is allowed and means "clear it"; absent leaves the value unchanged. */
+export const Nullable = () => ValidateIf((_object, value) => value !== null);
+export const String = () => IsString(field('must be a string.'));
+export const MaxChars = (max: number) => MaxLength(max, field(`must not be greater than ${max} characters.`));
+export const MinChars = (min: number) => MinLength(min, field(`must be at least ${min} characters.`));
+export const Email = () => IsEmail({}, field('must be a valid email address.'));
+export const Integer = () => IsInt(field('must be an integer.'));
+export const Numeric = () => IsNumber({ allowNaN: false, allowInfinity: false }, field('must be a number.'));
+export const Boolean = () => IsBoolean(field('must be true or false.'));
+export const Array = () => IsArray(field('must be an array.'));
+export const ArrayMax = (max: number) => ArrayMaxSize(max, field(`must not have more than ${max} items.`));
+export const PlainObject = () => IsObject(field('must be an object.'));
+export const OneOf = (values: readonly unknown[]) => IsIn([...values], { message: 'The selected :attribute is invalid.' });
+export const Pattern = (pattern: RegExp) => Matches(pattern, { message: 'The :attribute field format is invalid.' });
+export const HttpUrl = () =>
+  IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, field('must be a valid URL.'));
+
+export const Between = (min: number, max: number) =>
+  applyDecorators(
+    Min(min, field(`must be between ${min} and ${max}.`)),
+    Max(max, field(`must be between ${min} and ${max}.`)),
+  );
+
+/** Validates each item of an array of objects with the given DTO class. */
+export const EachNested = (type: () => new () => object) =>
+  applyDecorators(Array(), ValidateNested({ each: true }), Type(type));

@@ -1,0 +1,41 @@
+import type { ValidationError } from 'class-validator';
+import { REQUIRED_CONSTRAINT } from './rules';
+
+/** Laravel's display name for a field: underscores become spaces, dot paths stay as they are. */
+export function humaniseAttribute(path: string): string {
+  return path.replace(/_/g, ' ');
+}
+
+/**
+ * Rules after which the field's other rules are moot: a missing field is only "required"; a value of the wrong
+ * type only "must be a string" (its length means nothing).
+ */
+const BAIL_CONSTRAINTS = [REQUIRED_CONSTRAINT, 'isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject'];
+
+/** Messages for constraints raised outside our rule decorators (nested objects, whitelisting, enums). */
+const fallbackMessages: Record<string, string> = {
+  nestedValidation: 'The :attribute field must be an object.',
+  isDefined: 'The :attribute field is required.',
+  whitelistValidation: 'The :attribute field is prohibited.',
+};
+
+/**
+ * Flattens class-validator's error tree into Laravel's `{ "field.path": [messages] }`, keyed by the request's
+ * own field names. When "required" fails, only that message is kept, as Laravel does.
+ */
+export function flattenValidationErrors(errors: ValidationError[], parentPath = ''): Record<string, string[]> {
+  const result: Record<string, string[]> = {};
+  for (const error of errors) {
+    const path = parentPath ? `${parentPath}.${error.property}` : error.property;
+    const constraints = error.constraints ?? {};
+    const keys = Object.keys(constraints).reverse();
+    const bail = keys.find((key) => BAIL_CONSTRAINTS.includes(key));
+    const messages = (bail ? [bail] : keys).map((key) =>
+      (constraints[key].includes(':attribute') ? constraints[key] : (fallbackMessages[key] ?? constraints[key]))
+        .replace(/:attribute/g, humaniseAttribute(path)),
+    );
+    if (messages.length > 0) result[path] = [...new Set(messages)];
+    if (error.children?.length) Object.assign(result, flattenValidationErrors(error.children, path));
+  }
+  return result;
+}

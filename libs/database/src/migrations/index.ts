@@ -1,0 +1,5 @@
+import { Accounts1763800000000 } from './1763800000000-accounts';
+import { Languages1763800000001 } from './1763800000001-languages';
+
+/** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
+export const migrations = [Accounts1763800000000, Languages1763800000001];

@@ -1,0 +1,89 @@
+import { Inject } from '@nestjs/common';
+import type { Provider } from '@nestjs/common';
+import { DataSource, EntityManager, FindOptionsOrder, FindOptionsWhere, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+
+/** An entity that belongs to one account. */
+export interface Owned {
+  id: number;
+  userId: number;
+}
+
+export interface OwnedQuery<T> {
+  where?: FindOptionsWhere<T>;
+  order?: FindOptionsOrder<T>;
+  skip?: number;
+  take?: number;
+}
+
+/**
+ * Repository for account data. Every method takes the owner id first and adds it to the query, and the raw
+ * TypeORM repository is not exposed, so a query that forgets the account cannot be written through it.
+ * A row of another account therefore behaves exactly like a missing one.
+ */
+export class TenantRepository<T extends Owned> {
+  constructor(private readonly repository: Repository<T>) {}
+
+  private scoped(ownerId: number, where: FindOptionsWhere<T> = {}): FindOptionsWhere<T> {
+    return { ...where, userId: ownerId } as FindOptionsWhere<T>;
+  }
+
+  /** The same repository inside a transaction. */
+  withManager(manager: EntityManager): TenantRepository<T> {
+    return new TenantRepository(manager.getRepository(this.repository.target));
+  }
+
+  findOne(ownerId: number, id: number): Promise<T | null> {
+    return this.repository.findOne({ where: this.scoped(ownerId, { id } as FindOptionsWhere<T>) });
+  }
+
+  findOneWhere(ownerId: number, where: FindOptionsWhere<T>): Promise<T | null> {
+    return this.repository.findOne({ where: this.scoped(ownerId, where) });
+  }
+
+  find(ownerId: number, query: OwnedQuery<T> = {}): Promise<T[]> {
+    return this.repository.find({ ...query, where: this.scoped(ownerId, query.where) });
+  }
+
+  findAndCount(ownerId: number, query: OwnedQuery<T> = {}): Promise<[T[], number]> {
+    return this.repository.findAndCount({ ...query, where: this.scoped(ownerId, query.where) });
+  }
+
+  count(ownerId: number, where?: FindOptionsWhere<T>): Promise<number> {
+    return this.repository.count({ where: this.scoped(ownerId, where) });
+  }
+
+  exists(ownerId: number, where: FindOptionsWhere<T>): Promise<boolean> {
+    return this.repository.exists({ where: this.scoped(ownerId, where) });
+  }
+
+  async create(ownerId: number, values: Omit<Partial<T>, 'id' | 'userId'>): Promise<T> {
+    const entity = this.repository.create({ ...values, userId: ownerId } as T);
+    return this.repository.save(entity);
+  }
+
+  /** Returns false when no row of this owner has that id. */
+  async update(ownerId: number, id: number, values: QueryDeepPartialEntity<T>): Promise<boolean> {
+    const result = await this.repository.update(this.scoped(ownerId, { id } as FindOptionsWhere<T>), values);
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Returns false when no row of this owner has that id. */
+  async delete(ownerId: number, id: number): Promise<boolean> {
+    const result = await this.repository.delete(this.scoped(ownerId, { id } as FindOptionsWhere<T>));
+    return (result.affected ?? 0) > 0;
+  }
+}
+
+const tokenFor = (entity: Function) => `TenantRepository<${entity.name}>`;
+
+/** Injects the TenantRepository of an entity registered with `tenantRepositoryProvider`. */
+export const InjectTenantRepository = (entity: Function) => Inject(tokenFor(entity));
+
+export function tenantRepositoryProvider(entity: new () => Owned): Provider {
+  return {
+    provide: tokenFor(entity),
+    inject: [DataSource],
+    useFactory: (dataSource: DataSource) => new TenantRepository(dataSource.getRepository(entity)),
+  };
+}

@@ -1,0 +1,4 @@
+export * from './job-definitions';
+export * from './job-processor';
+export * from './job-queue.service';
+export * from './jobs.module';

@@ -1,0 +1,66 @@
+import { Injectable } from '@nestjs/common';
+import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import { InjectRedis } from '../redis/redis.module';
+
+export type CheckStatus = 'up' | 'down';
+export interface CheckResult {
+  status: CheckStatus;
+  latency_ms?: number;
+  error?: string;
+  [detail: string]: unknown;
+}
+export interface HealthReport {
+  status: 'ok' | 'error';
+  checks: Record<string, CheckResult>;
+}
+
+const CHECK_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(promise: Promise<T>, milliseconds: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${milliseconds} ms`)), milliseconds);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Runs a named check with a time cap; a failure is reported, never thrown. */
+export async function runCheck(work: () => Promise<Record<string, unknown> | void>): Promise<CheckResult> {
+  const started = performance.now();
+  try {
+    const details = (await withTimeout(work(), CHECK_TIMEOUT_MS)) ?? {};
+    return { status: 'up', latency_ms: Math.round(performance.now() - started), ...details };
+  } catch (error) {
+    return { status: 'down', error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Liveness (the process answers) and readiness (its dependencies answer), shared by both apps. */
+@Injectable()
+export class HealthService {
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRedis() private readonly redis: Redis,
+  ) {}
+
+  liveness(): HealthReport {
+    return { status: 'ok', checks: { process: { status: 'up', uptime_seconds: Math.round(process.uptime()) } } };
+  }
+
+  async readiness(extra: Record<string, () => Promise<Record<string, unknown> | void>> = {}): Promise<HealthReport> {
+    const checks: Record<string, () => Promise<Record<string, unknown> | void>> = {
+      database: async () => {
+        await this.dataSource.query('SELECT 1');
+      },
+      redis: async () => {
+        await this.redis.ping();
+      },
+      ...extra,
+    };
+    const names = Object.keys(checks);
+    const results = await Promise.all(names.map((name) => runCheck(checks[name])));
+    const report = Object.fromEntries(names.map((name, index) => [name, results[index]]));
+    return { status: results.every((result) => result.status === 'up') ? 'ok' : 'error', checks: report };
+  }
+}

@@ -1,0 +1,50 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
+import type { Response } from 'express';
+import { DomainError, Errors } from '@app/contracts';
+
+/**
+ * The one place errors become responses. Every body is one of the spec's three shapes; stack traces and
+ * internal messages are logged, never sent.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Exceptions');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    const error = this.toDomainError(exception);
+    if (error.status >= 500) {
+      this.logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
+    }
+    if (response.headersSent) return;
+    for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
+    response.status(error.status).json(error.body);
+  }
+
+  private toDomainError(exception: unknown): DomainError {
+    if (exception instanceof DomainError) return exception;
+    if (exception instanceof ThrottlerException) return Errors.tooManyAttempts();
+
+    if (exception instanceof HttpException) {
+      switch (exception.getStatus()) {
+        case HttpStatus.NOT_FOUND:
+          return Errors.routeNotFound();
+        case HttpStatus.PAYLOAD_TOO_LARGE:
+          return Errors.payloadTooLarge();
+        case HttpStatus.UNSUPPORTED_MEDIA_TYPE:
+          return Errors.unsupportedMediaType();
+        case HttpStatus.UNAUTHORIZED:
+          return Errors.unauthenticated();
+        case HttpStatus.BAD_REQUEST:
+          // Nest maps a path with broken percent-encoding to a 400 whose message quotes the input.
+          return new DomainError('bad_request', 400, { message: 'The request is malformed.' });
+        default: {
+          const status = exception.getStatus();
+          if (status < 500) return new DomainError('http_error', status, { message: exception.message });
+        }
+      }
+    }
+    return Errors.serverError();
+  }
+}
