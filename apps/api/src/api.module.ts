@@ -2,7 +2,6 @@ import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis'
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
-import Redis from 'ioredis';
 import { AppConfig, ConfigModule, redisOptionsFromUrl } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { JobsModule } from '@app/jobs';
@@ -29,9 +28,11 @@ export class ApiModule {
           inject: [AppConfig],
           useFactory: (appConfig: AppConfig) => ({
             throttlers: [{ name: 'default', ttl: 60_000, limit: appConfig.rateLimitPerMinute }],
-            storage: new ThrottlerStorageRedisService(
-              new Redis({ ...redisOptionsFromUrl(appConfig.redisUrl), keyPrefix: `${appConfig.queuePrefix}:rate:` }),
-            ),
+            // Given options (not a client), the storage owns its connection and closes it on shutdown.
+            storage: new ThrottlerStorageRedisService({
+              ...redisOptionsFromUrl(appConfig.redisUrl),
+              keyPrefix: `${appConfig.queuePrefix}:rate:`,
+            }),
           }),
         }),
         HealthModule.forRoot(),

@@ -1,0 +1,59 @@
+import type { DynamicModule, INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { AppConfig, loadConfig } from '@app/config';
+import { createApiApp } from '../../apps/api/src/api.app';
+import { createWorkerApp } from '../../apps/worker/src/worker.app';
+import { REDIS_URL } from './test-environment';
+
+/** Configuration of this test run: its own database and Redis prefix, quiet logs, loopback allowed. */
+export function testConfig(overrides: Record<string, string> = {}): AppConfig {
+  const databaseUrl = process.env.TEST_DATABASE_URL;
+  const queuePrefix = process.env.TEST_QUEUE_PREFIX;
+  if (!databaseUrl || !queuePrefix) throw new Error('e2e tests must run through the jest e2e project');
+  return loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    QUEUE_PREFIX: queuePrefix,
+    LOG_LEVEL: 'silent',
+    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    OUTBOUND_ALLOW_LOOPBACK: 'true',
+    ...overrides,
+  });
+}
+
+export interface Stack {
+  config: AppConfig;
+  api: INestApplication;
+  worker?: INestApplication;
+  http: ReturnType<typeof request>;
+  dataSource: DataSource;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  env?: Record<string, string>;
+  /** Start the real worker in this process, consuming this run's queues. Default true. */
+  worker?: boolean;
+  apiModules?: DynamicModule['imports'];
+}
+
+/** Boots the real API (and worker) against this run's Postgres and Redis. */
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const config = testConfig(options.env);
+  const api = await createApiApp(config, options.apiModules);
+  await api.init();
+  const worker = options.worker === false ? undefined : await createWorkerApp(config);
+  if (worker) await worker.listen(0, '127.0.0.1');
+  return {
+    config,
+    api,
+    worker,
+    http: request(api.getHttpServer()),
+    dataSource: api.get(DataSource),
+    async close() {
+      await Promise.all([api.close(), worker?.close()]);
+    },
+  };
+}
