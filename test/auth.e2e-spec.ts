@@ -163,8 +163,14 @@ describe('Authentication', () => {
     });
 
     it('well-formed token that was never issued', async () => {
-      await stack.http.get('/api/user/me').set(bearer(generateToken('apiKey'))).expect(401);
-      await stack.http.get('/api/user/me').set(bearer(generateToken('session'))).expect(401);
+      await stack.http
+        .get('/api/user/me')
+        .set(bearer(generateToken('apiKey')))
+        .expect(401);
+      await stack.http
+        .get('/api/user/me')
+        .set(bearer(generateToken('session')))
+        .expect(401);
     });
 
     it('expired session', async () => {

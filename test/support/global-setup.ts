@@ -11,10 +11,9 @@ async function dropStaleDatabases(): Promise<void> {
   const client = new Client({ connectionString: url.toString() });
   await client.connect();
   try {
-    const { rows } = await client.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname LIKE $1`,
-      [`${TEST_DATABASE_PREFIX}%`],
-    );
+    const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [
+      `${TEST_DATABASE_PREFIX}%`,
+    ]);
     for (const { datname } of rows) {
       const startedAt = Number(datname.slice(TEST_DATABASE_PREFIX.length).split('_')[0]);
       if (Number.isFinite(startedAt) && Date.now() - startedAt > STALE_AFTER_MS) {

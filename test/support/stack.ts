@@ -16,7 +16,7 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
     DATABASE_URL: databaseUrl,
     REDIS_URL,
     QUEUE_PREFIX: queuePrefix,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     OUTBOUND_ALLOW_LOOPBACK: 'true',
     ...overrides,

@@ -16,7 +16,9 @@ export class ProcessorRegistry implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const missing = allJobs().filter((definition) => !this.processors.some((processor) => processor.handles(definition)));
+    const missing = allJobs().filter(
+      (definition) => !this.processors.some((processor) => processor.handles(definition)),
+    );
     if (missing.length > 0) {
       const names = missing.map((definition) => `${definition.queue}/${definition.name}`).join(', ');
       throw new Error(`No processor handles these declared jobs: ${names}`);

@@ -8,7 +8,9 @@ export function queueReadinessChecks(jobs: JobQueue): ReadinessChecks {
       const entries = await Promise.all(
         jobs
           .allQueues()
-          .map(async (queue) => [queue.name, await queue.getJobCounts('waiting', 'active', 'delayed', 'failed')] as const),
+          .map(
+            async (queue) => [queue.name, await queue.getJobCounts('waiting', 'active', 'delayed', 'failed')] as const,
+          ),
       );
       return { queues: Object.fromEntries(entries) };
     },

@@ -23,13 +23,15 @@ export class WorkerModule {
         DatabaseModule,
         RedisModule,
         JobsModule.forRoot(),
-        HealthModule.forRoot([
-          { provide: READINESS_CHECKS, inject: [JobQueue], useFactory: queueReadinessChecks },
-        ]),
+        HealthModule.forRoot([{ provide: READINESS_CHECKS, inject: [JobQueue], useFactory: queueReadinessChecks }]),
       ],
       providers: [
         ...processors,
-        { provide: JOB_PROCESSORS, inject: processors, useFactory: (...instances: MaintenanceProcessor[]) => instances },
+        {
+          provide: JOB_PROCESSORS,
+          inject: processors,
+          useFactory: (...instances: MaintenanceProcessor[]) => instances,
+        },
         ProcessorRegistry,
         MaintenanceSchedule,
         { provide: APP_FILTER, useClass: ApiExceptionFilter },

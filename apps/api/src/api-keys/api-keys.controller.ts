@@ -1,12 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import {
-  ApiKeyListResponse,
-  CreateApiKeyRequest,
-  CreateApiKeyResponse,
-  Errors,
-  MessageResponse,
-} from '@app/contracts';
+import { ApiKeyListResponse, CreateApiKeyRequest, CreateApiKeyResponse, Errors, MessageResponse } from '@app/contracts';
 import { ResourceIdPipe } from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { ApiKeysService } from './api-keys.service';

@@ -18,7 +18,11 @@ export class ApiKeysService {
 
   async create(user: AuthenticatedUser, request: CreateApiKeyRequest): Promise<CreateApiKeyResponse> {
     const token = generateToken('apiKey');
-    const key = await this.apiKeys.create(user.id, { name: request.name, tokenHash: hashToken(token), lastUsedAt: null });
+    const key = await this.apiKeys.create(user.id, {
+      name: request.name,
+      tokenHash: hashToken(token),
+      lastUsedAt: null,
+    });
     return { message: 'API key created successfully.', api_key: toCreatedApiKey(key, token) };
   }
 

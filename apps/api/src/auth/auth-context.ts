@@ -16,20 +16,17 @@ export interface AuthContext {
 
 export type AuthenticatedRequest = Request & { auth?: AuthContext };
 
-
 export const CurrentAuth = createParamDecorator((_data: unknown, context: ExecutionContext): AuthContext => {
   const auth = context.switchToHttp().getRequest<AuthenticatedRequest>().auth;
   if (!auth) throw new Error('CurrentAuth used on a public route');
   return auth;
 });
 
-export const CurrentUser = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): AuthenticatedUser => {
-    const auth = context.switchToHttp().getRequest<AuthenticatedRequest>().auth;
-    if (!auth) throw new Error('CurrentUser used on a public route');
-    return auth.user;
-  },
-);
+export const CurrentUser = createParamDecorator((_data: unknown, context: ExecutionContext): AuthenticatedUser => {
+  const auth = context.switchToHttp().getRequest<AuthenticatedRequest>().auth;
+  if (!auth) throw new Error('CurrentUser used on a public route');
+  return auth.user;
+});
 
 /** The bearer token of a request, or null. Only the Authorization header counts, never the query string. */
 export function bearerToken(request: Request): string | null {

@@ -3,7 +3,9 @@ import { Rule } from '../validation';
 
 export class CreateApiKeyRequest {
   @ApiProperty({ maxLength: 255, example: 'CRM integration' })
-  @Rule.Required() @Rule.String() @Rule.MaxChars(255)
+  @Rule.Required()
+  @Rule.String()
+  @Rule.MaxChars(255)
   name: string;
 }
 

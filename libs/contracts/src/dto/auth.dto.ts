@@ -4,29 +4,43 @@ import { UserResponse } from './user.dto';
 
 export class RegisterRequest {
   @ApiProperty({ maxLength: 255 })
-  @Rule.Required() @Rule.String() @Rule.MaxChars(255)
+  @Rule.Required()
+  @Rule.String()
+  @Rule.MaxChars(255)
   name: string;
 
   @ApiProperty({ maxLength: 255, format: 'email' })
-  @Rule.Required() @Rule.String() @Rule.Email() @Rule.MaxChars(255)
+  @Rule.Required()
+  @Rule.String()
+  @Rule.Email()
+  @Rule.MaxChars(255)
   email: string;
 
   @ApiProperty({ minLength: 8, maxLength: 255 })
-  @Rule.Required() @Rule.String() @Rule.MinChars(8) @Rule.MaxChars(255)
+  @Rule.Required()
+  @Rule.String()
+  @Rule.MinChars(8)
+  @Rule.MaxChars(255)
   password: string;
 }
 
 export class LoginRequest {
   @ApiProperty({ format: 'email' })
-  @Rule.Required() @Rule.String() @Rule.MaxChars(255)
+  @Rule.Required()
+  @Rule.String()
+  @Rule.MaxChars(255)
   email: string;
 
   @ApiProperty()
-  @Rule.Required() @Rule.String() @Rule.MaxChars(255)
+  @Rule.Required()
+  @Rule.String()
+  @Rule.MaxChars(255)
   password: string;
 
   @ApiPropertyOptional({ maxLength: 255, description: 'A label for the session token' })
-  @Rule.Optional() @Rule.String() @Rule.MaxChars(255)
+  @Rule.Optional()
+  @Rule.String()
+  @Rule.MaxChars(255)
   token_name?: string;
 }
 

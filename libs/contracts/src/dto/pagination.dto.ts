@@ -15,6 +15,7 @@ function toPageNumber(value: unknown): number {
 export class PageQuery {
   @ApiPropertyOptional({ minimum: 1, default: 1 })
   @Transform(({ value }) => toPageNumber(value))
+  @Rule.Integer() // always passes after the transform; declares the field so the whitelist keeps it
   page: number = 1;
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE })

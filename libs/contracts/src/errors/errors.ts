@@ -11,18 +11,13 @@ export const Errors = {
       { message: 'Too Many Attempts.' },
       retryAfterSeconds === undefined ? {} : { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     ),
-  registrationClosed: () =>
-    new DomainError('registration_closed', 403, { message: 'Registration is disabled.' }),
+  registrationClosed: () => new DomainError('registration_closed', 403, { message: 'Registration is disabled.' }),
   apiKeyNotFound: () => new NotFound('API key'),
   routeNotFound: () => new DomainError('route_not_found', 404, { message: 'Not found.' }),
-  malformedJson: () =>
-    new DomainError('malformed_json', 400, { message: 'The request body is not valid JSON.' }),
-  bodyNotObject: () =>
-    new DomainError('body_not_object', 400, { message: 'The request body must be a JSON object.' }),
-  payloadTooLarge: () =>
-    new DomainError('payload_too_large', 413, { message: 'The request body is too large.' }),
-  unsupportedMediaType: () =>
-    new DomainError('unsupported_media_type', 415, { message: 'Unsupported content type.' }),
+  malformedJson: () => new DomainError('malformed_json', 400, { message: 'The request body is not valid JSON.' }),
+  bodyNotObject: () => new DomainError('body_not_object', 400, { message: 'The request body must be a JSON object.' }),
+  payloadTooLarge: () => new DomainError('payload_too_large', 413, { message: 'The request body is too large.' }),
+  unsupportedMediaType: () => new DomainError('unsupported_media_type', 415, { message: 'Unsupported content type.' }),
   serverError: () => new DomainError('server_error', 500, { message: 'Server Error.' }),
   serviceUnavailable: () =>
     new DomainError('service_unavailable', 503, { error: 'The service is temporarily unavailable. Please try again.' }),

@@ -45,7 +45,8 @@ export const Boolean = () => IsBoolean(field('must be true or false.'));
 export const Array = () => IsArray(field('must be an array.'));
 export const ArrayMax = (max: number) => ArrayMaxSize(max, field(`must not have more than ${max} items.`));
 export const PlainObject = () => IsObject(field('must be an object.'));
-export const OneOf = (values: readonly unknown[]) => IsIn([...values], { message: 'The selected :attribute is invalid.' });
+export const OneOf = (values: readonly unknown[]) =>
+  IsIn([...values], { message: 'The selected :attribute is invalid.' });
 export const Pattern = (pattern: RegExp) => Matches(pattern, { message: 'The :attribute field format is invalid.' });
 export const HttpUrl = () =>
   IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, field('must be a valid URL.'));

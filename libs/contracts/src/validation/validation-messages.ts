@@ -31,8 +31,10 @@ export function flattenValidationErrors(errors: ValidationError[], parentPath = 
     const keys = Object.keys(constraints).reverse();
     const bail = keys.find((key) => BAIL_CONSTRAINTS.includes(key));
     const messages = (bail ? [bail] : keys).map((key) =>
-      (constraints[key].includes(':attribute') ? constraints[key] : (fallbackMessages[key] ?? constraints[key]))
-        .replace(/:attribute/g, humaniseAttribute(path)),
+      (constraints[key].includes(':attribute')
+        ? constraints[key]
+        : (fallbackMessages[key] ?? constraints[key])
+      ).replace(/:attribute/g, humaniseAttribute(path)),
     );
     if (messages.length > 0) result[path] = [...new Set(messages)];
     if (error.children?.length) Object.assign(result, flattenValidationErrors(error.children, path));

@@ -15,7 +15,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     const error = this.toDomainError(exception);
     if (error.status >= 500) {
-      this.logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
+      this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
     if (response.headersSent) return;
     for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);

@@ -12,7 +12,9 @@ export type TokenKind = keyof typeof TokenKinds;
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LENGTH = 43; // 32 random bytes in base62
 const CHECKSUM_LENGTH = 6; // a 32-bit CRC in base62
-const TOKEN_PATTERN = new RegExp(`^(${Object.values(TokenKinds).join('|')})_([0-9A-Za-z]{${BODY_LENGTH + CHECKSUM_LENGTH}})$`);
+const TOKEN_PATTERN = new RegExp(
+  `^(${Object.values(TokenKinds).join('|')})_([0-9A-Za-z]{${BODY_LENGTH + CHECKSUM_LENGTH}})$`,
+);
 
 function base62(value: bigint, length: number): string {
   let text = '';

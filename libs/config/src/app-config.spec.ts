@@ -1,0 +1,45 @@
+import { ConfigurationError, loadConfig } from './app-config';
+
+const key = Buffer.alloc(32, 1).toString('base64');
+
+describe('loadConfig', () => {
+  it('has working defaults for a development machine', () => {
+    const config = loadConfig({ ENCRYPTION_KEY: key });
+    expect(config).toMatchObject({
+      port: 3000,
+      workerPort: 3001,
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/voice_assistant',
+      redisUrl: 'redis://127.0.0.1:6379',
+      queuePrefix: 'va',
+      rateLimitPerMinute: 600,
+      outboundAllowLoopback: false,
+      sipProvisioner: 'local',
+      sessionTtlSeconds: 7 * 86_400,
+    });
+    expect(config.encryptionKey).toHaveLength(32);
+  });
+
+  it('parses and converts values', () => {
+    const config = loadConfig({
+      ENCRYPTION_KEY: key,
+      PORT: '8080',
+      OUTBOUND_ALLOW_LOOPBACK: 'true',
+      APP_URL: 'https://x.io/',
+    });
+    expect([config.port, config.outboundAllowLoopback, config.appUrl]).toEqual([8080, true, 'https://x.io']);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ OUTBOUND_ALLOW_LOOPBACK: 'maybe' }, 'OUTBOUND_ALLOW_LOOPBACK'],
+    [{ ENCRYPTION_KEY: 'short' }, 'ENCRYPTION_KEY'],
+    [{ SIP_PROVISIONER: 'livekit' }, 'LIVEKIT_URL'],
+    [{ NODE_ENV: 'production', ENCRYPTION_KEY: '' }, 'ENCRYPTION_KEY'],
+  ])('stops with a message naming the bad variable: %j', (environment, variable) => {
+    const load = () => loadConfig({ ENCRYPTION_KEY: key, ...environment });
+    expect(load).toThrow(ConfigurationError);
+    expect(load).toThrow(new RegExp(`^Invalid configuration:[\\s\\S]*\\b${variable}: `));
+  });
+});

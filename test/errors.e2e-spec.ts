@@ -1,0 +1,128 @@
+import { createAccount, TestAccount } from './support/factories';
+import { Stack, startStack } from './support/stack';
+import { TestRoutesModule } from './support/test-routes.module';
+
+describe('Error shapes', () => {
+  let stack: Stack;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    stack = await startStack({ worker: false, apiModules: [TestRoutesModule] });
+    account = await createAccount(stack);
+  });
+  afterAll(() => stack.close());
+
+  it('answers malformed JSON with 400 and a clear message', async () => {
+    const response = await stack.http
+      .post('/api/user/api-keys')
+      .set(account.auth)
+      .set('Content-Type', 'application/json')
+      .send('{"name": ');
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ message: 'The request body is not valid JSON.' });
+  });
+
+  it('answers a JSON array where an object is expected with 400', async () => {
+    const response = await stack.http
+      .post('/api/user/api-keys')
+      .set(account.auth)
+      .send([{ name: 'x' }]);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ message: 'The request body must be a JSON object.' });
+  });
+
+  it('refuses a body over 1 MB with 413, never 5xx', async () => {
+    const response = await stack.http
+      .post('/api/user/api-keys')
+      .set(account.auth)
+      .send({ name: 'x'.repeat(1_100_000) });
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ message: 'The request body is too large.' });
+  });
+
+  it('keys nested errors by dot path and counts the rest', async () => {
+    const response = await stack.http
+      .post('/api/test/nested')
+      .set(account.auth)
+      .send({ items: [{ name: 'ok' }, { name: 'too long' }, {}], timeout: 31 });
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({
+      message: 'The items.1.name field must not be greater than 5 characters. (and 2 more errors)',
+      errors: {
+        'items.1.name': ['The items.1.name field must not be greater than 5 characters.'],
+        'items.2.name': ['The items.2.name field is required.'],
+        timeout: ['The timeout field must be between 1 and 30.'],
+      },
+    });
+  });
+
+  it('says "1 more error" in the singular', async () => {
+    const response = await stack.http.post('/api/test/nested').set(account.auth).send({ items: 'nope', timeout: 'x' });
+    expect(response.status).toBe(422);
+    expect(response.body.message).toBe('The items field must be an array. (and 1 more error)');
+    expect(response.body.errors.timeout).toEqual(['The timeout field must be an integer.']);
+  });
+
+  it('ignores unknown fields', async () => {
+    const response = await stack.http
+      .post('/api/test/nested')
+      .set(account.auth)
+      .send({ items: [{ name: 'a', admin: true }], user_id: 99 })
+      .expect(201);
+    expect(response.body).toEqual({ items: [{ name: 'a' }] });
+  });
+
+  it('answers an unknown route with 404 {message}', async () => {
+    const response = await stack.http.get('/api/no/such/route').set(account.auth).expect(404);
+    expect(response.body).toEqual({ message: 'Not found.' });
+  });
+
+  it('hides internal errors behind 500 {message: "Server Error."}', async () => {
+    const response = await stack.http.get('/api/test/boom').set(account.auth).expect(500);
+    expect(response.body).toEqual({ message: 'Server Error.' });
+    expect(JSON.stringify(response.body)).not.toContain('secret');
+  });
+
+  it('echoes a request id, or makes one', async () => {
+    const given = await stack.http.get('/api/health').set('X-Request-Id', 'abc-123');
+    expect(given.headers['x-request-id']).toBe('abc-123');
+    const made = await stack.http.get('/api/health');
+    expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('drains a request in flight when the app closes', async () => {
+    const draining = await startStack({ worker: false, apiModules: [TestRoutesModule] });
+    const server = draining.api.getHttpServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address();
+    const pending = fetch(`http://127.0.0.1:${port}/api/test/slow`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closing = draining.close();
+    const response = await pending;
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ done: true });
+    await closing;
+  });
+});
+
+describe('Rate limits', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ worker: false, env: { RATE_LIMIT_PER_MINUTE: '5' } });
+  });
+  afterAll(() => stack.close());
+
+  it('limits each token separately and answers 429 with Retry-After', async () => {
+    const first = await createAccount(stack);
+    const second = await createAccount(stack);
+    for (let request = 0; request < 5; request++) {
+      await stack.http.get('/api/user/me').set(first.auth).expect(200);
+    }
+    const limited = await stack.http.get('/api/user/me').set(first.auth);
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ message: 'Too Many Attempts.' });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    await stack.http.get('/api/user/me').set(second.auth).expect(200);
+  });
+});

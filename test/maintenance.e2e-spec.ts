@@ -1,0 +1,50 @@
+import { QueueEvents } from 'bullmq';
+import { redisOptionsFromUrl } from '@app/config';
+import { JobQueue, Jobs } from '@app/jobs';
+import { createAccount } from './support/factories';
+import { Stack, startStack } from './support/stack';
+
+describe('Maintenance: purge expired sessions', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(() => stack.close());
+
+  it('is scheduled as a repeatable job by the worker', async () => {
+    const queue = stack.api.get(JobQueue).queue(Jobs.purgeExpiredSessions.queue);
+    const schedulers = await queue.getJobSchedulers();
+    expect(schedulers.map((scheduler) => scheduler.key)).toContain(Jobs.purgeExpiredSessions.name);
+  });
+
+  it('deletes expired session tokens and keeps live ones, run by the real worker', async () => {
+    const expired = await createAccount(stack);
+    const live = await createAccount(stack);
+    await stack.dataSource.query(
+      `UPDATE session_tokens SET expires_at = now() - interval '1 minute' WHERE user_id = $1`,
+      [expired.id],
+    );
+
+    const queue = stack.api.get(JobQueue).queue(Jobs.purgeExpiredSessions.queue);
+    const events = new QueueEvents(queue.name, {
+      prefix: stack.config.queuePrefix,
+      connection: redisOptionsFromUrl(stack.config.redisUrl),
+    });
+    try {
+      await events.waitUntilReady();
+      const job = await stack.api.get(JobQueue).enqueue(Jobs.purgeExpiredSessions, {});
+      const result = await job.waitUntilFinished(events, 15_000);
+      expect(result.deleted).toBeGreaterThanOrEqual(1);
+    } finally {
+      await events.close();
+    }
+
+    const remaining = await stack.dataSource.query(
+      'SELECT user_id FROM session_tokens WHERE user_id = ANY($1::int[])',
+      [[expired.id, live.id]],
+    );
+    expect(remaining).toEqual([{ user_id: live.id }]);
+    await stack.http.get('/api/user/me').set(live.auth).expect(200);
+  });
+});

@@ -1,0 +1,116 @@
+import { SEEDED_LANGUAGES } from '@app/database';
+import { createAccount, TestAccount } from './support/factories';
+import { Stack, startStack } from './support/stack';
+import { TestRoutesModule } from './support/test-routes.module';
+
+const TOTAL = SEEDED_LANGUAGES.length;
+
+describe('Pagination envelopes', () => {
+  let stack: Stack;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    stack = await startStack({ worker: false, apiModules: [TestRoutesModule] });
+    account = await createAccount(stack);
+  });
+  afterAll(() => stack.close());
+
+  const get = (path: string) => stack.http.get(path).set(account.auth).set('Host', 'api.test');
+
+  it('renders Laravel’s full envelope with absolute URLs', async () => {
+    const response = await get('/api/test/pages/full?per_page=5&page=2').expect(200);
+    const lastPage = Math.ceil(TOTAL / 5);
+    const base = 'http://api.test/api/test/pages/full';
+    expect(response.body).toMatchObject({
+      current_page: 2,
+      first_page_url: `${base}?per_page=5&page=1`,
+      from: 6,
+      to: 10,
+      last_page: lastPage,
+      last_page_url: `${base}?per_page=5&page=${lastPage}`,
+      next_page_url: `${base}?per_page=5&page=3`,
+      prev_page_url: `${base}?per_page=5&page=1`,
+      path: base,
+      per_page: 5,
+      total: TOTAL,
+    });
+    expect(response.body.data).toHaveLength(5);
+    expect(response.body.data[0]).toEqual({
+      id: expect.any(Number),
+      name: expect.any(String),
+      iso_2: expect.any(String),
+    });
+    const labels = response.body.links.map((link: { label: string }) => link.label);
+    // 13 pages (65 languages / 5): Laravel shows them all, no gaps.
+    expect(labels).toEqual([
+      '&laquo; Previous',
+      ...Array.from({ length: lastPage }, (_, i) => String(i + 1)),
+      'Next &raquo;',
+    ]);
+    expect(response.body.links[2]).toEqual({ url: `${base}?per_page=5&page=2`, label: '2', active: true });
+    expect(response.body.links[0]).toEqual({
+      url: `${base}?per_page=5&page=1`,
+      label: '&laquo; Previous',
+      active: false,
+    });
+  });
+
+  it('puts "..." gaps in long page lists', async () => {
+    const response = await get('/api/test/pages/full?per_page=1&page=30').expect(200);
+    const labels = response.body.links.map((link: { label: string }) => link.label);
+    expect(labels).toEqual([
+      '&laquo; Previous',
+      '1',
+      '2',
+      '...',
+      '27',
+      '28',
+      '29',
+      '30',
+      '31',
+      '32',
+      '33',
+      '...',
+      String(TOTAL - 1),
+      String(TOTAL),
+      'Next &raquo;',
+    ]);
+    expect(response.body.links[3]).toEqual({ url: null, label: '...', active: false });
+  });
+
+  it('has null neighbours and null from/to where Laravel does', async () => {
+    const first = await get('/api/test/pages/full').expect(200);
+    expect(first.body.prev_page_url).toBeNull();
+    expect(first.body.per_page).toBe(15);
+    expect(first.body.links[0].url).toBeNull();
+
+    const beyond = await get('/api/test/pages/full?page=999').expect(200);
+    expect(beyond.body).toMatchObject({ current_page: 999, data: [], from: null, to: null, next_page_url: null });
+  });
+
+  it('treats a page that is not a whole number >= 1 as page 1', async () => {
+    for (const page of ['abc', '0', '-3', '1.5']) {
+      const response = await get(`/api/test/pages/full?page=${page}`).expect(200);
+      expect(response.body.current_page).toBe(1);
+    }
+  });
+
+  it('refuses per_page outside 1..100 with 422', async () => {
+    for (const perPage of ['0', '101']) {
+      const response = await get(`/api/test/pages/full?per_page=${perPage}`).expect(422);
+      expect(response.body).toEqual({
+        message: 'The per page field must be between 1 and 100.',
+        errors: { per_page: ['The per page field must be between 1 and 100.'] },
+      });
+    }
+    const text = await get('/api/test/pages/full?per_page=ten').expect(422);
+    expect(text.body.errors.per_page).toEqual(['The per page field must be an integer.']);
+  });
+
+  it('renders the slim envelope', async () => {
+    const response = await get('/api/test/pages/slim?per_page=10&page=3').expect(200);
+    expect(Object.keys(response.body).sort()).toEqual(['current_page', 'data', 'per_page', 'total']);
+    expect(response.body).toMatchObject({ current_page: 3, per_page: 10, total: TOTAL });
+    expect(response.body.data).toHaveLength(10);
+  });
+});
