@@ -9,6 +9,7 @@ import { ApiExceptionFilter, ApiValidationPipe, HealthModule, LoggingModule, Red
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
+import { KnowledgebasesModule } from './knowledgebases/knowledgebases.module';
 import { LanguagesModule } from './languages/languages.module';
 import { RateLimitGuard } from './rate-limit.guard';
 
@@ -39,6 +40,7 @@ export class ApiModule {
         AuthModule,
         ApiKeysModule,
         LanguagesModule,
+        KnowledgebasesModule,
         ...extraModules,
       ],
       providers: [

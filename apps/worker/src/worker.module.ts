@@ -2,14 +2,19 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
-import { JobQueue, JobsModule } from '@app/jobs';
+import { JobProcessor, JobQueue, JobsModule } from '@app/jobs';
 import { ApiExceptionFilter, HealthModule, LoggingModule, READINESS_CHECKS, RedisModule } from '@app/platform';
 import { MaintenanceSchedule } from './maintenance/maintenance-schedule.service';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
-import { JOB_PROCESSORS, ProcessorRegistry } from './processor-registry';
+import { DocumentIngestion } from './documents/document-ingestion.service';
+import { DocumentStore } from './documents/document-store.service';
+import { DocumentSweeper } from './documents/document-sweeper.service';
+import { DocumentsProcessor } from './documents/documents.processor';
+import { OutboundHttp } from './documents/outbound-http.provider';
+import { JOB_PROCESSORS, WorkerRunner } from './worker-runner';
 import { queueReadinessChecks } from './queue-readiness';
 
-const processors = [MaintenanceProcessor];
+const processors = [MaintenanceProcessor, DocumentsProcessor];
 
 /** The worker: consumes every queue; its only HTTP routes are health checks. */
 @Module({})
@@ -30,9 +35,13 @@ export class WorkerModule {
         {
           provide: JOB_PROCESSORS,
           inject: processors,
-          useFactory: (...instances: MaintenanceProcessor[]) => instances,
+          useFactory: (...instances: JobProcessor[]) => instances,
         },
-        ProcessorRegistry,
+        WorkerRunner,
+        DocumentIngestion,
+        DocumentStore,
+        DocumentSweeper,
+        OutboundHttp,
         MaintenanceSchedule,
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],

@@ -30,6 +30,18 @@ export class AppConfig {
   readonly livekit?: { url: string; apiKey: string; apiSecret: string };
   readonly logLevel: LogLevel;
   readonly shutdownGraceSeconds: number;
+  /** How long a worker holds a job before another may take it over (it renews the lock while alive). */
+  readonly jobLockMs: number;
+  /** How often workers look for jobs whose holder died. */
+  readonly jobStalledCheckMs: number;
+  /** First retry delay of a failed job; doubles on each attempt. */
+  readonly jobRetryDelayMs: number;
+  /** A document still processing after this long is re-enqueued by the sweeper. */
+  readonly documentStuckAfterSeconds: number;
+  readonly documentSweepIntervalSeconds: number;
+  readonly extractionTimeoutSeconds: number;
+  /** Pause between two requests of a crawl to the same host. */
+  readonly crawlDelayMs: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -89,5 +101,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         : undefined,
     logLevel: env.LOG_LEVEL,
     shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,
+    jobLockMs: env.JOB_LOCK_MS,
+    jobStalledCheckMs: env.JOB_STALLED_CHECK_MS,
+    jobRetryDelayMs: env.JOB_RETRY_DELAY_MS,
+    documentStuckAfterSeconds: env.DOCUMENT_STUCK_AFTER_SECONDS,
+    documentSweepIntervalSeconds: env.DOCUMENT_SWEEP_INTERVAL_SECONDS,
+    extractionTimeoutSeconds: env.EXTRACTION_TIMEOUT_SECONDS,
+    crawlDelayMs: env.CRAWL_DELAY_MS,
   });
 }

@@ -46,6 +46,13 @@ export const environmentSchema = z
     LIVEKIT_API_SECRET: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(1).max(600).default(25),
+    JOB_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
+    JOB_STALLED_CHECK_MS: z.coerce.number().int().min(500).default(30_000),
+    JOB_RETRY_DELAY_MS: z.coerce.number().int().min(10).default(5000),
+    DOCUMENT_STUCK_AFTER_SECONDS: z.coerce.number().int().min(1).default(900),
+    DOCUMENT_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(60),
+    EXTRACTION_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(180),
+    CRAWL_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(500),
   })
   .superRefine((env, context) => {
     if (env.SIP_PROVISIONER === 'livekit') {

@@ -6,3 +6,5 @@ export * from './dto/auth.dto';
 export * from './dto/language.dto';
 export * from './dto/pagination.dto';
 export * from './dto/user.dto';
+export * from './dto/document.dto';
+export * from './dto/knowledgebase.dto';

@@ -3,6 +3,7 @@ import type { JobsOptions } from 'bullmq';
 /** Queues, by purpose. Each queue can be consumed by a differently sized pool of workers. */
 export const Queues = {
   maintenance: 'maintenance',
+  documents: 'documents',
 } as const;
 
 export type QueueName = (typeof Queues)[keyof typeof Queues];
@@ -12,12 +13,19 @@ export interface JobDefinition<Payload> {
   readonly name: string;
   readonly queue: QueueName;
   readonly options: JobsOptions;
+  /** A deterministic id, so enqueueing the same work twice is a no-op while the first job is known. */
+  readonly jobId?: (payload: Payload) => string;
   /** Never set; carries the payload type for `enqueue`. */
   readonly payload?: Payload;
 }
 
-function defineJob<Payload>(queue: QueueName, name: string, options: JobsOptions = {}): JobDefinition<Payload> {
-  return { name, queue, options };
+function defineJob<Payload>(
+  queue: QueueName,
+  name: string,
+  options: JobsOptions = {},
+  jobId?: (payload: Payload) => string,
+): JobDefinition<Payload> {
+  return { name, queue, options, jobId };
 }
 
 const keepHistory: JobsOptions = {
@@ -25,20 +33,31 @@ const keepHistory: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600, count: 5000 },
 };
 
+/** Retry delays start at JOB_RETRY_DELAY_MS (applied by JobQueue) and double each attempt. */
+const retried = (attempts: number): JobsOptions => ({ ...keepHistory, attempts, backoff: { type: 'exponential' } });
+
+export interface DocumentJob {
+  documentId: number;
+}
+
 /**
  * The only contract between the API and the worker: payloads carry ids, Postgres carries state.
  * The worker refuses to boot while any job here lacks a handler.
  */
 export const Jobs = {
-  /** Deletes session tokens past their expiry. Repeats on the worker; carries no payload. */
-  purgeExpiredSessions: defineJob<Record<string, never>>(Queues.maintenance, 'purge-expired-sessions', {
-    ...keepHistory,
-    attempts: 3,
-    backoff: { type: 'exponential', delay: 5000 },
-  }),
+  /** Deletes session tokens past their expiry. Repeats on the worker. */
+  purgeExpiredSessions: defineJob<Record<string, never>>(Queues.maintenance, 'purge-expired-sessions', retried(3)),
+  /** Re-enqueues documents stuck in `processing` past their deadline (a crash between write and enqueue). */
+  sweepStuckDocuments: defineJob<Record<string, never>>(Queues.maintenance, 'sweep-stuck-documents', retried(3)),
+  /** Fetches or parses one document, splits it into passages and moves its status. */
+  processDocument: defineJob<DocumentJob>(
+    Queues.documents,
+    'process-document',
+    retried(4),
+    ({ documentId }) => `document-${documentId}`,
+  ),
 } as const;
 
-export type JobKey = keyof typeof Jobs;
 export type PayloadOf<Definition> = Definition extends JobDefinition<infer Payload> ? Payload : never;
 
-export const allJobs = (): JobDefinition<unknown>[] => Object.values(Jobs);
+export const allJobs = (): JobDefinition<unknown>[] => Object.values(Jobs) as JobDefinition<unknown>[];

@@ -2,14 +2,21 @@ import { getQueueToken } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Job, JobsOptions, Queue } from 'bullmq';
+import { AppConfig } from '@app/config';
 import { Queues, type JobDefinition, type QueueName } from './job-definitions';
 
-/** Typed producer: the only way the API puts work on a queue. */
+/** A request waits at most this long for Redis to take a job before it is told to retry. */
+const ENQUEUE_TIMEOUT_MS = 3000;
+
+/** Typed producer: the only way work is put on a queue. */
 @Injectable()
 export class JobQueue {
   private readonly queues = new Map<QueueName, Queue>();
 
-  constructor(private readonly moduleRef: ModuleRef) {}
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    private readonly config: AppConfig,
+  ) {}
 
   queue(name: QueueName): Queue {
     let queue = this.queues.get(name);
@@ -24,11 +31,41 @@ export class JobQueue {
     return Object.values(Queues).map((name) => this.queue(name));
   }
 
+  /** The options a job of this definition is added with: its defaults, the configured retry delay, its id. */
+  optionsFor<Payload>(definition: JobDefinition<Payload>, payload: Payload, options: JobsOptions = {}): JobsOptions {
+    const backoff = definition.options.backoff;
+    return {
+      ...definition.options,
+      ...(typeof backoff === 'object' && backoff.delay === undefined
+        ? { backoff: { ...backoff, delay: this.config.jobRetryDelayMs } }
+        : {}),
+      ...(definition.jobId ? { jobId: definition.jobId(payload) } : {}),
+      ...options,
+    };
+  }
+
   /**
-   * Adds a job. A deterministic `jobId` makes re-enqueueing the same work (by a retrying caller or the sweeper)
-   * a no-op while the job is still known to BullMQ.
+   * Adds a job. With a deterministic `jobId`, re-enqueueing the same work (a retrying caller, the sweeper)
+   * is a no-op while BullMQ still knows the job.
    */
-  enqueue<Payload>(definition: JobDefinition<Payload>, payload: Payload, options: JobsOptions = {}): Promise<Job> {
-    return this.queue(definition.queue).add(definition.name, payload, { ...definition.options, ...options });
+  async enqueue<Payload>(
+    definition: JobDefinition<Payload>,
+    payload: Payload,
+    options: JobsOptions = {},
+  ): Promise<Job> {
+    const adding = this.queue(definition.queue).add(
+      definition.name,
+      payload,
+      this.optionsFor(definition, payload, options),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Enqueueing ${definition.name} timed out`)), ENQUEUE_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([adding, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

@@ -17,7 +17,8 @@ export class JobsModule {
           inject: [AppConfig],
           useFactory: (config: AppConfig) => ({
             prefix: config.queuePrefix,
-            connection: { ...redisOptionsFromUrl(config.redisUrl), maxRetriesPerRequest: null },
+            // Producers fail fast while Redis is away (the caller gets a 503) instead of queueing commands.
+            connection: { ...redisOptionsFromUrl(config.redisUrl), enableOfflineQueue: false },
           }),
         }),
         ...queues,

@@ -1,10 +1,10 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { JobQueue, Jobs } from '@app/jobs';
+import { JobDefinition, JobQueue, Jobs } from '@app/jobs';
 
 /**
  * Registers the repeatable maintenance jobs. Upserting a job scheduler is idempotent, so every worker can do it
- * at boot and the schedule still runs once per interval across the fleet.
+ * at boot and each job still runs once per interval across the fleet.
  */
 @Injectable()
 export class MaintenanceSchedule implements OnApplicationBootstrap {
@@ -14,13 +14,17 @@ export class MaintenanceSchedule implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const definition = Jobs.purgeExpiredSessions;
+    await this.schedule(Jobs.purgeExpiredSessions, this.config.sessionPurgeIntervalSeconds);
+    await this.schedule(Jobs.sweepStuckDocuments, this.config.documentSweepIntervalSeconds);
+  }
+
+  private async schedule(definition: JobDefinition<Record<string, never>>, everySeconds: number): Promise<void> {
     await this.jobs
       .queue(definition.queue)
       .upsertJobScheduler(
         definition.name,
-        { every: this.config.sessionPurgeIntervalSeconds * 1000 },
-        { name: definition.name, data: {}, opts: definition.options },
+        { every: everySeconds * 1000 },
+        { name: definition.name, data: {}, opts: this.jobs.optionsFor(definition, {}) },
       );
   }
 }

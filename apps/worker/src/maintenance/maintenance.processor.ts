@@ -1,23 +1,27 @@
-import { Processor } from '@nestjs/bullmq';
-import { Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { JobHandler, JobProcessor, Jobs, Queues } from '@app/jobs';
+import { DocumentSweeper } from '../documents/document-sweeper.service';
 
-@Processor(Queues.maintenance)
+@Injectable()
 export class MaintenanceProcessor extends JobProcessor {
   readonly queueName = Queues.maintenance;
   private readonly logger = new Logger(MaintenanceProcessor.name);
 
   protected readonly handlers: Record<string, JobHandler> = {
     [Jobs.purgeExpiredSessions.name]: () => this.purgeExpiredSessions(),
+    [Jobs.sweepStuckDocuments.name]: () => this.documentSweeper.sweep(),
   };
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly documentSweeper: DocumentSweeper,
+  ) {
     super();
   }
 
-  /** Expired sessions are already refused at login time; this keeps the table from growing without bound. */
+  /** Expired sessions are already refused when presented; this keeps the table from growing without bound. */
   private async purgeExpiredSessions(): Promise<{ deleted: number }> {
     const [, deleted] = (await this.dataSource.query(`DELETE FROM session_tokens WHERE expires_at <= now()`)) as [
       unknown,

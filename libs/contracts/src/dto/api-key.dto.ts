@@ -3,9 +3,7 @@ import { Rule } from '../validation';
 
 export class CreateApiKeyRequest {
   @ApiProperty({ maxLength: 255, example: 'CRM integration' })
-  @Rule.Required()
-  @Rule.String()
-  @Rule.MaxChars(255)
+  @Rule.RequiredText()
   name: string;
 }
 

@@ -4,9 +4,7 @@ import { UserResponse } from './user.dto';
 
 export class RegisterRequest {
   @ApiProperty({ maxLength: 255 })
-  @Rule.Required()
-  @Rule.String()
-  @Rule.MaxChars(255)
+  @Rule.RequiredText()
   name: string;
 
   @ApiProperty({ maxLength: 255, format: 'email' })
@@ -26,21 +24,15 @@ export class RegisterRequest {
 
 export class LoginRequest {
   @ApiProperty({ format: 'email' })
-  @Rule.Required()
-  @Rule.String()
-  @Rule.MaxChars(255)
+  @Rule.RequiredText()
   email: string;
 
   @ApiProperty()
-  @Rule.Required()
-  @Rule.String()
-  @Rule.MaxChars(255)
+  @Rule.RequiredText()
   password: string;
 
   @ApiPropertyOptional({ maxLength: 255, description: 'A label for the session token' })
-  @Rule.Optional()
-  @Rule.String()
-  @Rule.MaxChars(255)
+  @Rule.OptionalText()
   token_name?: string;
 }
 
@@ -56,4 +48,8 @@ export class LoginResponse extends RegisterResponse {
 
 export class MessageResponse {
   @ApiProperty() message: string;
+}
+
+export class ErrorFieldResponse {
+  @ApiProperty() error: string;
 }

@@ -13,6 +13,11 @@ export const Errors = {
     ),
   registrationClosed: () => new DomainError('registration_closed', 403, { message: 'Registration is disabled.' }),
   apiKeyNotFound: () => new NotFound('API key'),
+  knowledgebaseNotFound: () => new NotFound('Knowledgebase', 'error'),
+  documentNotFound: () => new NotFound('Document', 'error'),
+  /** A job could not be enqueued: nothing was kept, the caller may simply retry. */
+  processingNotStarted: () =>
+    new DomainError('enqueue_failed', 503, { error: 'Could not start processing the document. Please try again.' }),
   routeNotFound: () => new DomainError('route_not_found', 404, { message: 'Not found.' }),
   malformedJson: () => new DomainError('malformed_json', 400, { message: 'The request body is not valid JSON.' }),
   bodyNotObject: () => new DomainError('body_not_object', 400, { message: 'The request body must be a JSON object.' }),

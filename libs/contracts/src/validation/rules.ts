@@ -32,6 +32,9 @@ const field = (text: string) => ({ message: `The :attribute field ${text}` });
 export const REQUIRED_CONSTRAINT = 'isNotEmpty';
 
 export const Required = () => IsNotEmpty(field('is required.'));
+/** Laravel's `required_without`: reported under the same key as `required`, so it bails the same way. */
+export const RequiredWithout = (other: string) =>
+  IsNotEmpty(field(`is required when ${other.replace(/_/g, ' ')} is not present.`));
 export const Optional = () => IsOptional();
 /** Present-but-null is allowed and means "clear it"; absent leaves the value unchanged. */
 export const Nullable = () => ValidateIf((_object, value) => value !== null);
@@ -50,6 +53,10 @@ export const OneOf = (values: readonly unknown[]) =>
 export const Pattern = (pattern: RegExp) => Matches(pattern, { message: 'The :attribute field format is invalid.' });
 export const HttpUrl = () =>
   IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, field('must be a valid URL.'));
+
+/** The common shapes of a free-text field: a string of at most `max` characters. */
+export const RequiredText = (max = 255) => applyDecorators(Required(), String(), MaxChars(max));
+export const OptionalText = (max = 255) => applyDecorators(Optional(), String(), MaxChars(max));
 
 export const Between = (min: number, max: number) =>
   applyDecorators(

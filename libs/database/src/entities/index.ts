@@ -1,9 +1,26 @@
 import { ApiKey } from './api-key.entity';
+import { DocumentFile } from './document-file.entity';
+import { DocumentPage } from './document-page.entity';
+import { Document } from './document.entity';
+import { Knowledgebase } from './knowledgebase.entity';
 import { Language } from './language.entity';
+import { Passage } from './passage.entity';
 import { SessionToken } from './session-token.entity';
 import { User } from './user.entity';
 
-export { ApiKey, Language, SessionToken, User };
+export * from './document.entity';
+export * from './document-page.entity';
+export { ApiKey, DocumentFile, Knowledgebase, Language, Passage, SessionToken, User };
 
 /** Every entity, for the data source. */
-export const entities = [User, ApiKey, SessionToken, Language];
+export const entities = [
+  User,
+  ApiKey,
+  SessionToken,
+  Language,
+  Knowledgebase,
+  Document,
+  DocumentFile,
+  DocumentPage,
+  Passage,
+];

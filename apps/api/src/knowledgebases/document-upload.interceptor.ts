@@ -1,0 +1,57 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import multer, { MulterError } from 'multer';
+import { Observable } from 'rxjs';
+import { DomainError, MAX_DOCUMENT_FILE_BYTES, UploadedDocumentFile, ValidationFailed } from '@app/contracts';
+
+/**
+ * Parses multipart document uploads. The 20 MB limit is enforced while streaming: past it multer stops
+ * buffering, discards the rest of the request and we answer the validation shape on `file`. The file is then
+ * handed to validation as `body.file` (a `file` field sent in JSON is ignored).
+ */
+const upload = multer({
+  storage: multer.memoryStorage(),
+  limits: { fileSize: MAX_DOCUMENT_FILE_BYTES, files: 1, fields: 200, fieldSize: 64 * 1024, parts: 210 },
+}).single('file');
+
+function uploadError(error: unknown): DomainError {
+  if (error instanceof MulterError) {
+    switch (error.code) {
+      case 'LIMIT_FILE_SIZE':
+        return ValidationFailed.field(
+          'file',
+          `The file field must not be greater than ${MAX_DOCUMENT_FILE_BYTES / 1024} kilobytes.`,
+        );
+      case 'LIMIT_UNEXPECTED_FILE':
+      case 'LIMIT_FILE_COUNT':
+        return ValidationFailed.field(error.field ?? 'file', 'Send exactly one file, in the file field.');
+      default:
+        return ValidationFailed.field(error.field ?? 'file', 'The upload is too large or malformed.');
+    }
+  }
+  return new DomainError('malformed_multipart', 400, { message: 'The multipart body is malformed.' });
+}
+
+@Injectable()
+export class DocumentUploadInterceptor implements NestInterceptor {
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<Request>();
+    if (request.is('multipart/form-data')) {
+      await new Promise<void>((resolve, reject) =>
+        upload(request, http.getResponse<Response>(), (error: unknown) =>
+          error ? reject(uploadError(error)) : resolve(),
+        ),
+      );
+    }
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    if (typeof body === 'object' && !Array.isArray(body)) {
+      const file: UploadedDocumentFile | undefined = request.file
+        ? { originalName: request.file.originalname, size: request.file.size, buffer: request.file.buffer }
+        : undefined;
+      body.file = file;
+      request.body = body;
+    }
+    return next.handle();
+  }
+}

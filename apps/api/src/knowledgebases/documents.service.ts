@@ -1,0 +1,109 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import {
+  CreateDocumentRequest,
+  CreateDocumentResponse,
+  DEFAULT_RELATIVE_LINKS_LIMIT,
+  DocumentEnvelope,
+  DocumentListResponse,
+  Errors,
+  MessageResponse,
+  toDocumentDetailResponse,
+  toDocumentResponse,
+} from '@app/contracts';
+import {
+  Document,
+  DocumentFile,
+  DocumentPage,
+  DocumentType,
+  InjectTenantRepository,
+  Knowledgebase,
+  TenantRepository,
+} from '@app/database';
+import { JobQueue, Jobs } from '@app/jobs';
+import type { AuthenticatedUser } from '../auth/auth-context';
+
+@Injectable()
+export class DocumentsService {
+  private readonly logger = new Logger(DocumentsService.name);
+
+  constructor(
+    @InjectTenantRepository(Knowledgebase) private readonly knowledgebases: TenantRepository<Knowledgebase>,
+    @InjectTenantRepository(Document) private readonly documents: TenantRepository<Document>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly jobs: JobQueue,
+  ) {}
+
+  async list(user: AuthenticatedUser, knowledgebaseId: number): Promise<DocumentListResponse> {
+    await this.assertKnowledgebase(user, knowledgebaseId);
+    const documents = await this.documents.find(user.id, { where: { knowledgebaseId }, order: { id: 'DESC' } });
+    return { data: documents.map(toDocumentResponse) };
+  }
+
+  async get(user: AuthenticatedUser, knowledgebaseId: number, id: number): Promise<DocumentEnvelope> {
+    await this.assertKnowledgebase(user, knowledgebaseId);
+    const document = await this.documents.findOneWhere(user.id, { id, knowledgebaseId });
+    if (!document) throw Errors.documentNotFound();
+    const pages =
+      document.type === 'website'
+        ? await this.dataSource
+            .getRepository(DocumentPage)
+            .find({ where: { documentId: id }, order: { position: 'ASC' } })
+        : [];
+    return { data: toDocumentDetailResponse(document, pages) };
+  }
+
+  /**
+   * Writes the document (and its file) first, then enqueues its job under a deterministic id. If the enqueue
+   * fails the rows are removed again and the caller is told to retry, so nothing is left half-made; a crash
+   * between the two is repaired by the worker's sweeper.
+   */
+  async create(
+    user: AuthenticatedUser,
+    knowledgebaseId: number,
+    request: CreateDocumentRequest,
+  ): Promise<CreateDocumentResponse> {
+    await this.assertKnowledgebase(user, knowledgebaseId);
+    const isWebsite = request.type === 'website';
+    const file = isWebsite ? undefined : request.file;
+
+    const document = await this.dataSource.transaction(async (manager) => {
+      const created = await this.documents.withManager(manager).create(user.id, {
+        knowledgebaseId,
+        name: request.name,
+        description: request.description ?? null,
+        type: request.type as DocumentType,
+        status: 'processing',
+        sourceUrl: isWebsite ? (request.url ?? null) : null,
+        sourceLinks: isWebsite && request.links ? request.links.map((item) => item.link) : null,
+        relativeLinksLimit: isWebsite ? (request.relative_links_limit ?? DEFAULT_RELATIVE_LINKS_LIMIT) : null,
+        fileName: file ? file.originalName.slice(0, 255) : null,
+        fileSize: file ? file.size : null,
+      });
+      if (file) await manager.insert(DocumentFile, { documentId: created.id, content: file.buffer });
+      return created;
+    });
+
+    try {
+      await this.jobs.enqueue(Jobs.processDocument, { documentId: document.id });
+    } catch (error) {
+      this.logger.error({ documentId: document.id, error: (error as Error).message }, 'could not enqueue document');
+      await this.documents.delete(user.id, document.id);
+      throw Errors.processingNotStarted();
+    }
+    return { message: 'Document created successfully.', data: toDocumentResponse(document) };
+  }
+
+  /** Its file, pages and passages go with it; a job still running for it finds it gone and stops. */
+  async delete(user: AuthenticatedUser, knowledgebaseId: number, id: number): Promise<MessageResponse> {
+    await this.assertKnowledgebase(user, knowledgebaseId);
+    const document = await this.documents.findOneWhere(user.id, { id, knowledgebaseId });
+    if (!document || !(await this.documents.delete(user.id, id))) throw Errors.documentNotFound();
+    return { message: 'Document deleted successfully.' };
+  }
+
+  private async assertKnowledgebase(user: AuthenticatedUser, id: number): Promise<void> {
+    if (!(await this.knowledgebases.exists(user.id, { id }))) throw Errors.knowledgebaseNotFound();
+  }
+}

@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { Document, Knowledgebase, KnowledgebaseSummaries, tenantRepositoryProvider } from '@app/database';
+import { DocumentsController } from './documents.controller';
+import { DocumentsService } from './documents.service';
+import { KnowledgebasesController } from './knowledgebases.controller';
+import { KnowledgebasesService } from './knowledgebases.service';
+
+@Module({
+  controllers: [KnowledgebasesController, DocumentsController],
+  providers: [
+    KnowledgebasesService,
+    DocumentsService,
+    KnowledgebaseSummaries,
+    tenantRepositoryProvider(Knowledgebase),
+    tenantRepositoryProvider(Document),
+  ],
+})
+export class KnowledgebasesModule {}

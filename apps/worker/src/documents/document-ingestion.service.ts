@@ -1,0 +1,135 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Job } from 'bullmq';
+import { AppConfig } from '@app/config';
+import { ExtractionError, normaliseWhitespace, runExtractionInThread, splitIntoPassages } from '@app/extraction';
+import { Document, FileDocumentType } from '@app/database';
+import { DocumentJob, isFinalAttempt } from '@app/jobs';
+import { CrawledPage, OutboundRequestError, crawlWebsite } from '@app/outbound-http';
+import { DocumentStore, IngestedPage, IngestedPassage, IngestionResult } from './document-store.service';
+import { CRAWLER_USER_AGENT, OutboundHttp } from './outbound-http.provider';
+
+/** A failure worth retrying (the site is down, answered 5xx or 429); anything else fails the document at once. */
+export class TransientIngestionError extends Error {}
+
+/** A failure retrying cannot fix, with the message shown to the owner as the document's `error_message`. */
+export class PermanentIngestionError extends Error {
+  constructor(
+    message: string,
+    readonly pages: IngestedPage[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** The longest a whole website crawl may take. */
+const CRAWL_TIME_CAP_MS = 5 * 60_000;
+
+const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+/**
+ * Turns a document into passages. Files are parsed in a worker thread (time and memory capped, so BullMQ
+ * keeps renewing the job lock); websites are crawled through the guarded HTTP client.
+ */
+@Injectable()
+export class DocumentIngestion {
+  private readonly logger = new Logger(DocumentIngestion.name);
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly store: DocumentStore,
+    private readonly http: OutboundHttp,
+  ) {}
+
+  async process(job: Job<DocumentJob>): Promise<{ status: string }> {
+    const { documentId } = job.data;
+    const document = await this.store.findPending(documentId);
+    if (!document) return { status: 'skipped' };
+
+    try {
+      const result = document.type === 'website' ? await this.readWebsite(document) : await this.readFile(document);
+      const stored = await this.store.complete(documentId, result);
+      return { status: stored ? 'active' : 'skipped' };
+    } catch (error) {
+      const permanent = this.permanentFailure(error);
+      if (permanent) {
+        await this.store.fail(documentId, permanent.message, permanent.pages);
+        return { status: 'failed' };
+      }
+      if (isFinalAttempt(job)) {
+        this.logger.warn({ documentId, error: (error as Error).message }, 'document failed after its last attempt');
+        await this.store.fail(
+          documentId,
+          `Processing failed after ${job.attemptsMade + 1} attempts: ${(error as Error).message}`,
+        );
+        return { status: 'failed' };
+      }
+      throw error;
+    }
+  }
+
+  private permanentFailure(error: unknown): PermanentIngestionError | null {
+    if (error instanceof PermanentIngestionError) return error;
+    if (error instanceof ExtractionError) return new PermanentIngestionError(error.message);
+    if (error instanceof OutboundRequestError && !error.transient) return new PermanentIngestionError(error.message);
+    return null;
+  }
+
+  private async readFile(document: Document): Promise<IngestionResult> {
+    const bytes = await this.store.fileContent(document.id);
+    if (!bytes) throw new PermanentIngestionError('The uploaded file is no longer available; upload it again.');
+    const { text, passages } = await runExtractionInThread(document.type as FileDocumentType, bytes, {
+      timeoutMs: this.config.extractionTimeoutSeconds * 1000,
+    });
+    return {
+      passages: passages.map((content) => ({ content, sourceUrl: null })),
+      pages: [],
+      contentLength: text.length,
+    };
+  }
+
+  private async readWebsite(document: Document): Promise<IngestionResult> {
+    const signal = AbortSignal.timeout(CRAWL_TIME_CAP_MS);
+    const crawl = (start: { url: string } | { links: string[] }) =>
+      crawlWebsite({
+        client: this.http.client,
+        userAgent: CRAWLER_USER_AGENT,
+        start,
+        relativeLinksLimit: document.relativeLinksLimit ?? 0,
+        politenessDelayMs: this.config.crawlDelayMs,
+        signal,
+      });
+
+    const crawled: CrawledPage[] = document.sourceUrl ? await crawl({ url: document.sourceUrl }) : [];
+    const seen = new Set(crawled.map((page) => page.url));
+    const links = (document.sourceLinks ?? []).filter((link) => !seen.has(link));
+    if (links.length > 0) crawled.push(...(await crawl({ links })));
+
+    const passages: IngestedPassage[] = [];
+    const pages: IngestedPage[] = [];
+    let contentLength = 0;
+    for (const page of crawled) {
+      const text = page.status === 'fetched' && page.text ? normaliseWhitespace(page.text) : '';
+      pages.push({
+        url: page.url,
+        status: page.status,
+        httpStatus: page.httpStatus ?? null,
+        title: page.title?.slice(0, 1000) ?? null,
+        characters: text.length,
+        error: page.error ?? null,
+      });
+      if (!text) continue;
+      contentLength += text.length;
+      passages.push(...splitIntoPassages(text).map((content) => ({ content, sourceUrl: page.url })));
+    }
+
+    if (passages.length === 0) {
+      const first = crawled[0];
+      if (first?.httpStatus !== undefined && RETRYABLE_STATUSES.has(first.httpStatus)) {
+        throw new TransientIngestionError(`The site answered HTTP ${first.httpStatus}`);
+      }
+      const reason = first?.error ? `: ${first.error}` : '';
+      throw new PermanentIngestionError(`No text could be extracted from the website${reason}`, pages);
+    }
+    return { passages, pages, contentLength };
+  }
+}

@@ -1,0 +1,180 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { ValidateIf } from 'class-validator';
+import { Rule } from '../validation';
+
+export const DOCUMENT_TYPES = ['website', 'pdf', 'txt', 'docx'] as const;
+export const FILE_DOCUMENT_TYPES: readonly string[] = ['pdf', 'txt', 'docx'];
+export const MAX_DOCUMENT_FILE_BYTES = 20 * 1024 * 1024;
+export const DEFAULT_RELATIVE_LINKS_LIMIT = 10;
+export const MAX_DOCUMENT_LINKS = 50;
+
+const typeLabels: Record<string, string> = { website: 'Website', pdf: 'PDF', txt: 'Text', docx: 'Word document' };
+const statusLabels: Record<string, string> = { processing: 'Processing', active: 'Active', failed: 'Failed' };
+
+/** An uploaded file as the upload interceptor hands it to validation. */
+export interface UploadedDocumentFile {
+  originalName: string;
+  size: number;
+  buffer: Buffer;
+}
+
+export class DocumentLinkItem {
+  @ApiProperty({ format: 'uri', maxLength: 2048 })
+  @Rule.RequiredText(2048)
+  @Rule.HttpUrl()
+  link: string;
+}
+
+const isWebsite = (request: CreateDocumentRequest) => request.type === 'website';
+const isFileType = (request: CreateDocumentRequest) => FILE_DOCUMENT_TYPES.includes(request.type);
+
+/**
+ * `website` documents come as JSON (`url` or `links`); file documents as multipart with `file`. Multipart
+ * fields arrive as strings, hence the number conversion.
+ */
+export class CreateDocumentRequest {
+  @ApiProperty({ maxLength: 255 })
+  @Rule.RequiredText()
+  name: string;
+
+  @ApiPropertyOptional({ maxLength: 255, nullable: true })
+  @Rule.OptionalText()
+  description?: string | null;
+
+  @ApiProperty({ enum: DOCUMENT_TYPES })
+  @Rule.Required()
+  @Rule.OneOf(DOCUMENT_TYPES)
+  type: string;
+
+  @ApiPropertyOptional({
+    format: 'uri',
+    maxLength: 2048,
+    description: 'Website: the page to start crawling from (required without `links`)',
+  })
+  @ValidateIf(
+    (request: CreateDocumentRequest) =>
+      isWebsite(request) && (request.links === undefined || request.url !== undefined),
+  )
+  @Rule.RequiredWithout('links')
+  @Rule.String()
+  @Rule.MaxChars(2048)
+  @Rule.HttpUrl()
+  url?: string;
+
+  @ApiPropertyOptional({
+    type: [DocumentLinkItem],
+    maxItems: MAX_DOCUMENT_LINKS,
+    description: 'Website: exactly these pages (required without `url`)',
+  })
+  @ValidateIf(
+    (request: CreateDocumentRequest) =>
+      isWebsite(request) && (request.url === undefined || request.links !== undefined),
+  )
+  @Rule.RequiredWithout('url')
+  @Rule.ArrayMax(MAX_DOCUMENT_LINKS)
+  @Rule.EachNested(() => DocumentLinkItem)
+  links?: DocumentLinkItem[];
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 50, default: DEFAULT_RELATIVE_LINKS_LIMIT })
+  @Rule.Optional()
+  @Type(() => Number)
+  @Rule.Integer()
+  @Rule.Between(1, 50)
+  relative_links_limit?: number;
+
+  @ApiPropertyOptional({ type: 'string', format: 'binary', description: 'pdf, txt, docx: the file, at most 20 MB' })
+  @ValidateIf(isFileType)
+  @Transform(({ obj }) => obj.file, { toClassOnly: true })
+  @Rule.Required()
+  file?: UploadedDocumentFile;
+}
+
+export class DocumentResponse {
+  @ApiProperty() id: number;
+  @ApiProperty() name: string;
+  @ApiProperty({ type: String, nullable: true }) description: string | null;
+  @ApiProperty({ enum: DOCUMENT_TYPES }) type: string;
+  @ApiProperty({ example: 'Website' }) type_label: string;
+  @ApiProperty({ enum: ['processing', 'active', 'failed'] }) status: string;
+  @ApiProperty({ example: 'Processing' }) status_label: string;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+export class DocumentPageResponse {
+  @ApiProperty() url: string;
+  @ApiProperty({ enum: ['fetched', 'failed', 'skipped'] }) status: string;
+  @ApiPropertyOptional() title?: string;
+  @ApiProperty() characters: number;
+  @ApiPropertyOptional({ description: 'Why the page was not used' }) error?: string;
+}
+
+export class DocumentDetailResponse extends DocumentResponse {
+  @ApiProperty({ type: String, nullable: true }) error_message: string | null;
+  @ApiProperty({ description: 'Characters of text extracted' }) content_length: number;
+  @ApiPropertyOptional({ type: [DocumentPageResponse], description: 'Websites only' }) pages?: DocumentPageResponse[];
+}
+
+export class DocumentEnvelope {
+  @ApiProperty({ type: DocumentDetailResponse }) data: DocumentDetailResponse;
+}
+
+export class CreateDocumentResponse {
+  @ApiProperty() message: string;
+  @ApiProperty({ type: DocumentResponse }) data: DocumentResponse;
+}
+
+export class DocumentListResponse {
+  @ApiProperty({ type: [DocumentResponse] }) data: DocumentResponse[];
+}
+
+interface DocumentLike {
+  id: number;
+  name: string;
+  description: string | null;
+  type: string;
+  status: string;
+  createdAt: Date;
+  errorMessage: string | null;
+  contentLength: number;
+}
+
+interface PageLike {
+  url: string;
+  status: string;
+  title: string | null;
+  characters: number;
+  error: string | null;
+}
+
+export function toDocumentResponse(document: DocumentLike): DocumentResponse {
+  return {
+    id: document.id,
+    name: document.name,
+    description: document.description,
+    type: document.type,
+    type_label: typeLabels[document.type] ?? document.type,
+    status: document.status,
+    status_label: statusLabels[document.status] ?? document.status,
+    created_at: document.createdAt.toISOString(),
+  };
+}
+
+export function toDocumentDetailResponse(document: DocumentLike, pages: PageLike[]): DocumentDetailResponse {
+  return {
+    ...toDocumentResponse(document),
+    error_message: document.errorMessage,
+    content_length: document.contentLength,
+    ...(document.type === 'website'
+      ? {
+          pages: pages.map((page) => ({
+            url: page.url,
+            status: page.status,
+            ...(page.title ? { title: page.title } : {}),
+            characters: page.characters,
+            ...(page.error ? { error: page.error } : {}),
+          })),
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,120 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { Rule } from '../validation';
+
+export const KnowledgebaseStatuses = ['empty', 'processing', 'active', 'failed'] as const;
+export type KnowledgebaseStatus = (typeof KnowledgebaseStatuses)[number];
+
+const statusLabels: Record<KnowledgebaseStatus, string> = {
+  empty: 'Empty',
+  processing: 'Processing',
+  active: 'Active',
+  failed: 'Failed',
+};
+
+export class CreateKnowledgebaseRequest {
+  @ApiProperty({ maxLength: 255 })
+  @Rule.RequiredText()
+  name: string;
+
+  @ApiPropertyOptional({ maxLength: 255, nullable: true })
+  @Rule.OptionalText()
+  description?: string | null;
+}
+
+export class UpdateKnowledgebaseRequest {
+  @ApiPropertyOptional({ maxLength: 255 })
+  @Rule.Optional()
+  @Rule.RequiredText()
+  name?: string;
+
+  @ApiPropertyOptional({ maxLength: 255, nullable: true, description: '`null` clears it' })
+  @Rule.OptionalText()
+  description?: string | null;
+}
+
+export class KnowledgebaseResponse {
+  @ApiProperty() id: number;
+  @ApiProperty() name: string;
+  @ApiProperty({ type: String, nullable: true }) description: string | null;
+  @ApiProperty({ enum: KnowledgebaseStatuses }) status: KnowledgebaseStatus;
+  @ApiProperty({ example: 'Active' }) status_label: string;
+  @ApiProperty() documents_count: number;
+  @ApiProperty() assistants_count: number;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}
+
+export class KnowledgebaseEnvelope {
+  @ApiProperty({ type: KnowledgebaseResponse }) data: KnowledgebaseResponse;
+}
+
+export class KnowledgebaseMessageEnvelope extends KnowledgebaseEnvelope {
+  @ApiProperty() message: string;
+}
+
+export class KnowledgebaseListResponse {
+  @ApiProperty({ type: [KnowledgebaseResponse] }) data: KnowledgebaseResponse[];
+}
+
+/** A knowledgebase with the figures derived from its documents (see KnowledgebaseRepository). */
+export interface KnowledgebaseSummary {
+  id: number;
+  name: string;
+  description: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  documentsCount: number;
+  processingCount: number;
+  failedCount: number;
+  assistantsCount: number;
+}
+
+/** none -> empty; any processing -> processing; else any failed -> failed; else active. */
+export function knowledgebaseStatus(summary: KnowledgebaseSummary): KnowledgebaseStatus {
+  if (summary.documentsCount === 0) return 'empty';
+  if (summary.processingCount > 0) return 'processing';
+  if (summary.failedCount > 0) return 'failed';
+  return 'active';
+}
+
+export function toKnowledgebaseResponse(summary: KnowledgebaseSummary): KnowledgebaseResponse {
+  const status = knowledgebaseStatus(summary);
+  return {
+    id: summary.id,
+    name: summary.name,
+    description: summary.description,
+    status,
+    status_label: statusLabels[status],
+    documents_count: summary.documentsCount,
+    assistants_count: summary.assistantsCount,
+    created_at: summary.createdAt.toISOString(),
+    updated_at: summary.updatedAt.toISOString(),
+  };
+}
+
+export const DEFAULT_SEARCH_LIMIT = 5;
+
+export class SearchKnowledgebaseQuery {
+  @ApiProperty({ maxLength: 500, description: 'Words to look for; quotes, OR and -word work as in web search' })
+  @Rule.RequiredText(500)
+  query: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 50, default: DEFAULT_SEARCH_LIMIT })
+  @Type(() => Number)
+  @Rule.Integer()
+  @Rule.Between(1, 50)
+  limit: number = DEFAULT_SEARCH_LIMIT;
+}
+
+export class SearchResult {
+  @ApiProperty() document_id: number;
+  @ApiProperty() document_name: string;
+  @ApiProperty() content: string;
+  @ApiProperty({ description: 'Relevance; higher is better' }) score: number;
+  @ApiPropertyOptional({ description: 'Page the passage comes from (websites)' }) source_url?: string;
+}
+
+export class SearchResponse {
+  @ApiProperty({ type: [SearchResult] }) data: SearchResult[];
+}

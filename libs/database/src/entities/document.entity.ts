@@ -1,0 +1,71 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+export const DocumentTypes = ['website', 'pdf', 'txt', 'docx'] as const;
+export type DocumentType = (typeof DocumentTypes)[number];
+export const FileDocumentTypes = ['pdf', 'txt', 'docx'] as const;
+export type FileDocumentType = (typeof FileDocumentTypes)[number];
+
+export const DocumentStatuses = ['processing', 'active', 'failed'] as const;
+export type DocumentStatus = (typeof DocumentStatuses)[number];
+
+/**
+ * A source of knowledge. The row is also the outbox of its processing job: it is written first, the job is
+ * enqueued with a deterministic id, and the worker's sweeper re-enqueues rows left in `processing`.
+ */
+@Entity({ name: 'documents' })
+export class Document {
+  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' })
+  id: number;
+
+  @Column({ name: 'user_id', type: 'integer' })
+  userId: number;
+
+  @Column({ name: 'knowledgebase_id', type: 'integer' })
+  knowledgebaseId: number;
+
+  @Column({ type: 'varchar', length: 255 })
+  name: string;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  description: string | null;
+
+  @Column({ type: 'varchar', length: 16 })
+  type: DocumentType;
+
+  @Column({ type: 'varchar', length: 16, default: 'processing' })
+  status: DocumentStatus;
+
+  @Column({ name: 'error_message', type: 'text', nullable: true })
+  errorMessage: string | null;
+
+  /** Website start URL (crawl mode). */
+  @Column({ name: 'source_url', type: 'text', nullable: true })
+  sourceUrl: string | null;
+
+  /** Website pages to fetch exactly (links mode). */
+  @Column({ name: 'source_links', type: 'jsonb', nullable: true })
+  sourceLinks: string[] | null;
+
+  @Column({ name: 'relative_links_limit', type: 'integer', nullable: true })
+  relativeLinksLimit: number | null;
+
+  @Column({ name: 'file_name', type: 'varchar', length: 255, nullable: true })
+  fileName: string | null;
+
+  @Column({ name: 'file_size', type: 'integer', nullable: true })
+  fileSize: number | null;
+
+  /** Characters of text extracted. */
+  @Column({ name: 'content_length', type: 'integer', default: 0 })
+  contentLength: number;
+
+  /** How many times the sweeper has re-enqueued this document; bounded so a poison document ends as failed. */
+  @Column({ name: 'sweep_count', type: 'integer', default: 0 })
+  sweepCount: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -1,0 +1,26 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+/** A searchable piece of a document's text. `search_vector` is a generated column with a GIN index. */
+@Entity({ name: 'passages' })
+export class Passage {
+  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' })
+  id: number;
+
+  @Column({ name: 'user_id', type: 'integer' })
+  userId: number;
+
+  @Column({ name: 'knowledgebase_id', type: 'integer' })
+  knowledgebaseId: number;
+
+  @Column({ name: 'document_id', type: 'integer' })
+  documentId: number;
+
+  @Column({ type: 'integer' })
+  position: number;
+
+  @Column({ type: 'text' })
+  content: string;
+
+  @Column({ name: 'source_url', type: 'text', nullable: true })
+  sourceUrl: string | null;
+}

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { KnowledgebaseSummary } from '@app/contracts';
+
+interface SummaryRow {
+  id: number;
+  name: string;
+  description: string | null;
+  created_at: Date;
+  updated_at: Date;
+  documents_count: number;
+  processing_count: number;
+  failed_count: number;
+}
+
+/**
+ * Knowledgebases with the figures derived from their documents, computed when read: the status can never
+ * disagree with the documents, whatever order concurrent workers finish in.
+ */
+@Injectable()
+export class KnowledgebaseSummaries {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async list(ownerId: number): Promise<KnowledgebaseSummary[]> {
+    return this.query(this.dataSource.manager, ownerId);
+  }
+
+  async find(
+    ownerId: number,
+    id: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<KnowledgebaseSummary | null> {
+    const [summary] = await this.query(manager, ownerId, id);
+    return summary ?? null;
+  }
+
+  private async query(manager: EntityManager, ownerId: number, id?: number): Promise<KnowledgebaseSummary[]> {
+    const rows: SummaryRow[] = await manager.query(
+      `SELECT kb.id, kb.name, kb.description, kb.created_at, kb.updated_at,
+              count(d.id)::int AS documents_count,
+              count(d.id) FILTER (WHERE d.status = 'processing')::int AS processing_count,
+              count(d.id) FILTER (WHERE d.status = 'failed')::int AS failed_count
+         FROM knowledgebases kb
+         LEFT JOIN documents d ON d.knowledgebase_id = kb.id
+        WHERE kb.user_id = $1 AND ($2::int IS NULL OR kb.id = $2)
+        GROUP BY kb.id
+        ORDER BY kb.id DESC`,
+      [ownerId, id ?? null],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      description: row.description,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      documentsCount: row.documents_count,
+      processingCount: row.processing_count,
+      failedCount: row.failed_count,
+      // Assistants do not exist yet; this becomes a count of the assistants linked to the knowledgebase.
+      assistantsCount: 0,
+    }));
+  }
+}

@@ -1,0 +1,38 @@
+import { extractDocx } from './docx.extractor';
+import { ExtractionError } from './extraction.error';
+import { DECLARED_FILE_TYPES, type DeclaredFileType, type ExtractedDocument, type ExtractionOptions } from './extraction.types';
+import { assertDeclaredType } from './file-type.sniffer';
+import { splitIntoPassages } from './passage.splitter';
+import { extractPdf } from './pdf.extractor';
+import { decodeText } from './plain-text.decoder';
+import { normaliseWhitespace } from './whitespace.normaliser';
+
+/**
+ * Turns an uploaded document into normalised text and search passages. Throws ExtractionError for problems
+ * with the document itself; its message is meant for the user.
+ */
+export async function extractDocument(
+  type: DeclaredFileType,
+  bytes: Buffer,
+  options: ExtractionOptions = {},
+): Promise<ExtractedDocument> {
+  // Callers outside TypeScript (job payloads) may send anything.
+  if (!DECLARED_FILE_TYPES.includes(type)) throw new ExtractionError('unsupported', `Unsupported file type "${String(type)}"`);
+  if (bytes.length === 0) throw new ExtractionError('no_text', 'The file is empty');
+  assertDeclaredType(type, bytes);
+
+  const text = normaliseWhitespace(await extractRawText(type, bytes, options));
+  if (text === '') throw new ExtractionError('no_text', 'The document has no text');
+  return { text, passages: splitIntoPassages(text) };
+}
+
+async function extractRawText(type: DeclaredFileType, bytes: Buffer, options: ExtractionOptions): Promise<string> {
+  switch (type) {
+    case 'pdf':
+      return (await extractPdf(bytes, { timeoutMs: options.timeoutMs })).text;
+    case 'docx':
+      return extractDocx(bytes);
+    case 'txt':
+      return decodeText(bytes);
+  }
+}

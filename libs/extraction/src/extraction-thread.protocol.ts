@@ -1,0 +1,16 @@
+import type { ExtractionErrorCode } from './extraction.error';
+import type { DeclaredFileType, ExtractedDocument } from './extraction.types';
+
+/** What the caller hands to the extraction thread (as workerData). */
+export interface ExtractionThreadInput {
+  type: DeclaredFileType;
+  /** Transferred, not copied, so a large upload is not held twice. */
+  bytes: ArrayBuffer;
+  timeoutMs: number;
+}
+
+/** The one message the extraction thread posts back. Errors travel as plain data: classes do not survive cloning. */
+export type ExtractionThreadOutcome =
+  | { status: 'extracted'; document: ExtractedDocument }
+  | { status: 'rejected'; code: ExtractionErrorCode; message: string }
+  | { status: 'crashed'; message: string };

@@ -1,0 +1,46 @@
+import { PNG_BYTES, buildSamplePdf, samplePdfBody } from '../test/document-fixtures';
+import { extractDocument } from './document.extractor';
+import { ExtractionError } from './extraction.error';
+import { runExtractionInThread } from './extraction-thread.runner';
+
+// Each thread compiles the TypeScript sources with ts-node, which takes a moment on a cold start.
+jest.setTimeout(20_000);
+
+describe('runExtractionInThread', () => {
+  it('returns the same result as extracting in-process', async () => {
+    const bytes = Buffer.from('First paragraph.\r\n\r\nSecond paragraph with caf\xe9.', 'latin1');
+    const inThread = await runExtractionInThread('txt', bytes, { timeoutMs: 15_000 });
+    expect(inThread).toEqual(await extractDocument('txt', bytes));
+    expect(bytes.toString('latin1')).toContain('caf\xe9');
+  });
+
+  it('extracts a PDF', async () => {
+    const { text } = await runExtractionInThread('pdf', await buildSamplePdf(3), { timeoutMs: 15_000 });
+    expect(text).toContain(samplePdfBody(3)[1]);
+  });
+
+  it('re-throws an ExtractionError from the thread with its code and message', async () => {
+    const failure = runExtractionInThread('txt', PNG_BYTES, { timeoutMs: 15_000 });
+    await expect(failure).rejects.toBeInstanceOf(ExtractionError);
+    await expect(failure).rejects.toMatchObject({
+      code: 'type_mismatch',
+      message: 'The file content does not match the declared type "txt"',
+    });
+  });
+
+  it('gives up with a timeout error when the thread runs too long', async () => {
+    const large = Buffer.from('Lorem ipsum dolor sit amet. '.repeat(200_000));
+    await expect(runExtractionInThread('txt', large, { timeoutMs: 1 })).rejects.toMatchObject({
+      code: 'timeout',
+      message: 'Processing took longer than 1 second',
+    });
+  });
+
+  it('reports a document that exhausts the memory cap as too large', async () => {
+    const large = Buffer.from('Lorem ipsum dolor sit amet. '.repeat(1_000_000));
+    await expect(runExtractionInThread('txt', large, { timeoutMs: 15_000, maxMemoryMb: 16 })).rejects.toMatchObject({
+      code: 'too_large',
+      message: 'The document is too large to process',
+    });
+  });
+});

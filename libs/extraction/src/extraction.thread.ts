@@ -1,0 +1,18 @@
+// Entry point of the extraction thread. Relative imports only: the thread may run from TypeScript sources
+// without the path mapping that resolves "@app/..." aliases.
+import { parentPort, workerData } from 'node:worker_threads';
+import { extractDocument } from './document.extractor';
+import { ExtractionError } from './extraction.error';
+import type { ExtractionThreadInput, ExtractionThreadOutcome } from './extraction-thread.protocol';
+
+async function extractInThread(input: ExtractionThreadInput): Promise<ExtractionThreadOutcome> {
+  try {
+    const document = await extractDocument(input.type, Buffer.from(input.bytes), { timeoutMs: input.timeoutMs });
+    return { status: 'extracted', document };
+  } catch (error) {
+    if (error instanceof ExtractionError) return { status: 'rejected', code: error.code, message: error.message };
+    return { status: 'crashed', message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+void extractInThread(workerData as ExtractionThreadInput).then((outcome) => parentPort?.postMessage(outcome));

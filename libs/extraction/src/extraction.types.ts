@@ -1,0 +1,16 @@
+/** The file types a user may declare when uploading a document. */
+export type DeclaredFileType = 'pdf' | 'txt' | 'docx';
+
+export const DECLARED_FILE_TYPES: readonly DeclaredFileType[] = ['pdf', 'txt', 'docx'];
+
+export interface ExtractedDocument {
+  /** The whole document as normalised text. */
+  text: string;
+  /** The text split into overlapping passages for full-text search. */
+  passages: string[];
+}
+
+export interface ExtractionOptions {
+  /** Upper bound for external work such as the pdftotext child process. */
+  timeoutMs?: number;
+}

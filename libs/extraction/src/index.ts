@@ -1,0 +1,13 @@
+export * from './document.extractor';
+export * from './docx.extractor';
+export { DOCX_ARCHIVE_LIMITS } from './docx-archive.guard';
+export * from './extraction.error';
+export * from './extraction.types';
+export * from './extraction-thread.runner';
+export * from './file-type.sniffer';
+export * from './passage.splitter';
+export * from './pdf.extractor';
+export { isPdftotextAvailable } from './pdftotext.runner';
+export * from './plain-text.decoder';
+export * from './repeated-page-lines.filter';
+export * from './whitespace.normaliser';

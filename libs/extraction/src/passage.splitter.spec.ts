@@ -1,0 +1,97 @@
+import { splitIntoPassages } from './passage.splitter';
+
+/** Deterministic pseudo-random prose: paragraphs of varied length, some far longer than a passage. */
+function generateText(paragraphCount: number): string {
+  const words = ['search', 'index', 'passage', 'assistant', 'customer', 'billing', 'refund', 'policy', 'delivery', 'account'];
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+  const paragraphs: string[] = [];
+  for (let paragraph = 0; paragraph < paragraphCount; paragraph += 1) {
+    const sentences: string[] = [];
+    const sentenceCount = 1 + (next() % (paragraph % 5 === 0 ? 40 : 6));
+    for (let sentence = 0; sentence < sentenceCount; sentence += 1) {
+      const wordCount = 4 + (next() % 14);
+      const sentenceWords = Array.from({ length: wordCount }, (_, index) => `${words[next() % words.length]}${paragraph}x${sentence}x${index}`);
+      sentences.push(`${sentenceWords.join(' ')}${['.', '!', '?'][next() % 3]}`);
+    }
+    paragraphs.push(sentences.join(' '));
+  }
+  return paragraphs.join('\n\n');
+}
+
+function longestSharedPrefixWithSuffix(previous: string, next: string): number {
+  for (let length = Math.min(previous.length, next.length); length > 0; length -= 1) {
+    if (previous.endsWith(next.slice(0, length))) return length;
+  }
+  return 0;
+}
+
+describe('splitIntoPassages', () => {
+  const text = generateText(60);
+  const passages = splitIntoPassages(text);
+
+  it('produces passages of bounded size', () => {
+    expect(passages.length).toBeGreaterThan(10);
+    for (const passage of passages) {
+      expect(passage.trim()).toBe(passage);
+      expect(passage.length).toBeGreaterThan(0);
+      expect(passage.length).toBeLessThanOrEqual(1000 + 150 + 2);
+    }
+    const fullPassages = passages.slice(0, -1).filter((passage) => passage.length >= 500);
+    expect(fullPassages.length).toBeGreaterThan(passages.length / 2);
+  });
+
+  it('starts each passage after the first with the tail of the previous one, at a word start', () => {
+    for (let index = 1; index < passages.length; index += 1) {
+      const shared = longestSharedPrefixWithSuffix(passages[index - 1], passages[index]);
+      expect(shared).toBeGreaterThanOrEqual(20);
+      expect(shared).toBeLessThanOrEqual(150);
+      const previous = passages[index - 1];
+      expect(previous[previous.length - shared - 1]).toMatch(/\s/);
+    }
+  });
+
+  it('covers every word of the text', () => {
+    const covered = new Set(passages.flatMap((passage) => passage.split(/\s+/)));
+    for (const word of text.split(/\s+/)) expect(covered.has(word)).toBe(true);
+  });
+
+  it('returns a short text as one passage and nothing for blank text', () => {
+    expect(splitIntoPassages('A short note.\n\nWith two paragraphs.')).toEqual(['A short note.\n\nWith two paragraphs.']);
+    expect(splitIntoPassages('  \n\n ')).toEqual([]);
+  });
+
+  it('splits long paragraphs at sentence boundaries', () => {
+    const sentence = (index: number) => `Sentence number ${index} has a few words in it.`;
+    const paragraph = Array.from({ length: 30 }, (_, index) => sentence(index)).join(' ');
+    const result = splitIntoPassages(paragraph, { targetLength: 200, overlap: 0 });
+    expect(result.length).toBeGreaterThan(5);
+    for (const passage of result) {
+      expect(passage).toMatch(/^Sentence number \d+/);
+      expect(passage).toMatch(/in it\.$/);
+    }
+  });
+
+  it('cuts CJK text without spaces and keeps it complete', () => {
+    // Distinct ideographs, so the repeated overlap can be located exactly.
+    const ideographs = Array.from({ length: 700 }, (_, index) => String.fromCharCode(0x4e00 + ((index * 37) % 5000)));
+    const cjk = `${ideographs.join('')}。次の文です！`;
+    const result = splitIntoPassages(cjk, { targetLength: 100, overlap: 20 });
+    expect(result.length).toBeGreaterThan(5);
+    for (const passage of result) expect(passage.length).toBeLessThanOrEqual(100 + 20 + 2);
+    const withoutOverlap = result.map((passage, index) =>
+      index === 0 ? passage : passage.slice(longestSharedPrefixWithSuffix(result[index - 1], passage)),
+    );
+    expect(withoutOverlap.join('')).toBe(cjk);
+  });
+
+  it('splits CJK sentences at full stops', () => {
+    const sentence = '今日は良い天気です。';
+    const result = splitIntoPassages(sentence.repeat(30), { targetLength: 50, overlap: 0 });
+    for (const passage of result) expect(passage.endsWith('。')).toBe(true);
+  });
+
+  it('rejects an overlap that is not smaller than the target length', () => {
+    expect(() => splitIntoPassages('text', { targetLength: 100, overlap: 100 })).toThrow(RangeError);
+  });
+});

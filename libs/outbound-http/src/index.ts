@@ -1,0 +1,5 @@
+export * from './address-policy';
+export * from './crawler';
+export * from './html-text';
+export * from './outbound-http.client';
+export * from './outbound-request.error';

@@ -1,0 +1,26 @@
+export type OutboundRequestErrorCode =
+  | 'invalid_url'
+  | 'unsupported_protocol'
+  | 'blocked_address'
+  | 'too_many_redirects'
+  | 'redirect_refused'
+  | 'timeout'
+  | 'too_large'
+  | 'network';
+
+export class OutboundRequestError extends Error {
+  override readonly name = 'OutboundRequestError';
+
+  constructor(
+    readonly code: OutboundRequestErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  /** Whether trying again later may succeed; everything else is a property of the URL or the response. */
+  get transient(): boolean {
+    return this.code === 'timeout' || this.code === 'network';
+  }
+}
