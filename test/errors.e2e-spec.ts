@@ -109,7 +109,11 @@ describe('Rate limits', () => {
   let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startStack({ worker: false, env: { RATE_LIMIT_PER_MINUTE: '5' } });
+    // A prefix of its own: this low limit must not leak into other suites' counters.
+    stack = await startStack({
+      worker: false,
+      env: { RATE_LIMIT_PER_MINUTE: '5', QUEUE_PREFIX: `${process.env.TEST_QUEUE_PREFIX}:rate-limit-suite` },
+    });
   });
   afterAll(() => stack.close());
 

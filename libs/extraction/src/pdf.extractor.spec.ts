@@ -46,6 +46,15 @@ describe.each(engines)('extractPdf with %s', (engine) => {
   });
 });
 
+describe('extractPdf time limit', () => {
+  it.each(engines)('gives up with a timeout error when %s runs out of time', async (engine) => {
+    await expect(extractPdf(await buildSamplePdf(4), { engine, timeoutMs: 1 })).rejects.toMatchObject({
+      code: 'timeout',
+      message: 'Processing took longer than 1 second',
+    });
+  });
+});
+
 describe('extractPdf engine choice', () => {
   it('gives the same text whichever engine runs by default', async () => {
     const samplePdf = await buildSamplePdf(3);

@@ -46,18 +46,18 @@ async function extractPages(bytes: Buffer, engine: PdfEngine, timeoutMs: number)
 async function extractPagesWithUnpdf(bytes: Buffer, timeoutMs: number): Promise<string[]> {
   const { getDocumentProxy, extractText } = loadUnpdf();
   const deadline = startDeadline(timeoutMs);
-  let document: Awaited<ReturnType<typeof getDocumentProxy>> | undefined;
+  // PDF.js may take ownership of the array it is given, so it gets a copy rather than the caller's buffer.
+  const loading = getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false });
   try {
-    // PDF.js may take ownership of the array it is given, so it gets a copy rather than the caller's buffer.
-    const loading = getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false });
-    document = await Promise.race([loading, deadline.expired]);
+    const document = await Promise.race([loading, deadline.expired]);
     const { text } = await Promise.race([extractText(document, { mergePages: false }), deadline.expired]);
     return text;
   } catch (error) {
     throw toExtractionError(error);
   } finally {
     deadline.cancel();
-    await document?.destroy().catch(() => undefined);
+    // Also releases a document that finished loading only after the deadline.
+    loading.then((document) => document.destroy()).catch(() => undefined);
   }
 }
 

@@ -30,6 +30,16 @@ describe('removeRepeatedPageLines', () => {
     expect(cleaned[2]).toBe('C1\nC2\nC3\nHeader\nC4\nC5\nC6');
   });
 
+  it('keeps lines that differ only in numbers that do not count pages', () => {
+    const pages = ['Revenue 120 EUR\nCosts 80 EUR', 'Revenue 95 EUR\nCosts 70 EUR', 'Revenue 130 EUR\nCosts 60 EUR'];
+    expect(removeRepeatedPageLines(pages)).toEqual(pages);
+  });
+
+  it('removes numbered lines when a number grows from page to page', () => {
+    const pages = ['- 7 -\none', 'two\n- 8 -', '- 9 -\nthree'];
+    expect(removeRepeatedPageLines(pages)).toEqual(['one', 'two', 'three']);
+  });
+
   it('keeps lines repeated on only half of the pages', () => {
     const pages = ['Draft\none', 'Draft\ntwo', 'three', 'four'];
     expect(removeRepeatedPageLines(pages)).toEqual(pages);

@@ -3,9 +3,9 @@ const EDGE_LINE_COUNT = 3;
 const MINIMUM_PAGE_COUNT = 3;
 
 /**
- * Drops running headers and footers ("ACME Corp Confidential", "Page 3 of 9"): a line that sits near the
- * top or bottom of more than half of the pages is removed from the top and bottom of every page. Lines in
- * the middle of a page are left alone, so body text that happens to match is kept.
+ * Drops running headers and footers ("ACME Corp Confidential", "Page 3 of 9"). Lines are compared with
+ * digits ignored; one that sits among the first or last few lines of more than half of the pages is
+ * removed from the top and bottom of every page. Lines in the middle of a page are left alone.
  */
 export function removeRepeatedPageLines(pages: string[]): string[] {
   if (pages.length < MINIMUM_PAGE_COUNT) return pages;
@@ -15,16 +15,35 @@ export function removeRepeatedPageLines(pages: string[]): string[] {
 }
 
 function findRepeatedEdgeKeys(pagesLines: string[][]): Set<string> {
-  const pageCountByKey = new Map<string, number>();
+  // For each key, the first matching edge line of every page it occurs on, in page order.
+  const occurrencesByKey = new Map<string, string[]>();
   for (const lines of pagesLines) {
-    const keysOnPage = new Set(edgeLineIndexes(lines).map((index) => lineKey(lines[index])));
-    for (const key of keysOnPage) pageCountByKey.set(key, (pageCountByKey.get(key) ?? 0) + 1);
+    const keysOnPage = new Set<string>();
+    for (const index of edgeLineIndexes(lines)) {
+      const key = lineKey(lines[index]);
+      if (keysOnPage.has(key)) continue;
+      keysOnPage.add(key);
+      occurrencesByKey.set(key, [...(occurrencesByKey.get(key) ?? []), lines[index].trim()]);
+    }
   }
   const repeated = new Set<string>();
-  for (const [key, count] of pageCountByKey) {
-    if (count > pagesLines.length / 2) repeated.add(key);
+  for (const [key, occurrences] of occurrencesByKey) {
+    if (occurrences.length > pagesLines.length / 2 && isRunningHeaderOrFooter(occurrences)) repeated.add(key);
   }
   return repeated;
+}
+
+/**
+ * Identical lines are running headers. Lines that differ only in their numbers must count pages (one of the
+ * numbers grows from page to page); otherwise they are more likely content, such as similar table rows on
+ * short pages, where the top and bottom lines cover the whole page.
+ */
+function isRunningHeaderOrFooter(occurrences: string[]): boolean {
+  if (occurrences.every((line) => line === occurrences[0])) return true;
+  const numbersPerPage = occurrences.map((line) => (line.match(/\d+/g) ?? []).map(Number));
+  return numbersPerPage[0].some((_, position) =>
+    numbersPerPage.every((numbers, page) => page === 0 || numbers[position] > numbersPerPage[page - 1][position]),
+  );
 }
 
 function removeEdgeLines(lines: string[], repeatedKeys: Set<string>): string[] {

@@ -2,8 +2,8 @@ import type { LookupAddress } from 'node:dns';
 import { crawlWebsite, type CrawledPage, type CrawlWebsiteOptions } from './crawler';
 import { OutboundHttpClient, type LookupFunction } from './outbound-http.client';
 import { OutboundRequestError } from './outbound-request.error';
-import { sendHtml, sendRedirect, startLocalSite, type LocalSite, type RouteHandler } from './testing/local-site';
-import { restrictSocketsToLoopback } from './testing/loopback-only-sockets';
+import { sendHtml, sendRedirect, startLocalSite, type LocalSite, type RouteHandler } from '../test/local-site';
+import { restrictSocketsToLoopback } from '../test/loopback-only-sockets';
 
 const userAgent = 'TestBot';
 

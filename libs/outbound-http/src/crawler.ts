@@ -87,10 +87,11 @@ class SiteCrawler {
 
       for (const link of visit.links) {
         const linkUrl = new URL(link);
-        if (seen.has(linkUrl.href) || !isSameSite(linkUrl, start) || fileExtensionPattern.test(linkUrl.pathname))
-          continue;
-        seen.add(linkUrl.href);
-        queue.push(linkUrl);
+        const isCandidate = isSameSite(linkUrl, start) && !fileExtensionPattern.test(linkUrl.pathname);
+        if (isCandidate && !seen.has(linkUrl.href)) {
+          seen.add(linkUrl.href);
+          queue.push(linkUrl);
+        }
       }
     }
     return this.pages;
@@ -244,8 +245,9 @@ function parsePageUrl(raw: string): URL | string {
   } catch {
     return `Invalid URL: ${raw}`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return `Unsupported protocol ${url.protocol.slice(0, -1)}: only http and https pages can be crawled`;
+  }
   url.hash = '';
   return url;
 }

@@ -1,8 +1,8 @@
 import type { LookupAddress } from 'node:dns';
 import { OutboundHttpClient, type LookupFunction } from './outbound-http.client';
 import { OutboundRequestError } from './outbound-request.error';
-import { sendHtml, sendRedirect, startLocalSite, type LocalSite } from './testing/local-site';
-import { restrictSocketsToLoopback } from './testing/loopback-only-sockets';
+import { sendHtml, sendRedirect, startLocalSite, type LocalSite } from '../test/local-site';
+import { restrictSocketsToLoopback } from '../test/loopback-only-sockets';
 
 const userAgent = 'OutboundHttpTest/1.0';
 
@@ -78,6 +78,8 @@ describe('OutboundHttpClient', () => {
       'http://0x7f000001:PORT/',
       'http://0177.0.0.1:PORT/',
       'http://127.1:PORT/',
+      'http://127.0.0.1.:PORT/',
+      'http://0:PORT/', // 0.0.0.0 reaches the local machine on Linux
       'http://[::1]:PORT/',
       'http://[::ffff:127.0.0.1]:PORT/',
       'http://[::ffff:7f00:1]:PORT/',

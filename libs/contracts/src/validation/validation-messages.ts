@@ -29,7 +29,7 @@ export function flattenValidationErrors(errors: ValidationError[], parentPath = 
     const path = parentPath ? `${parentPath}.${error.property}` : error.property;
     const constraints = error.constraints ?? {};
     const keys = Object.keys(constraints).reverse();
-    const bail = keys.find((key) => BAIL_CONSTRAINTS.includes(key));
+    const bail = BAIL_CONSTRAINTS.find((key) => key in constraints);
     const messages = (bail ? [bail] : keys).map((key) =>
       (constraints[key].includes(':attribute')
         ? constraints[key]
