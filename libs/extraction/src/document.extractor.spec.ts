@@ -1,4 +1,11 @@
-import { DOCX_HEADING, PDF_HEADER_LINE, PNG_BYTES, buildSampleDocx, buildSamplePdf, samplePdfBody } from '../test/document-fixtures';
+import {
+  DOCX_HEADING,
+  PDF_HEADER_LINE,
+  PNG_BYTES,
+  buildSampleDocx,
+  buildSamplePdf,
+  samplePdfBody,
+} from '../test/document-fixtures';
 import { extractDocument } from './document.extractor';
 import type { DeclaredFileType } from './extraction.types';
 

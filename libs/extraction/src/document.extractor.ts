@@ -1,6 +1,11 @@
 import { extractDocx } from './docx.extractor';
 import { ExtractionError } from './extraction.error';
-import { DECLARED_FILE_TYPES, type DeclaredFileType, type ExtractedDocument, type ExtractionOptions } from './extraction.types';
+import {
+  DECLARED_FILE_TYPES,
+  type DeclaredFileType,
+  type ExtractedDocument,
+  type ExtractionOptions,
+} from './extraction.types';
 import { assertDeclaredType } from './file-type.sniffer';
 import { splitIntoPassages } from './passage.splitter';
 import { extractPdf } from './pdf.extractor';
@@ -17,7 +22,8 @@ export async function extractDocument(
   options: ExtractionOptions = {},
 ): Promise<ExtractedDocument> {
   // Callers outside TypeScript (job payloads) may send anything.
-  if (!DECLARED_FILE_TYPES.includes(type)) throw new ExtractionError('unsupported', `Unsupported file type "${String(type)}"`);
+  if (!DECLARED_FILE_TYPES.includes(type))
+    throw new ExtractionError('unsupported', `Unsupported file type "${String(type)}"`);
   if (bytes.length === 0) throw new ExtractionError('no_text', 'The file is empty');
   assertDeclaredType(type, bytes);
 

@@ -26,7 +26,10 @@ describe('extractDocx', () => {
     const bomb = buildZip([{ name: 'word/document.xml', data: Buffer.alloc(210 * MEGABYTE, 0x20) }]);
     expect(bomb.length).toBeLessThan(1 * MEGABYTE);
     const started = Date.now();
-    await expect(extractDocx(bomb)).rejects.toMatchObject({ code: 'too_large', message: 'The document is too large to process' });
+    await expect(extractDocx(bomb)).rejects.toMatchObject({
+      code: 'too_large',
+      message: 'The document is too large to process',
+    });
     expect(Date.now() - started).toBeLessThan(1000);
   });
 

@@ -9,7 +9,7 @@ jest.setTimeout(20_000);
 describe('runExtractionInThread', () => {
   it('returns the same result as extracting in-process', async () => {
     const bytes = Buffer.from('First paragraph.\r\n\r\nSecond paragraph with caf\xe9.', 'latin1');
-    const inThread = await runExtractionInThread('txt', bytes, { timeoutMs: 15_000 });
+    const inThread = await runExtractionInThread('txt', bytes, { timeoutMs: 15_000, maxMemoryMb: 64 });
     expect(inThread).toEqual(await extractDocument('txt', bytes));
     expect(bytes.toString('latin1')).toContain('caf\xe9');
   });

@@ -20,26 +20,14 @@ const MAX_REPORTING_MARGIN_MS = 500;
  * loop (a BullMQ worker must keep renewing its job lock) and cannot exceed a time or memory budget.
  * ExtractionErrors raised in the thread are re-thrown here with the same code and message.
  */
-export function runExtractionInThread(
+export async function runExtractionInThread(
   type: DeclaredFileType,
   bytes: Buffer,
   options: ThreadExtractionOptions,
 ): Promise<ExtractedDocument> {
   const { timeoutMs, maxMemoryMb = DEFAULT_MAX_MEMORY_MB } = options;
-  const transferableBytes = copyToArrayBuffer(bytes);
-  const input: ExtractionThreadInput = {
-    type,
-    bytes: transferableBytes,
-    timeoutMs: Math.max(1, timeoutMs - Math.min(MAX_REPORTING_MARGIN_MS, timeoutMs / 10)),
-  };
-  const entry = resolveThreadEntry();
-  const worker = new Worker(entry.filename, {
-    workerData: input,
-    transferList: [transferableBytes],
-    execArgv: entry.execArgv,
-    resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb },
-  });
-
+  if (!(timeoutMs > 0) || !(maxMemoryMb > 0)) throw new RangeError('timeoutMs and maxMemoryMb must be positive');
+  const worker = startThread(type, bytes, timeoutMs, maxMemoryMb);
   return new Promise<ExtractedDocument>((resolve, reject) => {
     let settled = false;
     const settle = (finish: () => void) => {
@@ -52,12 +40,30 @@ export function runExtractionInThread(
     const timer = setTimeout(() => settle(() => reject(processingTimeoutError(timeoutMs))), timeoutMs);
 
     worker.on('message', (outcome: ExtractionThreadOutcome) =>
-      settle(() => (outcome.status === 'extracted' ? resolve(outcome.document) : reject(outcomeError(outcome, timeoutMs)))),
+      settle(() =>
+        outcome.status === 'extracted' ? resolve(outcome.document) : reject(outcomeError(outcome, timeoutMs)),
+      ),
     );
     worker.on('error', (error: Error) => settle(() => reject(threadFailureError(error))));
     worker.on('exit', (exitCode) =>
       settle(() => reject(new Error(`Extraction thread exited without a result (exit code ${exitCode})`))),
     );
+  });
+}
+
+function startThread(type: DeclaredFileType, bytes: Buffer, timeoutMs: number, maxMemoryMb: number): Worker {
+  const transferableBytes = copyToArrayBuffer(bytes);
+  const input: ExtractionThreadInput = {
+    type,
+    bytes: transferableBytes,
+    timeoutMs: Math.max(1, timeoutMs - Math.min(MAX_REPORTING_MARGIN_MS, timeoutMs / 10)),
+  };
+  const entry = resolveThreadEntry();
+  return new Worker(entry.filename, {
+    workerData: input,
+    transferList: [transferableBytes],
+    execArgv: entry.execArgv,
+    resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb },
   });
 }
 

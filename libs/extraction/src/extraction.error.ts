@@ -1,4 +1,11 @@
-export const EXTRACTION_ERROR_CODES = ['no_text', 'corrupt', 'type_mismatch', 'too_large', 'timeout', 'unsupported'] as const;
+export const EXTRACTION_ERROR_CODES = [
+  'no_text',
+  'corrupt',
+  'type_mismatch',
+  'too_large',
+  'timeout',
+  'unsupported',
+] as const;
 
 export type ExtractionErrorCode = (typeof EXTRACTION_ERROR_CODES)[number];
 
@@ -24,5 +31,8 @@ export function isExtractionErrorCode(value: unknown): value is ExtractionErrorC
 /** One wording for every timeout, whichever layer (child process or thread) notices it first. */
 export function processingTimeoutError(timeoutMs: number): ExtractionError {
   const seconds = Math.max(1, Math.round(timeoutMs / 1000));
-  return new ExtractionError('timeout', `Processing took longer than ${seconds} ${seconds === 1 ? 'second' : 'seconds'}`);
+  return new ExtractionError(
+    'timeout',
+    `Processing took longer than ${seconds} ${seconds === 1 ? 'second' : 'seconds'}`,
+  );
 }

@@ -38,7 +38,9 @@ describe('sniffFileType', () => {
 describe('assertDeclaredType', () => {
   it('accepts content that matches the declared type', async () => {
     expect(() => assertDeclaredType('pdf', Buffer.from('%PDF-1.4\n'))).not.toThrow();
-    expect(() => assertDeclaredType('docx', buildZip([{ name: 'word/document.xml', data: Buffer.from('<w/>') }]))).not.toThrow();
+    expect(() =>
+      assertDeclaredType('docx', buildZip([{ name: 'word/document.xml', data: Buffer.from('<w/>') }])),
+    ).not.toThrow();
     expect(() => assertDeclaredType('txt', Buffer.from('hello'))).not.toThrow();
   });
 

@@ -2,7 +2,18 @@ import { splitIntoPassages } from './passage.splitter';
 
 /** Deterministic pseudo-random prose: paragraphs of varied length, some far longer than a passage. */
 function generateText(paragraphCount: number): string {
-  const words = ['search', 'index', 'passage', 'assistant', 'customer', 'billing', 'refund', 'policy', 'delivery', 'account'];
+  const words = [
+    'search',
+    'index',
+    'passage',
+    'assistant',
+    'customer',
+    'billing',
+    'refund',
+    'policy',
+    'delivery',
+    'account',
+  ];
   let seed = 7;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
   const paragraphs: string[] = [];
@@ -11,7 +22,10 @@ function generateText(paragraphCount: number): string {
     const sentenceCount = 1 + (next() % (paragraph % 5 === 0 ? 40 : 6));
     for (let sentence = 0; sentence < sentenceCount; sentence += 1) {
       const wordCount = 4 + (next() % 14);
-      const sentenceWords = Array.from({ length: wordCount }, (_, index) => `${words[next() % words.length]}${paragraph}x${sentence}x${index}`);
+      const sentenceWords = Array.from(
+        { length: wordCount },
+        (_, index) => `${words[next() % words.length]}${paragraph}x${sentence}x${index}`,
+      );
       sentences.push(`${sentenceWords.join(' ')}${['.', '!', '?'][next() % 3]}`);
     }
     paragraphs.push(sentences.join(' '));
@@ -57,7 +71,9 @@ describe('splitIntoPassages', () => {
   });
 
   it('returns a short text as one passage and nothing for blank text', () => {
-    expect(splitIntoPassages('A short note.\n\nWith two paragraphs.')).toEqual(['A short note.\n\nWith two paragraphs.']);
+    expect(splitIntoPassages('A short note.\n\nWith two paragraphs.')).toEqual([
+      'A short note.\n\nWith two paragraphs.',
+    ]);
     expect(splitIntoPassages('  \n\n ')).toEqual([]);
   });
 

@@ -28,7 +28,8 @@ const SENTENCE_START = /(?<=[.!?]["'”’)\]]*)\s+\S|(?<=[。！？])[^\s。！
 export function splitIntoPassages(text: string, options: PassageOptions = {}): string[] {
   const targetLength = options.targetLength ?? DEFAULT_TARGET_LENGTH;
   const overlap = options.overlap ?? DEFAULT_OVERLAP;
-  if (!Number.isInteger(targetLength) || targetLength < 1) throw new RangeError('targetLength must be a positive integer');
+  if (!Number.isInteger(targetLength) || targetLength < 1)
+    throw new RangeError('targetLength must be a positive integer');
   if (!Number.isInteger(overlap) || overlap < 0 || overlap >= targetLength) {
     throw new RangeError('overlap must be a non-negative integer smaller than targetLength');
   }

@@ -21,11 +21,16 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 /** Below this a PDF is almost certainly scanned images, perhaps with a stray page number or stamp. */
 const MINIMUM_TEXT_LENGTH = 20;
 
+/**
+ * Extracts the text of a PDF page by page, drops running headers and footers, and refuses PDFs that have
+ * (almost) no text, which are usually scans.
+ */
 export async function extractPdf(bytes: Buffer, options: PdfExtractionOptions = {}): Promise<ExtractedPdf> {
   const rawPages = await extractPages(bytes, options.engine ?? 'auto', options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const pages = removeRepeatedPageLines(rawPages.map(normaliseWhitespace));
   const text = normaliseWhitespace(pages.join('\n\n'));
-  if (text.length < MINIMUM_TEXT_LENGTH) throw new ExtractionError('no_text', 'PDF has no extractable text (scanned PDF?)');
+  if (text.length < MINIMUM_TEXT_LENGTH)
+    throw new ExtractionError('no_text', 'PDF has no extractable text (scanned PDF?)');
   return { text, pages };
 }
 
@@ -44,7 +49,9 @@ async function extractPages(bytes: Buffer, engine: PdfEngine, timeoutMs: number)
 }
 
 async function extractPagesWithUnpdf(bytes: Buffer, timeoutMs: number): Promise<string[]> {
-  const { getDocumentProxy, extractText } = loadUnpdf();
+  const { getDocumentProxy, extractText, getResolvedPDFJS } = loadUnpdf();
+  // Loaded before the try block: failing to load PDF.js is our problem, not a sign of a corrupt file.
+  await getResolvedPDFJS();
   const deadline = startDeadline(timeoutMs);
   // PDF.js may take ownership of the array it is given, so it gets a copy rather than the caller's buffer.
   const loading = getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false });

@@ -48,7 +48,9 @@ function decodeUtf16BigEndian(bytes: Buffer): string {
 function decodeWindows1252(bytes: Buffer): string {
   return bytes
     .toString('latin1')
-    .replace(/[\x80-\x9f]/g, (character) => String.fromCharCode(WINDOWS_1252_HIGH_CONTROL_RANGE[character.charCodeAt(0) - 0x80]));
+    .replace(/[\x80-\x9f]/g, (character) =>
+      String.fromCharCode(WINDOWS_1252_HIGH_CONTROL_RANGE[character.charCodeAt(0) - 0x80]),
+    );
 }
 
 function hasPrefix(bytes: Buffer, prefix: readonly number[]): boolean {

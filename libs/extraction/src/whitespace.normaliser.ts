@@ -27,5 +27,8 @@ export function normaliseWhitespace(text: string): string {
     .split('\n')
     .map((line) => line.replace(/[ \t]+/g, ' ').trim())
     .join('\n');
-  return trimmedLines.replace(HYPHENATED_LINE_BREAK, '$1$2').replace(/\n{3,}/g, '\n\n').trim();
+  return trimmedLines
+    .replace(HYPHENATED_LINE_BREAK, '$1$2')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }

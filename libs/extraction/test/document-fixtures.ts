@@ -5,7 +5,14 @@ import { crc32, deflateRawSync } from 'node:zlib';
 
 export const PDF_HEADER_LINE = 'ACME Corp Confidential';
 
-const PDF_TOPICS = ['revenue forecasts', 'warehouse logistics', 'customer retention', 'hiring plans', 'energy costs', 'supplier audits'];
+const PDF_TOPICS = [
+  'revenue forecasts',
+  'warehouse logistics',
+  'customer retention',
+  'hiring plans',
+  'energy costs',
+  'supplier audits',
+];
 
 /** Body lines of page `pageNumber` (1-based) of the sample PDF; different words on every page. */
 export function samplePdfBody(pageNumber: number): string[] {
@@ -20,7 +27,9 @@ export async function buildSamplePdf(pageCount = 4): Promise<Buffer> {
   for (let pageNumber = 1; pageNumber <= pageCount; pageNumber += 1) {
     const page = pdf.addPage([612, 792]);
     page.drawText(PDF_HEADER_LINE, { x: 50, y: 750, size: 10, font });
-    samplePdfBody(pageNumber).forEach((line, index) => page.drawText(line, { x: 50, y: 600 - index * 18, size: 12, font }));
+    samplePdfBody(pageNumber).forEach((line, index) =>
+      page.drawText(line, { x: 50, y: 600 - index * 18, size: 12, font }),
+    );
     page.drawText(`Page ${pageNumber} of ${pageCount}`, { x: 270, y: 30, size: 10, font });
   }
   return Buffer.from(await pdf.save());
@@ -64,7 +73,7 @@ export async function buildSampleDocx(): Promise<Buffer> {
   return Packer.toBuffer(document);
 }
 
-export interface ZipEntrySpec {
+export interface ZipEntryInput {
   name: string;
   data: Buffer;
   /** Sizes to write into the headers instead of the real ones, to fake what an archive claims. */
@@ -72,7 +81,7 @@ export interface ZipEntrySpec {
 }
 
 /** A minimal deflate-compressed zip archive (local headers, central directory, end record). */
-export function buildZip(entries: ZipEntrySpec[]): Buffer {
+export function buildZip(entries: ZipEntryInput[]): Buffer {
   const localParts: Buffer[] = [];
   const centralParts: Buffer[] = [];
   let offset = 0;
@@ -118,6 +127,8 @@ export function buildZip(entries: ZipEntrySpec[]): Buffer {
 }
 
 export const PNG_BYTES = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6300010000050001' + '0d0a2db40000000049454e44ae426082',
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+    '1f15c4890000000d49444154789c6300010000050001' +
+    '0d0a2db40000000049454e44ae426082',
   'hex',
 );
