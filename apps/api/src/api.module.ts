@@ -1,4 +1,3 @@
-import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
@@ -12,6 +11,7 @@ import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { KnowledgebasesModule } from './knowledgebases/knowledgebases.module';
 import { LanguagesModule } from './languages/languages.module';
 import { RateLimitGuard } from './rate-limit.guard';
+import { FailOpenRedisThrottlerStorage } from './rate-limit.storage';
 
 /** The HTTP API. It produces jobs and never consumes them. */
 @Module({})
@@ -30,9 +30,12 @@ export class ApiModule {
           useFactory: (appConfig: AppConfig) => ({
             throttlers: [{ name: 'default', ttl: 60_000, limit: appConfig.rateLimitPerMinute }],
             // Given options (not a client), the storage owns its connection and closes it on shutdown.
-            storage: new ThrottlerStorageRedisService({
+            // It fails fast while Redis is away, so requests are not held up by the rate limiter.
+            storage: new FailOpenRedisThrottlerStorage({
               ...redisOptionsFromUrl(appConfig.redisUrl),
               keyPrefix: `${appConfig.queuePrefix}:rate:`,
+              enableOfflineQueue: false,
+              maxRetriesPerRequest: 1,
             }),
           }),
         }),

@@ -32,6 +32,7 @@ describe('loadConfig', () => {
   it.each([
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
+    [{ WORKER_PORT: '-1' }, 'WORKER_PORT'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ OUTBOUND_ALLOW_LOOPBACK: 'maybe' }, 'OUTBOUND_ALLOW_LOOPBACK'],
     [{ ENCRYPTION_KEY: 'short' }, 'ENCRYPTION_KEY'],

@@ -4,7 +4,8 @@ const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
-const port = z.coerce.number().int().min(1).max(65535);
+/** 0 asks the OS for any free port (useful when several workers share a host in tests). */
+const port = z.coerce.number().int().min(0).max(65535);
 
 /**
  * Every environment variable the service reads, with its default. Defaults work on a development machine

@@ -24,6 +24,7 @@ export const Errors = {
   payloadTooLarge: () => new DomainError('payload_too_large', 413, { message: 'The request body is too large.' }),
   unsupportedMediaType: () => new DomainError('unsupported_media_type', 415, { message: 'Unsupported content type.' }),
   serverError: () => new DomainError('server_error', 500, { message: 'Server Error.' }),
+  /** A dependency (database, Redis) does not answer; nothing was changed. */
   serviceUnavailable: () =>
-    new DomainError('service_unavailable', 503, { error: 'The service is temporarily unavailable. Please try again.' }),
+    new DomainError('service_unavailable', 503, { message: 'Service temporarily unavailable. Please try again.' }),
 };

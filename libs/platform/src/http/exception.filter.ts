@@ -3,6 +3,20 @@ import { ThrottlerException } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { DomainError, Errors } from '@app/contracts';
 
+/** Connection-level failures of Postgres or Redis, as opposed to bugs: worth a 503 the caller can retry. */
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+// Postgres: admin shutdown, cannot connect now, connection exceptions.
+const POSTGRES_UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+
+function isDependencyUnavailable(exception: unknown): boolean {
+  const error = exception as { code?: string; name?: string; message?: string; driverError?: { code?: string } };
+  if (!error || typeof error !== 'object') return false;
+  const code = error.driverError?.code ?? error.code;
+  if (code && (CONNECTION_ERROR_CODES.has(code) || POSTGRES_UNAVAILABLE_CODES.has(code))) return true;
+  if (error.name === 'MaxRetriesPerRequestError') return true;
+  return /Connection terminated|Connection is closed|enableOfflineQueue|Stream isn't writeable/i.test(error.message ?? '');
+}
+
 /**
  * The one place errors become responses. Every body is one of the spec's three shapes; stack traces and
  * internal messages are logged, never sent.
@@ -45,6 +59,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
         }
       }
     }
+    if (isDependencyUnavailable(exception)) return Errors.serviceUnavailable();
     return Errors.serverError();
   }
 }
