@@ -161,4 +161,18 @@ describe('Knowledgebases', () => {
     );
     expect(file.files).toBe(0);
   });
+
+  it('validates search parameters and finds nothing in an empty knowledgebase', async () => {
+    const knowledgebase = await createKnowledgebase('Empty');
+    const base = `/api/user/knowledgebases/${knowledgebase.id}/search`;
+    const missing = await stack.http.get(base).set(account.auth).expect(422);
+    expect(missing.body).toEqual({
+      message: 'The query field is required.',
+      errors: { query: ['The query field is required.'] },
+    });
+    const limit = await stack.http.get(`${base}?query=x&limit=51`).set(account.auth).expect(422);
+    expect(limit.body.errors).toEqual({ limit: ['The limit field must be between 1 and 50.'] });
+    const empty = await stack.http.get(`${base}?query="opening hours" OR -closed`).set(account.auth).expect(200);
+    expect(empty.body).toEqual({ data: [] });
+  });
 });
