@@ -149,7 +149,6 @@ describe('Document processing reliability', () => {
             NODE_ENV: 'test',
             DATABASE_URL: config.databaseUrl,
             REDIS_URL: config.redisUrl,
-            QUEUE_PREFIX: config.queuePrefix,
             WORKER_PORT: '0',
             LOG_LEVEL: 'silent',
             OUTBOUND_ALLOW_LOOPBACK: 'true',

@@ -55,3 +55,28 @@ describe('Health and readiness', () => {
     }
   });
 });
+
+describe('Metrics', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(() => stack.close());
+
+  it('exposes request timings by route pattern on the API', async () => {
+    await stack.http.get('/api/health').expect(200);
+    await stack.http.get('/api/user/knowledgebases/123').expect(401);
+    const response = await stack.http.get('/api/metrics').expect(200);
+    expect(response.headers['content-type']).toMatch(/^text\/plain/);
+    expect(response.text).toContain('process_cpu_user_seconds_total');
+    expect(response.text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/api\/health"[^}]*\} \d+/);
+    expect(response.text).toMatch(/route="\/api\/user\/knowledgebases\/:id",status="401"/);
+  });
+
+  it('exposes job counts on the worker', async () => {
+    const worker = request(stack.worker!.getHttpServer());
+    const response = await worker.get('/api/metrics').expect(200);
+    expect(response.text).toContain('# TYPE jobs_finished_total counter');
+  });
+});

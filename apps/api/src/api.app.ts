@@ -5,7 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import type { DynamicModule } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { translateBodyParserErrors } from '@app/platform';
+import { recordHttpMetrics, translateBodyParserErrors } from '@app/platform';
 import { ApiModule } from './api.module';
 
 /** Largest JSON or form body accepted; file uploads have their own limit. */
@@ -23,6 +23,7 @@ export async function createApiApp(
   app.useLogger(app.get(Logger));
   app.set('trust proxy', 'loopback');
   app.disable('x-powered-by');
+  app.use(recordHttpMetrics);
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true });
   app.use(translateBodyParserErrors);

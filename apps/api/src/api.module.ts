@@ -4,7 +4,14 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig, ConfigModule, redisOptionsFromUrl } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { JobsModule } from '@app/jobs';
-import { ApiExceptionFilter, ApiValidationPipe, HealthModule, LoggingModule, RedisModule } from '@app/platform';
+import {
+  ApiExceptionFilter,
+  ApiValidationPipe,
+  HealthModule,
+  LoggingModule,
+  MetricsModule,
+  RedisModule,
+} from '@app/platform';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
@@ -40,6 +47,7 @@ export class ApiModule {
           }),
         }),
         HealthModule.forRoot(),
+        MetricsModule,
         AuthModule,
         ApiKeysModule,
         LanguagesModule,

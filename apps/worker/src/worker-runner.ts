@@ -9,6 +9,7 @@ import {
 import { Worker } from 'bullmq';
 import { AppConfig, redisOptionsFromUrl } from '@app/config';
 import { JobProcessor, allJobs } from '@app/jobs';
+import { jobDuration, jobsFinished } from '@app/platform';
 
 export const JOB_PROCESSORS = Symbol('JOB_PROCESSORS');
 
@@ -46,7 +47,9 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
         lockDuration: this.config.jobLockMs,
         stalledInterval: this.config.jobStalledCheckMs,
       });
-      worker.on('failed', (job, error) =>
+      worker.on('completed', (job) => this.record(processor.queueName, job.name, 'completed', job));
+      worker.on('failed', (job, error) => {
+        if (job) this.record(processor.queueName, job.name, 'failed', job);
         this.logger.warn(
           {
             queue: processor.queueName,
@@ -56,12 +59,24 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
             error: error.message,
           },
           'job failed',
-        ),
-      );
+        );
+      });
       worker.on('error', (error) =>
         this.logger.error({ queue: processor.queueName, error: error.message }, 'worker error'),
       );
       this.workers.push(worker);
+    }
+  }
+
+  private record(
+    queue: string,
+    job: string,
+    outcome: 'completed' | 'failed',
+    timing: { processedOn?: number; finishedOn?: number },
+  ) {
+    jobsFinished.inc({ queue, job, outcome });
+    if (timing.processedOn && timing.finishedOn) {
+      jobDuration.observe({ queue, job }, (timing.finishedOn - timing.processedOn) / 1000);
     }
   }
 

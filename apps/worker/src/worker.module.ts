@@ -3,7 +3,14 @@ import { APP_FILTER } from '@nestjs/core';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { JobProcessor, JobQueue, JobsModule } from '@app/jobs';
-import { ApiExceptionFilter, HealthModule, LoggingModule, READINESS_CHECKS, RedisModule } from '@app/platform';
+import {
+  ApiExceptionFilter,
+  HealthModule,
+  LoggingModule,
+  MetricsModule,
+  READINESS_CHECKS,
+  RedisModule,
+} from '@app/platform';
 import { MaintenanceSchedule } from './maintenance/maintenance-schedule.service';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { DocumentIngestion } from './documents/document-ingestion.service';
@@ -28,6 +35,7 @@ export class WorkerModule {
         DatabaseModule,
         RedisModule,
         JobsModule.forRoot(),
+        MetricsModule,
         HealthModule.forRoot([{ provide: READINESS_CHECKS, inject: [JobQueue], useFactory: queueReadinessChecks }]),
       ],
       providers: [

@@ -11,3 +11,6 @@ export * from './logging/logging.module';
 export * from './redis/redis.module';
 export * from './security/tokens';
 export * from './shutdown';
+export * from './metrics/http-metrics';
+export * from './metrics/job-metrics';
+export * from './metrics/metrics.module';
