@@ -347,6 +347,41 @@ describe('Documents', () => {
       expect(left).toEqual({ passages: 0, pages: 0, documents: 0 });
     });
 
+    it('leaves nothing behind when the knowledgebase is deleted while a job runs', async () => {
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let started = false;
+      routes['/held-kb'] = async (_request, response) => {
+        started = true;
+        await gate;
+        response.writeHead(200, { 'Content-Type': 'text/html' }).end('<p>Nobody will read this.</p>');
+      };
+      const knowledgebase = await newKnowledgebase();
+      await upload(knowledgebase, 'txt', Buffer.from('Already processed text.'), 'done.txt').expect(201);
+      const created = await stack.http
+        .post(documentsPath(knowledgebase))
+        .set(account.auth)
+        .send({ name: 'Held', type: 'website', url: url('/held-kb'), relative_links_limit: 1 })
+        .expect(201);
+      await waitFor(async () => (started ? true : undefined));
+      await stack.http.delete(`/api/user/knowledgebases/${knowledgebase}`).set(account.auth).expect(200);
+      release();
+      await waitFor(async () => {
+        const job = await stack.api
+          .get(JobQueue)
+          .queue(Jobs.processDocument.queue)
+          .getJob(`document-${created.body.data.id}`);
+        return job && (await job.isCompleted()) ? true : undefined;
+      });
+      const [left] = await stack.dataSource.query(
+        `SELECT (SELECT count(*) FROM passages WHERE knowledgebase_id = $1)::int AS passages,
+                (SELECT count(*) FROM documents WHERE knowledgebase_id = $1)::int AS documents,
+                (SELECT count(*) FROM knowledgebases WHERE id = $1)::int AS knowledgebases`,
+        [knowledgebase],
+      );
+      expect(left).toEqual({ passages: 0, documents: 0, knowledgebases: 0 });
+    });
+
     it('re-enqueues a document whose job was lost, through the sweeper', async () => {
       const knowledgebase = await newKnowledgebase();
       // A row written by an API that crashed before enqueueing: processing, old, no job.
