@@ -1,13 +1,8 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity } from 'typeorm';
+import { OwnedEntity } from './owned.entity';
 
 @Entity({ name: 'api_keys' })
-export class ApiKey {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' })
-  id: number;
-
-  @Column({ name: 'user_id', type: 'integer' })
-  userId: number;
-
+export class ApiKey extends OwnedEntity {
   @Column({ type: 'varchar', length: 255 })
   name: string;
 

@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, UpdateDateColumn } from 'typeorm';
+import { OwnedEntity } from './owned.entity';
 
 export const DocumentTypes = ['website', 'pdf', 'txt', 'docx'] as const;
 export type DocumentType = (typeof DocumentTypes)[number];
@@ -13,13 +14,7 @@ export type DocumentStatus = (typeof DocumentStatuses)[number];
  * enqueued with a deterministic id, and the worker's sweeper re-enqueues rows left in `processing`.
  */
 @Entity({ name: 'documents' })
-export class Document {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' })
-  id: number;
-
-  @Column({ name: 'user_id', type: 'integer' })
-  userId: number;
-
+export class Document extends OwnedEntity {
   @Column({ name: 'knowledgebase_id', type: 'integer' })
   knowledgebaseId: number;
 

@@ -1,13 +1,8 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, UpdateDateColumn } from 'typeorm';
+import { OwnedEntity } from './owned.entity';
 
 @Entity({ name: 'knowledgebases' })
-export class Knowledgebase {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' })
-  id: number;
-
-  @Column({ name: 'user_id', type: 'integer' })
-  userId: number;
-
+export class Knowledgebase extends OwnedEntity {
   @Column({ type: 'varchar', length: 255 })
   name: string;
 

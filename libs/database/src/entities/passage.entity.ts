@@ -1,14 +1,9 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { OwnedEntity } from './owned.entity';
 
 /** A searchable piece of a document's text. `search_vector` is a generated column with a GIN index. */
 @Entity({ name: 'passages' })
-export class Passage {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' })
-  id: number;
-
-  @Column({ name: 'user_id', type: 'integer' })
-  userId: number;
-
+export class Passage extends OwnedEntity {
   @Column({ name: 'knowledgebase_id', type: 'integer' })
   knowledgebaseId: number;
 

@@ -1,14 +1,9 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity } from 'typeorm';
+import { OwnedEntity } from './owned.entity';
 
 /** A login session's bearer token; removed at logout and purged by the worker after it expires. */
 @Entity({ name: 'session_tokens' })
-export class SessionToken {
-  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' })
-  id: number;
-
-  @Column({ name: 'user_id', type: 'integer' })
-  userId: number;
-
+export class SessionToken extends OwnedEntity {
   @Column({ type: 'varchar', length: 255 })
   name: string;
 
