@@ -61,7 +61,13 @@ function localEncryptionKey(): Buffer {
   }
   const key = randomBytes(32);
   mkdirSync(dirname(LOCAL_KEY_FILE), { recursive: true });
-  writeFileSync(LOCAL_KEY_FILE, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  try {
+    writeFileSync(LOCAL_KEY_FILE, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process started at the same moment wrote it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return localEncryptionKey();
+    throw error;
+  }
   return key;
 }
 
