@@ -1,0 +1,88 @@
+/** Small helpers shared by the benchmarks: timing, order statistics and a plain-text table. */
+
+export function nowMs(): number {
+  return performance.now();
+}
+
+export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = performance.now();
+  const value = await work();
+  return { ms: performance.now() - start, value };
+}
+
+export function median(values: number[]): number {
+  return percentile(values, 50);
+}
+
+/** Linear interpolation between closest ranks (the same definition as numpy's default). */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = (p / 100) * (sorted.length - 1);
+  const low = Math.floor(rank);
+  const high = Math.ceil(rank);
+  return sorted[low] + (sorted[high] - sorted[low]) * (rank - low);
+}
+
+export function fixed(value: number, digits = 1): string {
+  return Number.isFinite(value) ? value.toFixed(digits) : '-';
+}
+
+export const MIB = 1024 * 1024;
+
+/** Prints a titled table with right-aligned columns (first column left-aligned). */
+export function printTable(title: string, headers: string[], rows: (string | number)[][], notes: string[] = []): void {
+  const cells = [headers, ...rows.map((row) => row.map(String))];
+  const widths = headers.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
+  const line = (row: string[]) =>
+    row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ');
+  const out = [`\n## ${title}`, line(headers), widths.map((width) => '-'.repeat(width)).join('  ')];
+  for (const row of cells.slice(1)) out.push(line(row));
+  for (const note of notes) out.push(note);
+  console.log(out.join('\n'));
+}
+
+const interruptCleanups = new Set<() => Promise<void>>();
+
+/** Registers work to do (drop a database, delete Redis keys) if the benchmark is interrupted; returns its undo. */
+export function onInterrupt(cleanup: () => Promise<void>): () => void {
+  interruptCleanups.add(cleanup);
+  return () => interruptCleanups.delete(cleanup);
+}
+
+let interruption: Promise<void> | undefined;
+
+function interrupted(signal: NodeJS.Signals): void {
+  interruption ??= (async () => {
+    console.error(`${signal}: cleaning up`);
+    // Newest first: a stack stops its apps before its database is dropped.
+    while (interruptCleanups.size > 0) {
+      const cleanup = [...interruptCleanups].pop()!;
+      interruptCleanups.delete(cleanup);
+      await cleanup().catch((error: unknown) => console.error(error));
+    }
+    process.exit(130);
+  })();
+}
+
+/**
+ * Runs a benchmark's main function and exits when it is done (open sockets cannot keep it alive), with exit
+ * code 1 on failure. SIGINT and SIGTERM run the registered cleanups first.
+ */
+export function runMain(main: () => Promise<void>): void {
+  // `on`, not `once`: Nest's shutdown hooks re-raise the signal after closing an app, which must not end the
+  // process before the cleanups have run.
+  process.on('SIGINT', interrupted);
+  process.on('SIGTERM', interrupted);
+  main().then(
+    async () => {
+      await interruption;
+      process.exit(process.exitCode ?? 0);
+    },
+    async (error: unknown) => {
+      if (interruption) return interruption; // failures caused by the shutdown itself are not news
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

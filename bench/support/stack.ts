@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { INestApplication } from '@nestjs/common';
+import Redis from 'ioredis';
+import { loadConfig, type AppConfig } from '@app/config';
+import { dropDatabase, ensureDatabase, runMigrations } from '../../libs/database/src/data-source-options';
+import { createApiApp } from '../../apps/api/src/api.app';
+import { createWorkerApp } from '../../apps/worker/src/worker.app';
+import { onInterrupt } from './report';
+
+/** Only this machine's Postgres and Redis are ever used. */
+const SERVER_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = 'redis://127.0.0.1:6379';
+
+export interface BenchStack {
+  config: AppConfig;
+  /** http://127.0.0.1:PORT of the API */
+  baseUrl: string;
+  api: INestApplication;
+  worker: INestApplication;
+  /** Stops both apps, drops the database and deletes the run's Redis keys. */
+  close(): Promise<void>;
+}
+
+/** A fresh database `va_bench_<time>_<hex>` and a Redis prefix of the same name. */
+export async function createBenchEnvironment(): Promise<{ name: string; databaseUrl: string; clean(): Promise<void> }> {
+  const name = `va_bench_${Date.now()}_${randomBytes(3).toString('hex')}`;
+  const url = new URL(SERVER_DATABASE_URL);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  await ensureDatabase(databaseUrl);
+  let cleaning: Promise<void> | undefined;
+  const clean = () =>
+    (cleaning ??= (async () => {
+      forget();
+      await dropDatabase(databaseUrl);
+      await deleteRedisKeys(`${name}:*`);
+    })());
+  const forget = onInterrupt(clean);
+  try {
+    await runMigrations(databaseUrl);
+  } catch (error) {
+    await clean();
+    throw error;
+  }
+  return { name, databaseUrl, clean };
+}
+
+async function deleteRedisKeys(pattern: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/**
+ * Boots the real API and worker in this process the way test/support/stack.ts does, against a fresh database
+ * and Redis prefix. The API listens on 127.0.0.1 on an ephemeral port and is driven over real HTTP.
+ */
+export async function startBenchStack(overrides: Record<string, string> = {}): Promise<BenchStack> {
+  const environment = await createBenchEnvironment();
+  let api: INestApplication | undefined;
+  let worker: INestApplication | undefined;
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      forget();
+      await Promise.allSettled([api?.close(), worker?.close()]);
+      await environment.clean();
+    })());
+  // On an interrupt the apps are stopped before the database is dropped under them.
+  const forget = onInterrupt(close);
+  try {
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATABASE_URL: environment.databaseUrl,
+      REDIS_URL,
+      QUEUE_PREFIX: environment.name,
+      LOG_LEVEL: 'silent',
+      ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      OUTBOUND_ALLOW_LOOPBACK: 'true',
+      CRAWL_DELAY_MS: '0',
+      // The pollers below send far more than the default 600 requests a minute from one token.
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      ...overrides,
+    });
+    api = await createApiApp(config);
+    await api.listen(0, '127.0.0.1');
+    worker = await createWorkerApp(config);
+    await worker.listen(0, '127.0.0.1');
+    const { port } = api.getHttpServer().address() as AddressInfo;
+    return { config, baseUrl: `http://127.0.0.1:${port}`, api, worker, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** A client of the API with a freshly registered account's session token. */
+export class ApiClient {
+  private constructor(
+    readonly baseUrl: string,
+    private readonly token: string,
+  ) {}
+
+  static async register(baseUrl: string): Promise<ApiClient> {
+    const response = await fetch(`${baseUrl}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Bench',
+        email: `bench-${randomBytes(6).toString('hex')}@example.com`,
+        password: 'correct horse battery staple',
+      }),
+    });
+    if (response.status !== 201) throw new Error(`register answered ${response.status}: ${await response.text()}`);
+    const body = (await response.json()) as { token: string };
+    return new ApiClient(baseUrl, body.token);
+  }
+
+  async request<T = any>(method: string, path: string, body?: unknown, expected = 200): Promise<T> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
+    let payload: string | FormData | undefined;
+    if (body instanceof FormData) payload = body;
+    else if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(body);
+    }
+    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body: payload });
+    const text = await response.text();
+    if (response.status !== expected) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+    return JSON.parse(text) as T;
+  }
+
+  async createKnowledgebase(name: string): Promise<number> {
+    const body = await this.request<{ data: { id: number } }>('POST', '/api/user/knowledgebases', { name }, 201);
+    return body.data.id;
+  }
+}
