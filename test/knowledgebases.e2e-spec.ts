@@ -48,6 +48,9 @@ describe('Knowledgebases', () => {
       .expect(200);
     expect(updated.body.data).toMatchObject({ name: 'Product FAQ', description: null });
 
+    const nullName = await stack.http.put(`/api/user/knowledgebases/${id}`).set(account.auth).send({ name: null });
+    expect([nullName.status, nullName.body.errors]).toEqual([422, { name: ['The name field is required.'] }]);
+
     const list = await stack.http.get('/api/user/knowledgebases').set(account.auth).expect(200);
     expect(list.body.data.map((item: { id: number }) => item.id)).toContain(id);
 

@@ -24,7 +24,7 @@ export class CreateKnowledgebaseRequest {
 
 export class UpdateKnowledgebaseRequest {
   @ApiPropertyOptional({ maxLength: 255 })
-  @Rule.Optional()
+  @Rule.Sometimes()
   @Rule.RequiredText()
   name?: string;
 

@@ -36,6 +36,8 @@ export const Required = () => IsNotEmpty(field('is required.'));
 export const RequiredWithout = (other: string) =>
   IsNotEmpty(field(`is required when ${other.replace(/_/g, ' ')} is not present.`));
 export const Optional = () => IsOptional();
+/** Laravel's `sometimes`: absent is fine, but a present value (null included) must pass the other rules. */
+export const Sometimes = () => ValidateIf((_object, value) => value !== undefined);
 /** Present-but-null is allowed and means "clear it"; absent leaves the value unchanged. */
 export const Nullable = () => ValidateIf((_object, value) => value !== null);
 export const String = () => IsString(field('must be a string.'));
