@@ -10,7 +10,6 @@ export interface CrawledPage {
   status: 'fetched' | 'failed' | 'skipped';
   httpStatus?: number;
   title?: string;
-  html?: string;
   text?: string;
   error?: string;
   contentType?: 'html' | 'text';
@@ -217,7 +216,8 @@ function toPage(response: OutboundResponse): { page: CrawledPage; links: string[
   const page: CrawledPage = { url: response.url, status: 'fetched', httpStatus: response.status };
   if (!isHtml) return { page: { ...page, contentType: 'text', text: body.trim() }, links: [] };
   const { title, text } = htmlToMainText(body);
-  return { page: { ...page, contentType: 'html', title, html: body, text }, links: extractLinks(body, response.url) };
+  // The raw HTML is not kept: a crawl holds up to 51 pages of 5 MB, and only the text is needed.
+  return { page: { ...page, contentType: 'html', title, text }, links: extractLinks(body, response.url) };
 }
 
 /** Decodes by the Content-Type charset, else an HTML <meta> charset, else UTF-8. */
