@@ -7,6 +7,10 @@ const moduleNameMapper = {
 
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] } as const;
 
+/**
+ * Run through `npm run test:unit` / `npm run test:e2e`. Unit tests need NODE_OPTIONS=--experimental-vm-modules
+ * (the script sets it): unpdf loads PDF.js with a dynamic import(), which jest's module sandbox refuses otherwise.
+ */
 const config: Config = {
   projects: [
     {

@@ -1,7 +1,7 @@
+import { extractText, getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import { ExtractionError, processingTimeoutError } from './extraction.error';
 import { isPdftotextAvailable, PdftotextFailure, runPdftotext } from './pdftotext.runner';
 import { removeRepeatedPageLines } from './repeated-page-lines.filter';
-import { loadUnpdf } from './unpdf.loader';
 import { normaliseWhitespace } from './whitespace.normaliser';
 
 /** `auto` prefers pdftotext when it is installed (much faster on large files) and falls back to unpdf. */
@@ -49,7 +49,6 @@ async function extractPages(bytes: Buffer, engine: PdfEngine, timeoutMs: number)
 }
 
 async function extractPagesWithUnpdf(bytes: Buffer, timeoutMs: number): Promise<string[]> {
-  const { getDocumentProxy, extractText, getResolvedPDFJS } = loadUnpdf();
   // Loaded before the try block: failing to load PDF.js is our problem, not a sign of a corrupt file.
   await getResolvedPDFJS();
   const deadline = startDeadline(timeoutMs);
