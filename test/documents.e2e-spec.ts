@@ -9,6 +9,7 @@ import {
   samplePdfBody,
 } from '../libs/extraction/test/document-fixtures';
 import { JobQueue, Jobs } from '@app/jobs';
+import { createWorkerApp } from '../apps/worker/src/worker.app';
 import { createAccount, TestAccount } from './support/factories';
 import { LocalSite, RouteHandler, sendHtml, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { Stack, startStack } from './support/stack';
@@ -380,6 +381,45 @@ describe('Documents', () => {
         [knowledgebase],
       );
       expect(left).toEqual({ passages: 0, documents: 0, knowledgebases: 0 });
+    });
+
+    it('finishes the job in hand when a worker shuts down', async () => {
+      const extra = await createWorkerApp(stack.config);
+      await extra.init();
+      await stack.worker!.close(); // only the extra worker consumes now
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let started = false;
+      routes['/drain'] = async (_request, response) => {
+        started = true;
+        await gate;
+        response
+          .writeHead(200, { 'Content-Type': 'text/html' })
+          .end('<p>Finished during shutdown.</p><a href="/drain-next">Next</a>');
+      };
+      routes['/drain-next'] = page('Next', '<p>Fetched after shutdown began.</p>');
+      try {
+        const knowledgebase = await newKnowledgebase();
+        const created = await stack.http
+          .post(documentsPath(knowledgebase))
+          .set(account.auth)
+          .send({ name: 'Drain', type: 'website', url: url('/drain'), relative_links_limit: 2 })
+          .expect(201);
+        await waitFor(async () => (started ? true : undefined));
+        const closing = extra.close();
+        setTimeout(release, 300);
+        await closing;
+        const response = await stack.http
+          .get(`${documentsPath(knowledgebase)}/${created.body.data.id}`)
+          .set(account.auth)
+          .expect(200);
+        expect(response.body.data.status).toBe('active');
+        expect(response.body.data.pages.map((item: { status: string }) => item.status)).toEqual(['fetched', 'fetched']);
+      } finally {
+        release();
+        stack.worker = await createWorkerApp(stack.config);
+        await stack.worker.init();
+      }
     });
 
     it('re-enqueues a document whose job was lost, through the sweeper', async () => {

@@ -46,14 +46,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   await api.init();
   const worker = options.worker === false ? undefined : await createWorkerApp(config);
   if (worker) await worker.listen(0, '127.0.0.1');
-  return {
+  const stack: Stack = {
     config,
     api,
     worker,
     http: request(api.getHttpServer()),
     dataSource: api.get(DataSource),
+    // The worker may be replaced by a test; close whichever is current.
     async close() {
-      await Promise.all([api.close(), worker?.close()]);
+      await Promise.all([stack.api.close(), stack.worker?.close()]);
     },
   };
+  return stack;
 }

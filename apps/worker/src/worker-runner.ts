@@ -38,7 +38,8 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
     }
   }
 
-  onApplicationBootstrap(): void {
+  /** Resolves once every worker's Redis connections are up, so a shutdown never races their setup. */
+  async onApplicationBootstrap(): Promise<void> {
     for (const processor of this.processors) {
       const worker = new Worker(processor.queueName, (job) => processor.process(job), {
         connection: { ...redisOptionsFromUrl(this.config.redisUrl), maxRetriesPerRequest: null },
@@ -66,6 +67,7 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
       );
       this.workers.push(worker);
     }
+    await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
   }
 
   private record(

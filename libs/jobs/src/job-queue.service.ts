@@ -1,5 +1,5 @@
 import { getQueueToken } from '@nestjs/bullmq';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Job, JobsOptions, Queue } from 'bullmq';
 import { AppConfig } from '@app/config';
@@ -10,13 +10,26 @@ const ENQUEUE_TIMEOUT_MS = 3000;
 
 /** Typed producer: the only way work is put on a queue. */
 @Injectable()
-export class JobQueue {
+export class JobQueue implements OnModuleInit {
+  private readonly logger = new Logger(JobQueue.name);
   private readonly queues = new Map<QueueName, Queue>();
 
   constructor(
     private readonly moduleRef: ModuleRef,
     private readonly config: AppConfig,
   ) {}
+
+  /**
+   * A Redis connection error on a queue is emitted as an event; without a listener it would be thrown as an
+   * unhandled error (for instance when a process shuts down while a connection is still being set up).
+   */
+  onModuleInit(): void {
+    for (const queue of this.allQueues()) {
+      queue.on('error', (error) =>
+        this.logger.warn({ queue: queue.name, error: error.message }, 'queue connection error'),
+      );
+    }
+  }
 
   queue(name: QueueName): Queue {
     let queue = this.queues.get(name);
