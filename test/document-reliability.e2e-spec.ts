@@ -5,7 +5,8 @@ import { LocalSite, RouteHandler, sendHtml, startLocalSite } from '../libs/outbo
 import { createWorkerApp } from '../apps/worker/src/worker.app';
 import { createAccount } from './support/factories';
 import { Stack, startStack, testConfig } from './support/stack';
-import { waitFor, waitForDocument } from './support/wait-for';
+import { HeldPage } from './support/held-page';
+import { waitForDocument } from './support/wait-for';
 
 const page = (body: string) => sendHtml(`<!doctype html><html><body><main>${body}</main></body></html>`);
 
@@ -123,20 +124,14 @@ describe('Document processing reliability', () => {
     });
 
     it('is taken over by another worker, with no duplicate passages', async () => {
-      let held = 0;
-      let release: () => void = () => undefined;
-      const gate = new Promise<void>((resolve) => (release = resolve));
+      const held = new HeldPage('<main><p>Held page about hinges.</p></main>');
       Object.assign(routes, {
         '/kill/': page(
           '<p>Start page.</p><a href="/kill/a">A</a> <a href="/kill/b">B</a> <a href="/kill/held">Held</a>',
         ),
         '/kill/a': page('<p>Page A about anchors.</p>'),
         '/kill/b': page('<p>Page B about bolts.</p>'),
-        '/kill/held': async (_request, response) => {
-          held++;
-          await gate;
-          page('<p>Held page about hinges.</p>')(_request, response);
-        },
+        '/kill/held': held.handler,
       } satisfies Record<string, RouteHandler>);
 
       const config = testConfig(env);
@@ -170,10 +165,10 @@ describe('Document processing reliability', () => {
         .expect(201);
       const id = created.body.data.id;
 
-      await waitFor(async () => (held > 0 ? true : undefined), 60_000);
+      await held.requested();
       child.kill('SIGKILL');
       await once(child, 'exit');
-      release();
+      held.release();
 
       const survivor = await createWorkerApp(config);
       await survivor.init();
@@ -189,7 +184,7 @@ describe('Document processing reliability', () => {
         );
         expect(rows.map((row) => row.position)).toEqual([0, 1, 2, 3]);
         expect(new Set(rows.map((row) => row.content)).size).toBe(4);
-        expect(held).toBe(2);
+        expect(held.requests).toBe(2);
         const job = await stack.api.get(JobQueue).queue(Jobs.processDocument.queue).getJob(`document-${id}`);
         expect(job?.attemptsStarted).toBeGreaterThanOrEqual(2);
       } finally {

@@ -13,6 +13,7 @@ import { createWorkerApp } from '../apps/worker/src/worker.app';
 import { createAccount, TestAccount } from './support/factories';
 import { LocalSite, RouteHandler, sendHtml, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { Stack, startStack } from './support/stack';
+import { HeldPage } from './support/held-page';
 import { waitFor, waitForDocument } from './support/wait-for';
 
 describe('Documents', () => {
@@ -279,12 +280,8 @@ describe('Documents', () => {
         (await stack.http.get(`/api/user/knowledgebases/${knowledgebase}`).set(account.auth).expect(200)).body.data;
       expect(await status()).toMatchObject({ status: 'empty', documents_count: 0 });
 
-      let release: () => void = () => undefined;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      routes['/slow'] = async (_request, response) => {
-        await gate;
-        response.writeHead(200, { 'Content-Type': 'text/html' }).end('<p>Slow but steady.</p>');
-      };
+      const slowPage = new HeldPage('<p>Slow but steady.</p>');
+      routes['/slow'] = slowPage.handler;
       const slow = await stack.http
         .post(documentsPath(knowledgebase))
         .set(account.auth)
@@ -300,7 +297,7 @@ describe('Documents', () => {
         await waitForDocument(stack, account, knowledgebase, response.body.data.id);
       expect(await status()).toMatchObject({ status: 'processing', documents_count: 5 });
 
-      release();
+      slowPage.release();
       await waitForDocument(stack, account, knowledgebase, slow.body.data.id);
       expect(await status()).toMatchObject({ status: 'failed', status_label: 'Failed', documents_count: 5 });
 
@@ -314,14 +311,8 @@ describe('Documents', () => {
 
   describe('reliability', () => {
     it('leaves nothing behind when a document is deleted while its job runs', async () => {
-      let release: () => void = () => undefined;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      let started = false;
-      routes['/held'] = async (_request, response) => {
-        started = true;
-        await gate;
-        response.writeHead(200, { 'Content-Type': 'text/html' }).end('<p>Too late to matter.</p>');
-      };
+      const held = new HeldPage('<p>Too late to matter.</p>');
+      routes['/held'] = held.handler;
       const knowledgebase = await newKnowledgebase();
       const created = await stack.http
         .post(documentsPath(knowledgebase))
@@ -329,12 +320,12 @@ describe('Documents', () => {
         .send({ name: 'Held', type: 'website', url: url('/held'), relative_links_limit: 1 })
         .expect(201);
       const id = created.body.data.id;
-      await waitFor(async () => (started ? true : undefined));
+      await held.requested();
       await stack.http
         .delete(`${documentsPath(knowledgebase)}/${id}`)
         .set(account.auth)
         .expect(200);
-      release();
+      held.release();
       await waitFor(async () => {
         const job = await stack.api.get(JobQueue).queue(Jobs.processDocument.queue).getJob(`document-${id}`);
         return job && (await job.isCompleted()) ? true : undefined;
@@ -349,14 +340,8 @@ describe('Documents', () => {
     });
 
     it('leaves nothing behind when the knowledgebase is deleted while a job runs', async () => {
-      let release: () => void = () => undefined;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      let started = false;
-      routes['/held-kb'] = async (_request, response) => {
-        started = true;
-        await gate;
-        response.writeHead(200, { 'Content-Type': 'text/html' }).end('<p>Nobody will read this.</p>');
-      };
+      const held = new HeldPage('<p>Nobody will read this.</p>');
+      routes['/held-kb'] = held.handler;
       const knowledgebase = await newKnowledgebase();
       await upload(knowledgebase, 'txt', Buffer.from('Already processed text.'), 'done.txt').expect(201);
       const created = await stack.http
@@ -364,9 +349,9 @@ describe('Documents', () => {
         .set(account.auth)
         .send({ name: 'Held', type: 'website', url: url('/held-kb'), relative_links_limit: 1 })
         .expect(201);
-      await waitFor(async () => (started ? true : undefined));
+      await held.requested();
       await stack.http.delete(`/api/user/knowledgebases/${knowledgebase}`).set(account.auth).expect(200);
-      release();
+      held.release();
       await waitFor(async () => {
         const job = await stack.api
           .get(JobQueue)
@@ -387,16 +372,8 @@ describe('Documents', () => {
       const extra = await createWorkerApp(stack.config);
       await extra.init();
       await stack.worker!.close(); // only the extra worker consumes now
-      let release: () => void = () => undefined;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      let started = false;
-      routes['/drain'] = async (_request, response) => {
-        started = true;
-        await gate;
-        response
-          .writeHead(200, { 'Content-Type': 'text/html' })
-          .end('<p>Finished during shutdown.</p><a href="/drain-next">Next</a>');
-      };
+      const held = new HeldPage('<p>Finished during shutdown.</p><a href="/drain-next">Next</a>');
+      routes['/drain'] = held.handler;
       routes['/drain-next'] = page('Next', '<p>Fetched after shutdown began.</p>');
       try {
         const knowledgebase = await newKnowledgebase();
@@ -405,9 +382,9 @@ describe('Documents', () => {
           .set(account.auth)
           .send({ name: 'Drain', type: 'website', url: url('/drain'), relative_links_limit: 2 })
           .expect(201);
-        await waitFor(async () => (started ? true : undefined));
+        await held.requested();
         const closing = extra.close();
-        setTimeout(release, 300);
+        setTimeout(() => held.release(), 300);
         await closing;
         const response = await stack.http
           .get(`${documentsPath(knowledgebase)}/${created.body.data.id}`)
@@ -416,7 +393,7 @@ describe('Documents', () => {
         expect(response.body.data.status).toBe('active');
         expect(response.body.data.pages.map((item: { status: string }) => item.status)).toEqual(['fetched', 'fetched']);
       } finally {
-        release();
+        held.release();
         stack.worker = await createWorkerApp(stack.config);
         await stack.worker.init();
       }
