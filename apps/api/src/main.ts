@@ -1,16 +1,5 @@
 import 'reflect-metadata';
-import { ConfigurationError, loadConfig } from '@app/config';
-import { exitAfterGracePeriod } from '@app/platform';
+import { runProcess } from '@app/platform';
 import { createApiApp } from './api.app';
 
-async function bootstrap(): Promise<void> {
-  const config = loadConfig();
-  exitAfterGracePeriod(config.shutdownGraceSeconds);
-  const app = await createApiApp(config);
-  await app.listen(config.port, '0.0.0.0');
-}
-
-bootstrap().catch((error: unknown) => {
-  console.error(error instanceof ConfigurationError ? error.message : error);
-  process.exit(1);
-});
+runProcess(createApiApp, (config) => config.port);

@@ -4,8 +4,16 @@ const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
+/** A whole number within bounds, with messages an operator can act on. */
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
+
 /** 0 asks the OS for any free port (useful when several workers share a host in tests). */
-const port = z.coerce.number().int().min(0).max(65535);
+const port = integer(0, 65535);
 
 /**
  * Every environment variable the service reads, with its default. Defaults work on a development machine
@@ -30,15 +38,19 @@ export const environmentSchema = z
       .regex(/^[A-Za-z0-9+/]{43}=?$|^[0-9a-fA-F]{64}$/, 'must be 32 bytes, base64 or hex encoded')
       .optional(),
     RUNTIME_API_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
-    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+    WORKER_CONCURRENCY: integer(1, 64).default(4),
     QUEUE_PREFIX: z
       .string()
       .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, or _ . : -')
       .default('va'),
-    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
-    LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
-    SESSION_TTL_DAYS: z.coerce.number().positive().max(365).default(7),
-    SESSION_PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(3600),
+    RATE_LIMIT_PER_MINUTE: integer(1).default(600),
+    LOGIN_ATTEMPTS_PER_MINUTE: integer(1).default(10),
+    SESSION_TTL_DAYS: z.coerce
+      .number({ error: 'must be a number' })
+      .positive('must be more than 0')
+      .max(365, 'must be at most 365')
+      .default(7),
+    SESSION_PURGE_INTERVAL_SECONDS: integer(1).default(3600),
     REGISTRATION_ENABLED: booleanFlag.default(true),
     OUTBOUND_ALLOW_LOOPBACK: booleanFlag.default(false),
     SIP_PROVISIONER: z.enum(['local', 'livekit']).default('local'),
@@ -46,14 +58,14 @@ export const environmentSchema = z
     LIVEKIT_API_KEY: z.string().min(1).optional(),
     LIVEKIT_API_SECRET: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(1).max(600).default(25),
-    JOB_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
-    JOB_STALLED_CHECK_MS: z.coerce.number().int().min(500).default(30_000),
-    JOB_RETRY_DELAY_MS: z.coerce.number().int().min(10).default(5000),
-    DOCUMENT_STUCK_AFTER_SECONDS: z.coerce.number().int().min(1).default(900),
-    DOCUMENT_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(60),
-    EXTRACTION_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(180),
-    CRAWL_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(500),
+    SHUTDOWN_GRACE_SECONDS: integer(1, 600).default(25),
+    JOB_LOCK_MS: integer(1000).default(30_000),
+    JOB_STALLED_CHECK_MS: integer(500).default(30_000),
+    JOB_RETRY_DELAY_MS: integer(10).default(5000),
+    DOCUMENT_STUCK_AFTER_SECONDS: integer(1).default(900),
+    DOCUMENT_SWEEP_INTERVAL_SECONDS: integer(1).default(60),
+    EXTRACTION_TIMEOUT_SECONDS: integer(1, 3600).default(180),
+    CRAWL_DELAY_MS: integer(0, 10_000).default(500),
   })
   .superRefine((env, context) => {
     if (env.SIP_PROVISIONER === 'livekit') {

@@ -14,3 +14,4 @@ export * from './shutdown';
 export * from './metrics/http-metrics';
 export * from './metrics/job-metrics';
 export * from './metrics/metrics.module';
+export * from './run-process';

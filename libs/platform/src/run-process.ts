@@ -1,0 +1,23 @@
+import type { INestApplication } from '@nestjs/common';
+import { AppConfig, ConfigurationError, loadConfig } from '@app/config';
+import { exitAfterGracePeriod } from './shutdown';
+
+/**
+ * Entry point of a process: reads the configuration (a bad value stops here with a message naming it), caps the
+ * shutdown wait, builds the app and listens. Any boot failure exits non-zero.
+ */
+export function runProcess(
+  create: (config: AppConfig) => Promise<INestApplication>,
+  portOf: (config: AppConfig) => number,
+): void {
+  const boot = async () => {
+    const config = loadConfig();
+    exitAfterGracePeriod(config.shutdownGraceSeconds);
+    const app = await create(config);
+    await app.listen(portOf(config), '0.0.0.0');
+  };
+  boot().catch((error: unknown) => {
+    console.error(error instanceof ConfigurationError ? error.message : error);
+    process.exit(1);
+  });
+}
