@@ -13,17 +13,15 @@ import {
 } from '@app/platform';
 import { MaintenanceSchedule } from './maintenance/maintenance-schedule.service';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
-import { DocumentIngestion } from './documents/document-ingestion.service';
-import { DocumentStore } from './documents/document-store.service';
-import { DocumentSweeper } from './documents/document-sweeper.service';
+import { DocumentsModule } from './documents/documents.module';
 import { DocumentsProcessor } from './documents/documents.processor';
-import { OutboundHttp } from './documents/outbound-http.provider';
 import { JOB_PROCESSORS, WorkerRunner } from './worker-runner';
 import { queueReadinessChecks } from './queue-readiness';
 
+/** Every queue's consumer; the runner refuses to boot unless together they handle every declared job. */
 const processors = [MaintenanceProcessor, DocumentsProcessor];
 
-/** The worker: consumes every queue; its only HTTP routes are health checks. */
+/** The worker: consumes every queue; its only HTTP routes are health checks and metrics. */
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -36,20 +34,17 @@ export class WorkerModule {
         RedisModule,
         JobsModule.forRoot(),
         MetricsModule,
+        DocumentsModule,
         HealthModule.forRoot([{ provide: READINESS_CHECKS, inject: [JobQueue], useFactory: queueReadinessChecks }]),
       ],
       providers: [
-        ...processors,
+        MaintenanceProcessor,
         {
           provide: JOB_PROCESSORS,
           inject: processors,
           useFactory: (...instances: JobProcessor[]) => instances,
         },
         WorkerRunner,
-        DocumentIngestion,
-        DocumentStore,
-        DocumentSweeper,
-        OutboundHttp,
         MaintenanceSchedule,
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],
