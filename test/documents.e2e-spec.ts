@@ -143,6 +143,36 @@ describe('Documents', () => {
       expect(list.body).toEqual({ data: [] });
     });
 
+    it('answers 404 {error} for a document of another knowledgebase or another account', async () => {
+      const first = await newKnowledgebase();
+      const second = await newKnowledgebase();
+      const document = await processed(first, 'txt', Buffer.from('Belongs to the first.'), 'first.txt');
+      const intruder = await createAccount(stack);
+      const notFound = { error: 'Document not found.' };
+      for (const response of [
+        await stack.http.get(`${documentsPath(second)}/${document.id}`).set(account.auth),
+        await stack.http.delete(`${documentsPath(second)}/${document.id}`).set(account.auth),
+        await stack.http.get(`${documentsPath(first)}/abc`).set(account.auth),
+      ]) {
+        expect([response.status, response.body]).toEqual([404, notFound]);
+      }
+      const foreign = await stack.http.delete(`${documentsPath(first)}/${document.id}`).set(intruder.auth);
+      expect([foreign.status, foreign.body]).toEqual([404, { error: 'Knowledgebase not found.' }]);
+      await stack.http
+        .get(`${documentsPath(first)}/${document.id}`)
+        .set(account.auth)
+        .expect(200);
+      const deleted = await stack.http
+        .delete(`${documentsPath(first)}/${document.id}`)
+        .set(account.auth)
+        .expect(200);
+      expect(deleted.body).toEqual({ message: 'Document deleted successfully.' });
+      await stack.http
+        .get(`${documentsPath(first)}/${document.id}`)
+        .set(account.auth)
+        .expect(404, notFound);
+    });
+
     it('answers an unknown knowledgebase with 404 {error}', async () => {
       const response = await upload(2147483000, 'txt', Buffer.from('hello'), 'a.txt').expect(404);
       expect(response.body).toEqual({ error: 'Knowledgebase not found.' });

@@ -69,8 +69,13 @@ export class TenantRepository<T extends Owned> {
   }
 
   /** Returns false when no row of this owner has that id. */
-  async delete(ownerId: number, id: number): Promise<boolean> {
-    const result = await this.repository.delete(this.scoped(ownerId, { id } as FindOptionsWhere<T>));
+  delete(ownerId: number, id: number): Promise<boolean> {
+    return this.deleteWhere(ownerId, { id } as FindOptionsWhere<T>);
+  }
+
+  /** Returns false when no row of this owner matched. */
+  async deleteWhere(ownerId: number, where: FindOptionsWhere<T>): Promise<boolean> {
+    const result = await this.repository.delete(this.scoped(ownerId, where));
     return (result.affected ?? 0) > 0;
   }
 }

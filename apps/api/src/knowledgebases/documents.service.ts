@@ -98,8 +98,7 @@ export class DocumentsService {
   /** Its file, pages and passages go with it; a job still running for it finds it gone and stops. */
   async delete(user: AuthenticatedUser, knowledgebaseId: number, id: number): Promise<MessageResponse> {
     await this.assertKnowledgebase(user, knowledgebaseId);
-    const document = await this.documents.findOneWhere(user.id, { id, knowledgebaseId });
-    if (!document || !(await this.documents.delete(user.id, id))) throw Errors.documentNotFound();
+    if (!(await this.documents.deleteWhere(user.id, { id, knowledgebaseId }))) throw Errors.documentNotFound();
     return { message: 'Document deleted successfully.' };
   }
 
