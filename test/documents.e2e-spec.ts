@@ -100,6 +100,13 @@ describe('Documents', () => {
       const document = await processed(knowledgebase, 'txt', bytes, 'menu.txt');
       expect(document.status).toBe('active');
       expect(await passagesOf(document.id)).toMatch(/^Crème brûlée costs/);
+      const search = await stack.http
+        .get(`/api/user/knowledgebases/${knowledgebase}/search?query=creme brulee`)
+        .set(account.auth)
+        .expect(200);
+      expect(search.body.data.map((hit: { content: string }) => hit.content)).toEqual([
+        expect.stringMatching(/^Crème brûlée/),
+      ]);
     });
 
     it.each([

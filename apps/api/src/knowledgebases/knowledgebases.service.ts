@@ -83,7 +83,7 @@ export class KnowledgebasesService {
               ts_rank_cd(passage.search_vector, search.query)::float8 AS score
          FROM passages passage
          JOIN documents document ON document.id = passage.document_id,
-              websearch_to_tsquery('simple', $3) AS search(query)
+              websearch_to_tsquery('simple', immutable_unaccent($3)) AS search(query)
         WHERE passage.user_id = $1 AND passage.knowledgebase_id = $2 AND passage.search_vector @@ search.query
         ORDER BY score DESC, passage.id
         LIMIT $4`,

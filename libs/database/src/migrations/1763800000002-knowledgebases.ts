@@ -60,7 +60,16 @@ export class Knowledgebases1763800000002 implements MigrationInterface {
       )`);
     await queryRunner.query(`CREATE INDEX document_pages_document_id ON document_pages (document_id, position)`);
 
-    // The 'simple' configuration indexes words as they are, so text in any language is searchable.
+    // unaccent is not immutable (its dictionary could change), so it cannot feed a generated column directly;
+    // this wrapper pins the dictionary, which makes it safe to declare immutable.
+    await queryRunner.query(`CREATE EXTENSION IF NOT EXISTS unaccent`);
+    await queryRunner.query(`
+      CREATE FUNCTION immutable_unaccent(text) RETURNS text
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+        AS $$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $$`);
+
+    // The 'simple' configuration indexes words as they are, so text in any language is searchable;
+    // unaccented, so "creme brulee" finds "crème brûlée".
     await queryRunner.query(`
       CREATE TABLE passages (
         id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -70,7 +79,7 @@ export class Knowledgebases1763800000002 implements MigrationInterface {
         position integer NOT NULL,
         content text NOT NULL,
         source_url text,
-        search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', content)) STORED,
+        search_vector tsvector GENERATED ALWAYS AS (to_tsvector('simple', immutable_unaccent(content))) STORED,
         UNIQUE (document_id, position)
       )`);
     await queryRunner.query(`CREATE INDEX passages_search_vector ON passages USING gin (search_vector)`);
@@ -83,5 +92,6 @@ export class Knowledgebases1763800000002 implements MigrationInterface {
     await queryRunner.query(`DROP TABLE document_files`);
     await queryRunner.query(`DROP TABLE documents`);
     await queryRunner.query(`DROP TABLE knowledgebases`);
+    await queryRunner.query(`DROP FUNCTION immutable_unaccent(text)`);
   }
 }
