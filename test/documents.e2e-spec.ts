@@ -436,6 +436,18 @@ describe('Documents', () => {
       }
     });
 
+    it('fails a document the sweeper has already rescued three times', async () => {
+      const knowledgebase = await newKnowledgebase();
+      const [row] = await stack.dataSource.query(
+        `INSERT INTO documents (user_id, knowledgebase_id, name, type, status, sweep_count, updated_at)
+         VALUES ($1, $2, 'Poison', 'txt', 'processing', 3, now() - interval '1 hour') RETURNING id`,
+        [account.id, knowledgebase],
+      );
+      await stack.api.get(JobQueue).enqueue(Jobs.sweepStuckDocuments, {});
+      const document = await waitForDocument(stack, account, knowledgebase, row.id);
+      expect(document).toMatchObject({ status: 'failed', error_message: expect.stringMatching(/did not complete/) });
+    });
+
     it('re-enqueues a document whose job was lost, through the sweeper', async () => {
       const knowledgebase = await newKnowledgebase();
       // A row written by an API that crashed before enqueueing: processing, old, no job.
