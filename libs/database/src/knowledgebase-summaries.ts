@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { KnowledgebaseSummary } from '@app/contracts';
 
 interface SummaryRow {
@@ -22,21 +22,17 @@ interface SummaryRow {
 export class KnowledgebaseSummaries {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async list(ownerId: number): Promise<KnowledgebaseSummary[]> {
-    return this.query(this.dataSource.manager, ownerId);
+  list(ownerId: number): Promise<KnowledgebaseSummary[]> {
+    return this.query(ownerId);
   }
 
-  async find(
-    ownerId: number,
-    id: number,
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<KnowledgebaseSummary | null> {
-    const [summary] = await this.query(manager, ownerId, id);
+  async find(ownerId: number, id: number): Promise<KnowledgebaseSummary | null> {
+    const [summary] = await this.query(ownerId, id);
     return summary ?? null;
   }
 
-  private async query(manager: EntityManager, ownerId: number, id?: number): Promise<KnowledgebaseSummary[]> {
-    const rows: SummaryRow[] = await manager.query(
+  private async query(ownerId: number, id?: number): Promise<KnowledgebaseSummary[]> {
+    const rows: SummaryRow[] = await this.dataSource.query(
       `SELECT kb.id, kb.name, kb.description, kb.created_at, kb.updated_at,
               count(d.id)::int AS documents_count,
               count(d.id) FILTER (WHERE d.status = 'processing')::int AS processing_count,

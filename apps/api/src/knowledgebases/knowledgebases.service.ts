@@ -46,7 +46,15 @@ export class KnowledgebasesService {
       name: request.name,
       description: request.description ?? null,
     });
-    return { message: 'Knowledgebase created successfully.', data: await this.summary(user, knowledgebase.id) };
+    // A new knowledgebase has no documents: its figures are known without asking the database again.
+    const data = toKnowledgebaseResponse({
+      ...knowledgebase,
+      documentsCount: 0,
+      processingCount: 0,
+      failedCount: 0,
+      assistantsCount: 0,
+    });
+    return { message: 'Knowledgebase created successfully.', data };
   }
 
   async update(
