@@ -1,8 +1,8 @@
 import type { Config } from 'jest';
 
 const moduleNameMapper = {
-  '^@app/(config|contracts|database|extraction|jobs|outbound-http|platform)$': '<rootDir>/libs/$1/src',
-  '^@app/(config|contracts|database|extraction|jobs|outbound-http|platform)/(.*)$': '<rootDir>/libs/$1/src/$2',
+  '^@app/(config|contracts|database|extraction|jobs|outbound-http|platform|crypto|telephony|tools)$': '<rootDir>/libs/$1/src',
+  '^@app/(config|contracts|database|extraction|jobs|outbound-http|platform|crypto|telephony|tools)/(.*)$': '<rootDir>/libs/$1/src/$2',
 };
 
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] } as const;

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig, ConfigModule, redisOptionsFromUrl } from '@app/config';
+import { CryptoModule } from '@app/crypto';
 import { DatabaseModule } from '@app/database';
 import { JobsModule } from '@app/jobs';
 import {
@@ -32,6 +33,7 @@ export class ApiModule {
         DatabaseModule,
         RedisModule,
         JobsModule.forRoot(),
+        CryptoModule,
         ThrottlerModule.forRootAsync({
           inject: [AppConfig],
           useFactory: (appConfig: AppConfig) => ({

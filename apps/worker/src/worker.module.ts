@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AppConfig, ConfigModule } from '@app/config';
+import { CryptoModule } from '@app/crypto';
 import { DatabaseModule } from '@app/database';
 import { JobProcessor, JobQueue, JobsModule } from '@app/jobs';
 import {
@@ -33,6 +34,7 @@ export class WorkerModule {
         DatabaseModule,
         RedisModule,
         JobsModule.forRoot(),
+        CryptoModule,
         MetricsModule,
         DocumentsModule,
         HealthModule.forRoot([{ provide: READINESS_CHECKS, inject: [JobQueue], useFactory: queueReadinessChecks }]),

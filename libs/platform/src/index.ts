@@ -15,3 +15,4 @@ export * from './metrics/http-metrics';
 export * from './metrics/job-metrics';
 export * from './metrics/metrics.module';
 export * from './run-process';
+export * from './http/api-docs.decorators';

@@ -53,3 +53,15 @@ export class MessageResponse {
 export class ErrorFieldResponse {
   @ApiProperty() error: string;
 }
+
+/** Laravel's validation shape: the first message (and how many more), then every message by field path. */
+export class ValidationErrorResponse {
+  @ApiProperty({ example: 'The name field is required. (and 1 more error)' }) message: string;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+    example: { name: ['The name field is required.'], 'schema.0.type': ['The selected schema.0.type is invalid.'] },
+  })
+  errors: Record<string, string[]>;
+}

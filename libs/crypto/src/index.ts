@@ -1,0 +1,2 @@
+export * from './crypto.module';
+export * from './secret-box';
