@@ -20,6 +20,8 @@ const config: Config = {
       testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts'],
       moduleNameMapper,
       transform,
+      // Some units start worker threads; on a loaded 2-core machine Jest's 5 s default is too tight.
+      testTimeout: 20_000,
     },
     {
       displayName: 'e2e',

@@ -1,13 +1,19 @@
 import { randomBytes } from 'node:crypto';
 
-/** Databases this suite creates start with this, followed by a timestamp, so stale ones can be found. */
-export const TEST_DATABASE_PREFIX = 'va_test_';
-
-export const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The server and base database of the run: DATABASE_URL, as for the service itself. */
+export const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/voice_assistant';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/**
+ * Names of what a run creates start with TEST_DATABASE_PREFIX, by default the DATABASE_URL's database name
+ * followed by `_test_`. The rest of the name is unique to the run; a run drops only the one it created.
+ */
+export const TEST_NAME_PREFIX =
+  process.env.TEST_DATABASE_PREFIX ??
+  `${decodeURIComponent(new URL(BASE_DATABASE_URL).pathname.slice(1)) || 'voice_assistant'}_test_`;
+
 export function uniqueRunName(): string {
-  return `${TEST_DATABASE_PREFIX}${Date.now()}_${randomBytes(3).toString('hex')}`;
+  return `${TEST_NAME_PREFIX}${Date.now()}_${randomBytes(4).toString('hex')}`;
 }
 
 export function databaseUrlFor(name: string): string {

@@ -5,7 +5,8 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import type { DynamicModule } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { recordHttpMetrics, translateBodyParserErrors } from '@app/platform';
+import { MAX_INPUT_DEPTH } from '@app/contracts';
+import { recordHttpMetrics, refuseDeepJson, translateBodyParserErrors } from '@app/platform';
 import { ApiModule } from './api.module';
 
 /** Largest JSON or form body accepted; file uploads have their own limit. */
@@ -24,8 +25,8 @@ export async function createApiApp(
   app.set('trust proxy', 'loopback');
   app.disable('x-powered-by');
   app.use(recordHttpMetrics);
-  app.useBodyParser('json', { limit: BODY_LIMIT });
-  app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true });
+  app.useBodyParser('json', { limit: BODY_LIMIT, verify: refuseDeepJson });
+  app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true, parameterLimit: 1000, depth: MAX_INPUT_DEPTH });
   app.use(translateBodyParserErrors);
   app.setGlobalPrefix('api');
   app.enableShutdownHooks();

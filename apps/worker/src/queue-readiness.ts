@@ -1,8 +1,13 @@
+import { AppConfig } from '@app/config';
 import { JobQueue } from '@app/jobs';
 import type { ReadinessChecks } from '@app/platform';
+import { missingSchedules } from './maintenance/maintenance-schedule.service';
 
-/** The worker's readiness adds each queue's job counts, so operators see backlog and failures at a glance. */
-export function queueReadinessChecks(jobs: JobQueue): ReadinessChecks {
+/**
+ * The worker's readiness adds each queue's job counts, so operators see backlog and failures at a glance, and
+ * fails while a repeatable job's schedule is missing from Redis (the worker puts it back within seconds).
+ */
+export function queueReadinessChecks(jobs: JobQueue, config: AppConfig): ReadinessChecks {
   return {
     queues: async () => {
       const entries = await Promise.all(
@@ -13,6 +18,10 @@ export function queueReadinessChecks(jobs: JobQueue): ReadinessChecks {
           ),
       );
       return { queues: Object.fromEntries(entries) };
+    },
+    schedules: async () => {
+      const missing = await missingSchedules(jobs, config);
+      if (missing.length > 0) throw new Error(`missing job schedules: ${missing.join(', ')}`);
     },
   };
 }

@@ -37,7 +37,9 @@ export class WorkerModule {
         CryptoModule,
         MetricsModule,
         DocumentsModule,
-        HealthModule.forRoot([{ provide: READINESS_CHECKS, inject: [JobQueue], useFactory: queueReadinessChecks }]),
+        HealthModule.forRoot([
+          { provide: READINESS_CHECKS, inject: [JobQueue, AppConfig], useFactory: queueReadinessChecks },
+        ]),
       ],
       providers: [
         MaintenanceProcessor,

@@ -16,3 +16,4 @@ export * from './metrics/job-metrics';
 export * from './metrics/metrics.module';
 export * from './run-process';
 export * from './http/api-docs.decorators';
+export * from './http/allowed-methods';

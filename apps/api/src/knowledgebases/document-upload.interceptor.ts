@@ -22,11 +22,15 @@ function uploadError(error: unknown): DomainError {
           'file',
           `The file field must not be greater than ${MAX_DOCUMENT_FILE_BYTES / 1024} kilobytes.`,
         );
+      // As Laravel sees it: a file under another name leaves `file` missing; two files make `file` a list.
       case 'LIMIT_UNEXPECTED_FILE':
+        return error.field === 'file'
+          ? ValidationFailed.field('file', 'The file field must be a file.')
+          : ValidationFailed.field('file', 'The file field is required.');
       case 'LIMIT_FILE_COUNT':
-        return ValidationFailed.field(error.field ?? 'file', 'Send exactly one file, in the file field.');
+        return ValidationFailed.field('file', 'The file field must be a file.');
       default:
-        return ValidationFailed.field(error.field ?? 'file', 'The upload is too large or malformed.');
+        return ValidationFailed.field(error.field || 'file', 'The upload is too large or malformed.');
     }
   }
   return new DomainError('malformed_multipart', 400, { message: 'The multipart body is malformed.' });

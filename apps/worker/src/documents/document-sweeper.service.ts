@@ -40,21 +40,33 @@ export class DocumentSweeper {
       const existing = await queue.getJob(Jobs.processDocument.jobId!(payload));
       if (existing && LIVE_STATES.has(await existing.getState())) continue;
 
-      if (document.sweep_count >= MAX_SWEEPS) {
+      const rescue = await this.claimRescue(document.id);
+      if (rescue === undefined) continue;
+      if (rescue > MAX_SWEEPS) {
         if (await this.store.fail(document.id, 'Processing did not complete. Please upload the document again.'))
           failed++;
         continue;
       }
-      // Touching updated_at restarts the deadline, so one slow sweep is not followed by another at once.
-      await this.dataSource.query(
-        `UPDATE documents SET sweep_count = sweep_count + 1, updated_at = now() WHERE id = $1`,
-        [document.id],
-      );
       await existing?.remove();
       await this.jobs.enqueue(Jobs.processDocument, payload);
       requeued++;
     }
     if (requeued + failed > 0) this.logger.log({ requeued, failed }, 'swept stuck documents');
     return { requeued, failed };
+  }
+
+  /**
+   * Claims one rescue of a document and returns its number, or undefined when there is nothing to rescue.
+   * The conditions are re-checked on the locked row, so of two sweeps running at once only one counts a rescue,
+   * and a document that finished meanwhile is not counted at all. Touching updated_at restarts the deadline.
+   */
+  private async claimRescue(documentId: number): Promise<number | undefined> {
+    const [rows] = (await this.dataSource.query(
+      `UPDATE documents SET sweep_count = sweep_count + 1, updated_at = now()
+        WHERE id = $1 AND status = 'processing' AND updated_at < now() - make_interval(secs => $2)
+        RETURNING sweep_count`,
+      [documentId, this.config.documentStuckAfterSeconds],
+    )) as [{ sweep_count: number }[], number];
+    return rows[0]?.sweep_count;
   }
 }

@@ -1,30 +1,91 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { JobDefinition, JobQueue, Jobs } from '@app/jobs';
 
+export interface RepeatableJob {
+  definition: JobDefinition<Record<string, never>>;
+  everySeconds: number;
+}
+
+/** Every job that repeats on its own, with its interval. Add a line here to schedule another. */
+export function repeatableJobs(config: AppConfig): RepeatableJob[] {
+  return [
+    { definition: Jobs.purgeExpiredSessions, everySeconds: config.sessionPurgeIntervalSeconds },
+    { definition: Jobs.sweepStuckDocuments, everySeconds: config.documentSweepIntervalSeconds },
+  ];
+}
+
+/** The schedules Redis does not know (it lost its data); readiness reports them. */
+export async function missingSchedules(jobs: JobQueue, config: AppConfig): Promise<string[]> {
+  const found = await Promise.all(
+    repeatableJobs(config).map(async ({ definition }) =>
+      (await jobs.queue(definition.queue).getJobScheduler(definition.name)) ? undefined : definition.name,
+    ),
+  );
+  return found.filter((name): name is string => name !== undefined);
+}
+
+/** How often a worker checks that the schedules still exist in Redis. */
+const CHECK_INTERVAL_MS = 15_000;
+
 /**
- * Registers the repeatable maintenance jobs. Upserting a job scheduler is idempotent, so every worker can do it
- * at boot and each job still runs once per interval across the fleet.
+ * Keeps the repeatable jobs registered. Schedules live in Redis, so a Redis that loses its data (a restart
+ * without persistence, a failover to an empty replica) would silently stop the sweeper and the purge until some
+ * worker restarted. Each worker therefore registers them at boot, again whenever its Redis connection becomes
+ * ready after a reconnect, and puts back any that a periodic check finds missing. Upserting an existing
+ * schedule could move its next run, so only missing ones are written.
  */
 @Injectable()
-export class MaintenanceSchedule implements OnApplicationBootstrap {
+export class MaintenanceSchedule implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(MaintenanceSchedule.name);
+  private timer?: NodeJS.Timeout;
+  private ensuring?: Promise<void>;
+
   constructor(
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.schedule(Jobs.purgeExpiredSessions, this.config.sessionPurgeIntervalSeconds);
-    await this.schedule(Jobs.sweepStuckDocuments, this.config.documentSweepIntervalSeconds);
+    await this.ensure();
+    const queues = new Set(repeatableJobs(this.config).map(({ definition }) => this.jobs.queue(definition.queue)));
+    for (const queue of queues) {
+      (await queue.client).on('ready', () => void this.ensureQuietly());
+    }
+    this.timer = setInterval(() => void this.ensureQuietly(), CHECK_INTERVAL_MS);
+    this.timer.unref();
   }
 
-  private async schedule(definition: JobDefinition<Record<string, never>>, everySeconds: number): Promise<void> {
-    await this.jobs
-      .queue(definition.queue)
-      .upsertJobScheduler(
-        definition.name,
-        { every: everySeconds * 1000 },
-        { name: definition.name, data: {}, opts: this.jobs.optionsFor(definition, {}) },
-      );
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Registers every schedule Redis does not have. Concurrent callers share one pass. */
+  ensure(): Promise<void> {
+    this.ensuring ??= this.registerMissing().finally(() => (this.ensuring = undefined));
+    return this.ensuring;
+  }
+
+  private async ensureQuietly(): Promise<void> {
+    try {
+      await this.ensure();
+    } catch (error) {
+      this.logger.warn({ error: (error as Error).message }, 'could not check the job schedules; will retry');
+    }
+  }
+
+  private async registerMissing(): Promise<void> {
+    const missing = new Set(await missingSchedules(this.jobs, this.config));
+    for (const { definition, everySeconds } of repeatableJobs(this.config)) {
+      if (!missing.has(definition.name)) continue;
+      await this.jobs
+        .queue(definition.queue)
+        .upsertJobScheduler(
+          definition.name,
+          { every: everySeconds * 1000 },
+          { name: definition.name, data: {}, opts: this.jobs.optionsFor(definition, {}) },
+        );
+      this.logger.log({ job: definition.name, everySeconds }, 'registered job schedule');
+    }
   }
 }

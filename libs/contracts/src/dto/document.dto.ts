@@ -76,7 +76,8 @@ export class CreateDocumentRequest {
   @Rule.EachNested(() => DocumentLinkItem)
   links?: DocumentLinkItem[];
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 50, default: DEFAULT_RELATIVE_LINKS_LIMIT })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 50, default: DEFAULT_RELATIVE_LINKS_LIMIT })
+  @ValidateIf(isWebsite)
   @Rule.Optional()
   @Type(() => Number)
   @Rule.Integer()

@@ -21,6 +21,18 @@ export const Errors = {
   routeNotFound: () => new DomainError('route_not_found', 404, { message: 'Not found.' }),
   malformedJson: () => new DomainError('malformed_json', 400, { message: 'The request body is not valid JSON.' }),
   bodyNotObject: () => new DomainError('body_not_object', 400, { message: 'The request body must be a JSON object.' }),
+  bodyTooDeep: () => new DomainError('body_too_deep', 400, { message: 'The request body is nested too deeply.' }),
+  tooManyParameters: () =>
+    new DomainError('too_many_parameters', 413, { message: 'The request body has too many parameters.' }),
+  unreadableBody: () =>
+    new DomainError('unreadable_body', 400, { message: 'The request body could not be read (check its encoding).' }),
+  methodNotAllowed: (allowed: string[]) =>
+    new DomainError(
+      'method_not_allowed',
+      405,
+      { message: 'The method is not supported for this route.' },
+      { Allow: allowed.join(', ') },
+    ),
   payloadTooLarge: () => new DomainError('payload_too_large', 413, { message: 'The request body is too large.' }),
   unsupportedMediaType: () => new DomainError('unsupported_media_type', 415, { message: 'Unsupported content type.' }),
   serverError: () => new DomainError('server_error', 500, { message: 'Server Error.' }),

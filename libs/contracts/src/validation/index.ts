@@ -1,2 +1,3 @@
 export * as Rule from './rules';
 export * from './validation-messages';
+export * from './input-normaliser';

@@ -1,7 +1,9 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, Optional } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { ThrottlerException } from '@nestjs/throttler';
-import type { Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import { DomainError, Errors } from '@app/contracts';
+import { allowedMethods } from './allowed-methods';
 
 /** Connection-level failures of Postgres or Redis, as opposed to bugs: worth a 503 the caller can retry. */
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -14,7 +16,9 @@ function isDependencyUnavailable(exception: unknown): boolean {
   const code = error.driverError?.code ?? error.code;
   if (code && (CONNECTION_ERROR_CODES.has(code) || POSTGRES_UNAVAILABLE_CODES.has(code))) return true;
   if (error.name === 'MaxRetriesPerRequestError') return true;
-  return /Connection terminated|Connection is closed|enableOfflineQueue|Stream isn't writeable/i.test(error.message ?? '');
+  return /Connection terminated|Connection is closed|enableOfflineQueue|Stream isn't writeable/i.test(
+    error.message ?? '',
+  );
 }
 
 /**
@@ -25,15 +29,26 @@ function isDependencyUnavailable(exception: unknown): boolean {
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');
 
+  constructor(@Optional() private readonly adapterHost?: HttpAdapterHost) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
-    const error = this.toDomainError(exception);
+    let error = this.toDomainError(exception);
+    if (error.code === 'route_not_found') error = this.wrongMethod(host.switchToHttp().getRequest<Request>()) ?? error;
     if (error.status >= 500) {
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
     if (response.headersSent) return;
     for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
     response.status(error.status).json(error.body);
+  }
+
+  /** A path that exists under other methods answers 405 with `Allow`, not 404. */
+  private wrongMethod(request: Request | undefined): DomainError | undefined {
+    const app = this.adapterHost?.httpAdapter?.getInstance<Express>();
+    if (!app || !request?.path) return undefined;
+    const allowed = allowedMethods(app, request.path);
+    return allowed.length > 0 ? Errors.methodNotAllowed(allowed) : undefined;
   }
 
   private toDomainError(exception: unknown): DomainError {

@@ -1,4 +1,4 @@
-import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { AppConfig, redisOptionsFromUrl } from '@app/config';
 
@@ -12,8 +12,17 @@ export const InjectRedis = () => Inject(REDIS);
     {
       provide: REDIS,
       inject: [AppConfig],
-      useFactory: (config: AppConfig) =>
-        new Redis({ ...redisOptionsFromUrl(config.redisUrl), lazyConnect: false, maxRetriesPerRequest: 2 }),
+      useFactory: (config: AppConfig) => {
+        const redis = new Redis({
+          ...redisOptionsFromUrl(config.redisUrl),
+          lazyConnect: false,
+          maxRetriesPerRequest: 2,
+        });
+        // Without a listener ioredis prints every failed reconnect as a plain-text stack, outside the JSON log.
+        const logger = new Logger('Redis');
+        redis.on('error', (error: Error) => logger.warn({ error: error.message }, 'redis connection error'));
+        return redis;
+      },
     },
   ],
   exports: [REDIS],

@@ -1,0 +1,301 @@
+import { gzipSync } from 'node:zlib';
+import { createAccount, TestAccount } from './support/factories';
+import { Stack, startStack } from './support/stack';
+
+/** The spec's three error shapes; anything else reaching a client is a defect. */
+function isSpecErrorShape(body: unknown): boolean {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return false;
+  const keys = Object.keys(body).sort().join(',');
+  const record = body as Record<string, unknown>;
+  if (keys === 'message') return typeof record.message === 'string';
+  if (keys === 'error') return typeof record.error === 'string';
+  if (keys === 'errors,message') return typeof record.message === 'string' && typeof record.errors === 'object';
+  return false;
+}
+
+const deepJson = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+
+describe('Hostile input', () => {
+  let stack: Stack;
+  let account: TestAccount;
+  let knowledgebaseId: number;
+
+  beforeAll(async () => {
+    stack = await startStack({ worker: false });
+    account = await createAccount(stack);
+    knowledgebaseId = (
+      await stack.http.post('/api/user/knowledgebases').set(account.auth).send({ name: 'Target' }).expect(201)
+    ).body.data.id;
+  });
+  afterAll(() => stack.close());
+
+  describe('path ids', () => {
+    it.each(['0x1', '+1', '1.0', '1e0', ' 1', '01a', '-1', '0', '99999999999', '%2B1'])(
+      'treats %p as a missing knowledgebase, never as a real one',
+      async (odd) => {
+        const id = odd.replace(/1/g, String(knowledgebaseId)).replace(/^ /, '%20');
+        const read = await stack.http.get(`/api/user/knowledgebases/${id}`).set(account.auth);
+        expect({ id, status: read.status, body: read.body }).toEqual({
+          id,
+          status: 404,
+          body: { error: 'Knowledgebase not found.' },
+        });
+      },
+    );
+
+    it('does not delete a knowledgebase addressed as +<id>', async () => {
+      await stack.http.delete(`/api/user/knowledgebases/+${knowledgebaseId}`).set(account.auth).expect(404);
+      await stack.http.get(`/api/user/knowledgebases/${knowledgebaseId}`).set(account.auth).expect(200);
+    });
+
+    it('still reads a plain decimal id', async () => {
+      await stack.http.get(`/api/user/knowledgebases/${knowledgebaseId}`).set(account.auth).expect(200);
+    });
+  });
+
+  describe('bodies', () => {
+    it('refuses JSON nested thousands of levels deep quickly, with 400', async () => {
+      const started = Date.now();
+      const response = await stack.http
+        .post('/api/user/knowledgebases')
+        .set(account.auth)
+        .set('Content-Type', 'application/json')
+        .send(deepJson(5000));
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ message: 'The request body is nested too deeply.' });
+      const huge = await stack.http
+        .post('/api/auth/login')
+        .set('Content-Type', 'application/json')
+        .send(deepJson(150_000));
+      expect(huge.status).toBe(400);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    });
+
+    it('accepts brackets inside strings, however many', async () => {
+      const name = '['.repeat(100);
+      const response = await stack.http.post('/api/user/knowledgebases').set(account.auth).send({ name });
+      expect(response.status).toBe(201);
+      expect(response.body.data.name).toBe(name);
+    });
+
+    it.each([
+      [
+        'register',
+        '/api/auth/register',
+        { name: 'a\u0000b', email: 'x@example.com', password: 'long enough password' },
+        'name',
+      ],
+      ['login', '/api/auth/login', { email: 'a\u0000@example.com', password: 'x' }, 'email'],
+      ['api key', '/api/user/api-keys', { name: 'ke\u0000y' }, 'name'],
+      ['knowledgebase', '/api/user/knowledgebases', { name: 'ok', description: 'bad\u0000' }, 'description'],
+    ])('answers a NUL character in the %s body with 422 on that field', async (_what, path, body, field) => {
+      const response = await stack.http.post(path).set(account.auth).send(body);
+      expect(response.status).toBe(422);
+      expect(response.body.errors[field]).toEqual([`The ${field} field contains invalid characters.`]);
+    });
+
+    it('answers a NUL character in a document field and in a search query with 422', async () => {
+      const document = await stack.http
+        .post(`/api/user/knowledgebases/${knowledgebaseId}/documents`)
+        .set(account.auth)
+        .send({ name: 'Site', type: 'website', links: [{ link: 'http://example.com/\u0000' }] });
+      expect(document.status).toBe(422);
+      expect(document.body.errors['links.0.link']).toEqual(['The links.0.link field contains invalid characters.']);
+      const search = await stack.http
+        .get(`/api/user/knowledgebases/${knowledgebaseId}/search`)
+        .query({ query: 'open\u0000hours' })
+        .set(account.auth);
+      expect(search.status).toBe(422);
+      expect(search.body.errors.query).toEqual(['The query field contains invalid characters.']);
+    });
+
+    it('answers a lone UTF-16 surrogate with 422, without credentials too', async () => {
+      const response = await stack.http
+        .post('/api/auth/register')
+        .set('Content-Type', 'application/json')
+        .send('{"name":"Ada","email":"ada\\ud800@example.com","password":"long enough password"}');
+      expect(response.status).toBe(422);
+      expect(response.body.errors.email).toEqual(['The email field contains invalid characters.']);
+    });
+
+    it('ignores __proto__ keys', async () => {
+      const response = await stack.http
+        .post('/api/user/knowledgebases')
+        .set(account.auth)
+        .set('Content-Type', 'application/json')
+        .send('{"name":"Proto","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}');
+      expect(response.status).toBe(201);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
+    it('refuses a form body with more than 1,000 parameters with 413, without credentials', async () => {
+      const form = Array.from({ length: 1_500 }, (_, index) => `p${index}=1`).join('&');
+      const response = await stack.http
+        .post('/api/auth/login')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send(form);
+      expect(response.status).toBe(413);
+      expect(response.body).toEqual({ message: 'The request body has too many parameters.' });
+    });
+
+    it.each(['gzip', 'deflate', 'br'])(
+      'refuses a %s body that is not valid compressed data with 400',
+      async (encoding) => {
+        const response = await stack.http
+          .post('/api/auth/login')
+          .set('Content-Type', 'application/json')
+          .set('Content-Encoding', encoding)
+          .send('{"email":"not compressed"}');
+        expect(response.status).toBe(400);
+        expect(response.body).toEqual({ message: 'The request body could not be read (check its encoding).' });
+      },
+    );
+
+    it('still accepts a valid gzip body', async () => {
+      const response = await stack.http
+        .post('/api/user/knowledgebases')
+        .set(account.auth)
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip')
+        // Sent as the bytes given: without this the client would serialise the Buffer as JSON.
+        .serialize((body: Buffer) => body as unknown as string)
+        .send(gzipSync(JSON.stringify({ name: 'Zipped' })));
+      expect(response.status).toBe(201);
+      expect(response.body.data.name).toBe('Zipped');
+    });
+  });
+
+  describe('empty strings are null, as in Laravel', () => {
+    it('stores an empty multipart description as null', async () => {
+      const response = await stack.http
+        .post(`/api/user/knowledgebases/${knowledgebaseId}/documents`)
+        .set(account.auth)
+        .field('name', 'Hours')
+        .field('type', 'txt')
+        .field('description', '')
+        .attach('file', Buffer.from('Open nine to five.'), 'hours.txt');
+      expect(response.status).toBe(201);
+      expect(response.body.data.description).toBeNull();
+    });
+
+    it('ignores an empty relative_links_limit, and any relative_links_limit, on a file upload', async () => {
+      for (const value of ['', 'abc']) {
+        const response = await stack.http
+          .post(`/api/user/knowledgebases/${knowledgebaseId}/documents`)
+          .set(account.auth)
+          .field('name', 'Hours')
+          .field('type', 'txt')
+          .field('relative_links_limit', value)
+          .attach('file', Buffer.from('Open nine to five.'), 'hours.txt');
+        expect({ value, status: response.status }).toEqual({ value, status: 201 });
+      }
+    });
+
+    it('treats an empty required name as missing', async () => {
+      const response = await stack.http.post('/api/user/knowledgebases').set(account.auth).send({ name: '' });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ name: ['The name field is required.'] });
+    });
+  });
+
+  describe('uploads', () => {
+    it('answers a file under another field name with the validation shape on file', async () => {
+      const response = await stack.http
+        .post(`/api/user/knowledgebases/${knowledgebaseId}/documents`)
+        .set(account.auth)
+        .field('name', 'Hours')
+        .field('type', 'txt')
+        .attach('attachment', Buffer.from('Open.'), 'hours.txt');
+      expect(response.status).toBe(422);
+      expect(response.body).toEqual({
+        message: 'The file field is required.',
+        errors: { file: ['The file field is required.'] },
+      });
+    });
+
+    it('answers two files with the validation shape on file', async () => {
+      const response = await stack.http
+        .post(`/api/user/knowledgebases/${knowledgebaseId}/documents`)
+        .set(account.auth)
+        .field('name', 'Hours')
+        .field('type', 'txt')
+        .attach('file', Buffer.from('One.'), 'one.txt')
+        .attach('file', Buffer.from('Two.'), 'two.txt');
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ file: ['The file field must be a file.'] });
+    });
+  });
+
+  describe('methods', () => {
+    it('answers a wrong method on a known path with 405 and Allow', async () => {
+      const response = await stack.http.patch(`/api/user/knowledgebases/${knowledgebaseId}`).set(account.auth);
+      expect(response.status).toBe(405);
+      expect(response.headers.allow).toBe('DELETE, GET, HEAD, PUT');
+      expect(response.body).toEqual({ message: 'The method is not supported for this route.' });
+    });
+
+    it('still answers an unknown path with 404', async () => {
+      const response = await stack.http.get('/api/user/nothing-here').set(account.auth);
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ message: 'Not found.' });
+    });
+  });
+
+  describe('fuzz over every documented route', () => {
+    const hostileValues: unknown[] = [
+      '\u0000',
+      'x'.repeat(70_000),
+      '\ud800',
+      -1,
+      1e308,
+      3.5,
+      true,
+      [],
+      [[[[[]]]]],
+      {},
+      { __proto__: { x: 1 } },
+      null,
+    ];
+    const oddIds = ['0x1', '+1', '1.0', '1e0', '-1', '99999999999', 'abc', '%00'];
+
+    it('never answers 5xx, and always in one of the spec shapes', async () => {
+      const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+      const failures: string[] = [];
+      let requests = 0;
+      for (const [template, operations] of Object.entries<Record<string, { requestBody?: unknown }>>(document.paths)) {
+        for (const method of Object.keys(operations)) {
+          const properties = requestProperties(document, operations[method]);
+          for (const id of oddIds) {
+            const path = template.replace(/\{[^}]+\}/g, id);
+            const payloads: unknown[] = properties.length
+              ? hostileValues.map((value) => Object.fromEntries(properties.map((name) => [name, value])))
+              : [{}];
+            for (const payload of payloads.slice(0, id === '0x1' ? undefined : 1)) {
+              const call = (stack.http as unknown as Record<string, (path: string) => import('supertest').Test>)
+                [method](path)
+                .set(account.auth)
+                .query({ page: '\u0000', per_page: 'x'.repeat(300), query: '\ud800' });
+              const response =
+                method === 'get' || method === 'delete' ? await call : await call.send(payload as object);
+              requests++;
+              if (response.status >= 500 || (response.status >= 400 && !isSpecErrorShape(response.body))) {
+                failures.push(`${method.toUpperCase()} ${path} -> ${response.status} ${JSON.stringify(response.body)}`);
+              }
+            }
+          }
+        }
+      }
+      expect(requests).toBeGreaterThan(100);
+      expect(failures).toEqual([]);
+    }, 180_000);
+  });
+});
+
+/** Property names of an operation's JSON request body, resolved through `$ref`. */
+function requestProperties(document: any, operation: { requestBody?: any }): string[] {
+  const content = operation.requestBody?.content ?? {};
+  const schema = (content['application/json'] ?? content['multipart/form-data'])?.schema;
+  if (!schema) return [];
+  const resolved = schema.$ref ? document.components.schemas[schema.$ref.split('/').pop()] : schema;
+  return Object.keys(resolved?.properties ?? {});
+}
