@@ -1,6 +1,12 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService } from '@nestjs/core';
+import { OpenApiConformance } from './support/openapi-conformance';
 import { Stack, startStack } from './support/stack';
 
 describe('OpenAPI document', () => {
@@ -53,5 +59,120 @@ describe('OpenAPI document', () => {
     expect(createKey.responses['201'].content['application/json'].schema.$ref).toMatch(/CreateApiKeyResponse$/);
     expect(document.components.schemas.CreateApiKeyRequest.required).toEqual(['name']);
     expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  const operations = (document: any) =>
+    Object.entries<Record<string, any>>(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, operation })),
+    );
+
+  it('gives every operation a unique readable id and a summary', async () => {
+    const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+    const ids = operations(document).map(({ route, operation }) => ({
+      route,
+      operationId: operation.operationId,
+      readable: /^[a-z][A-Za-z]+$/.test(operation.operationId ?? ''),
+      summary: typeof operation.summary === 'string' && operation.summary.length > 0,
+    }));
+    for (const id of ids) expect(id).toEqual({ ...id, readable: true, summary: true });
+    expect(new Set(ids.map((id) => id.operationId)).size).toBe(ids.length);
+  });
+
+  it('documents the errors clients receive, and public routes as public', async () => {
+    const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+    expect(document.security).toEqual([{ bearer: [] }]);
+    expect(document.components.securitySchemes.bearer.bearerFormat).not.toMatch(/JWT/);
+    for (const { route, operation } of operations(document)) {
+      const statuses = Object.keys(operation.responses);
+      const isPublic = Array.isArray(operation.security) && operation.security.length === 0;
+      const expected = ['400', '413', '429', '500', '503', ...(isPublic ? [] : ['401'])];
+      expect({ route, missing: expected.filter((status) => !statuses.includes(status)) }).toEqual({
+        route,
+        missing: [],
+      });
+      if (statuses.includes('422')) {
+        expect(operation.responses['422'].content['application/json'].schema.$ref).toMatch(/ValidationErrorResponse$/);
+      }
+    }
+    const publicRoutes = operations(document)
+      .filter(({ operation }) => operation.security?.length === 0)
+      .map(({ route }) => route)
+      .sort();
+    expect(publicRoutes).toEqual([
+      'GET /api/health',
+      'GET /api/health/ready',
+      'GET /api/metrics',
+      'POST /api/auth/login',
+      'POST /api/auth/register',
+    ]);
+  });
+
+  it('types ids, counts and pages as integers and free text as strings', async () => {
+    const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+    const problems: string[] = [];
+    const visit = (where: string, schema: any) => {
+      for (const [name, property] of Object.entries<any>(schema?.properties ?? {})) {
+        if (/(^id$|_id$|_count$|^total$|page$|^from$|^to$|_ms$)/.test(name) && property.type === 'number') {
+          problems.push(`${where}.${name} is a number, not an integer`);
+        }
+        if (property.type === 'object' && !property.properties && !property.additionalProperties && !property.$ref) {
+          problems.push(`${where}.${name} is an object without properties`);
+        }
+      }
+    };
+    for (const [name, schema] of Object.entries(document.components.schemas)) visit(name, schema);
+    for (const { route, operation } of operations(document)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (/(^id$|_id$|page$|^limit$)/.test(parameter.name) && parameter.schema?.type === 'number') {
+          problems.push(`${route} parameter ${parameter.name} is a number, not an integer`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('keeps one schema per media type for document creation', async () => {
+    const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+    const body = document.paths['/api/user/knowledgebases/{knowledgebaseId}/documents'].post.requestBody.content;
+    expect(body['application/json'].schema.$ref).toMatch(/CreateWebsiteDocumentBody$/);
+    expect(body['multipart/form-data'].schema.$ref).toMatch(/CreateFileDocumentBody$/);
+  });
+
+  it('passes redocly lint with the recommended rules', async () => {
+    const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+    const directory = mkdtempSync(join(tmpdir(), 'openapi-'));
+    try {
+      const file = join(directory, 'openapi.json');
+      writeFileSync(file, JSON.stringify(document));
+      writeFileSync(join(directory, 'redocly.yaml'), 'extends:\n  - recommended\n');
+      const result = await promisify(execFile)(
+        process.execPath,
+        [require.resolve('@redocly/cli/bin/cli.js'), 'lint', '--config', join(directory, 'redocly.yaml'), file],
+        { cwd: directory, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+      ).catch((error: { stdout: string; stderr: string }) => ({ ...error, failed: true }));
+      expect({
+        failed: 'failed' in result,
+        output: 'failed' in result ? `${result.stdout}${result.stderr}` : '',
+      }).toEqual({
+        failed: false,
+        output: '',
+      });
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('has a conformance check that catches undocumented statuses, fields and wrong types', async () => {
+    const conformance = new OpenApiConformance((await stack.http.get('/api/docs-json').expect(200)).body);
+    const json = 'application/json; charset=utf-8';
+    const keys = { api_keys: [{ id: 1, name: 'CRM', last_used_at: null, created_at: '2026-01-02T03:04:05.000Z' }] };
+    expect(conformance.check('get', '/api/user/api-keys', 200, json, keys)).toBeUndefined();
+    expect(conformance.check('get', '/api/user/api-keys', 418, json, {})).toMatch(/status not documented/);
+    const leaked = { api_keys: [{ ...keys.api_keys[0], token: 'vak_secret' }] };
+    expect(conformance.check('get', '/api/user/api-keys', 200, json, leaked)).toMatch(/additional properties 'token'/);
+    const wrongType = { api_keys: [{ ...keys.api_keys[0], id: '1' }] };
+    expect(conformance.check('get', '/api/user/api-keys', 200, json, wrongType)).toMatch(/must be integer/);
+    expect(conformance.check('delete', '/api/user/api-keys/7', 404, json, { error: 'x' })).toMatch(/does not match/);
+    expect(conformance.check('get', '/api/not-a-route', 404, json, { message: 'Not found.' })).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig, loadConfig } from '@app/config';
 import { createApiApp } from '../../apps/api/src/api.app';
 import { createWorkerApp } from '../../apps/worker/src/worker.app';
+import { OpenApiConformance } from './openapi-conformance';
 import { REDIS_URL } from './test-environment';
 
 /** Configuration of this test run: its own database and Redis prefix, quiet logs, loopback allowed. */
@@ -46,11 +47,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   await api.init();
   const worker = options.worker === false ? undefined : await createWorkerApp(config);
   if (worker) await worker.listen(0, '127.0.0.1');
+  const document = (await request(api.getHttpServer()).get('/api/docs-json').expect(200)).body;
   const stack: Stack = {
     config,
     api,
     worker,
-    http: request(api.getHttpServer()),
+    http: conformingClient(api.getHttpServer(), new OpenApiConformance(document)),
     dataSource: api.get(DataSource),
     // The worker may be replaced by a test; close whichever is current.
     async close() {
@@ -58,4 +60,31 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
   };
   return stack;
+}
+
+type Client = ReturnType<typeof request>;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'] as const;
+
+/**
+ * The supertest client, with every response checked against the served OpenAPI document: a response whose
+ * status or body the document does not describe fails the request that received it, in whichever test made it.
+ */
+function conformingClient(server: Parameters<typeof request>[0], conformance: OpenApiConformance): Client {
+  const client = request(server);
+  const wrapped = { ...client } as Record<string, unknown>;
+  for (const method of METHODS) {
+    wrapped[method] = (url: string) => {
+      const test = client[method](url);
+      const end = test.end.bind(test);
+      test.end = (callback?: (error: unknown, response: request.Response) => void) =>
+        end((error: unknown, response: request.Response) => {
+          const violation =
+            response &&
+            conformance.check(method, url, response.status, response.headers['content-type'], response.body);
+          callback?.(error ?? (violation ? new Error(`OpenAPI conformance: ${violation}`) : null), response);
+        });
+      return test;
+    };
+  }
+  return wrapped as unknown as Client;
 }

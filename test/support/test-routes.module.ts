@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Body, Controller, Get, Module, Post, Query, Req } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { InjectRepository, TypeOrmModule } from '@nestjs/typeorm';
 import type { Request } from 'express';
 import { Repository } from 'typeorm';
@@ -30,6 +31,8 @@ class NestedRequest {
  * Routes that exist only in tests: they drive the shared pagination helper, validation and error handling
  * through the real HTTP stack, over a real table.
  */
+// Test-only routes stay out of the public document (and so out of the conformance check).
+@ApiExcludeController()
 @Controller('test')
 class TestRoutesController {
   constructor(

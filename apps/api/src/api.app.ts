@@ -1,12 +1,12 @@
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import type { DynamicModule } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { MAX_INPUT_DEPTH } from '@app/contracts';
 import { recordHttpMetrics, refuseDeepJson, translateBodyParserErrors } from '@app/platform';
+import { serveApiDocument } from './api-document';
 import { ApiModule } from './api.module';
 
 /** Largest JSON or form body accepted; file uploads have their own limit. */
@@ -31,15 +31,6 @@ export async function createApiApp(
   app.setGlobalPrefix('api');
   app.enableShutdownHooks();
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Voice Assistant Management API')
-      .setDescription('Manage API keys, knowledgebases, tools, SIP trunks, assistants, campaigns, leads and calls.')
-      .setVersion('1.0')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key or a session token' })
-      .build(),
-  );
-  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
+  serveApiDocument(app);
   return app;
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Ip, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiForbiddenResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   LoginRequest,
   LoginResponse,
@@ -9,18 +9,21 @@ import {
   UserEnvelope,
   toUserResponse,
 } from '@app/contracts';
-import { Public } from '@app/platform';
+import { ApiPublicResource, ApiUserResource, ApiValidatedInput, Public } from '@app/platform';
 import { AuthContext, AuthenticatedUser, CurrentAuth, CurrentUser } from './auth-context';
 import { AuthService } from './auth.service';
 
-@ApiTags('Authentication')
 @Controller()
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
   @Public()
   @Post('auth/register')
+  @ApiPublicResource('Authentication')
+  @ApiOperation({ operationId: 'register', summary: 'Create an account and get a session token' })
   @ApiCreatedResponse({ type: RegisterResponse })
+  @ApiValidatedInput()
+  @ApiForbiddenResponse({ type: MessageResponse, description: 'Registration is disabled.' })
   register(@Body() body: RegisterRequest): Promise<RegisterResponse> {
     return this.auth.register(body);
   }
@@ -28,21 +31,26 @@ export class AuthController {
   @Public()
   @Post('auth/login')
   @HttpCode(200)
+  @ApiPublicResource('Authentication')
+  @ApiOperation({ operationId: 'login', summary: 'Get a session token for an email and password' })
   @ApiOkResponse({ type: LoginResponse })
+  @ApiValidatedInput('Invalid input, or the credentials do not match (on `email`)')
   login(@Body() body: LoginRequest, @Ip() ip: string): Promise<LoginResponse> {
     return this.auth.login(body, ip);
   }
 
   @Post('auth/logout')
   @HttpCode(200)
-  @ApiBearerAuth()
+  @ApiUserResource('Authentication')
+  @ApiOperation({ operationId: 'logout', summary: 'End the session whose token made the request' })
   @ApiOkResponse({ type: MessageResponse })
   logout(@CurrentAuth() auth: AuthContext): Promise<MessageResponse> {
     return this.auth.logout(auth);
   }
 
   @Get('user/me')
-  @ApiBearerAuth()
+  @ApiUserResource('Authentication')
+  @ApiOperation({ operationId: 'getCurrentUser', summary: 'The authenticated account' })
   @ApiOkResponse({ type: UserEnvelope })
   me(@CurrentUser() user: AuthenticatedUser): UserEnvelope {
     return { data: toUserResponse(user) };

@@ -1,23 +1,22 @@
 import { Body, Controller, Delete, Get, Param, Post, UseInterceptors } from '@nestjs/common';
 import {
-  ApiBearerAuth,
-  ApiConsumes,
   ApiCreatedResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiServiceUnavailableResponse,
-  ApiTags,
 } from '@nestjs/swagger';
 import {
   CreateDocumentRequest,
   CreateDocumentResponse,
+  CreateFileDocumentBody,
+  CreateWebsiteDocumentBody,
   DocumentEnvelope,
   DocumentListResponse,
   ErrorFieldResponse,
   Errors,
   MessageResponse,
 } from '@app/contracts';
-import { ResourceIdPipe } from '@app/platform';
+import { ApiBodyPerMediaType, ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ResourceIdPipe } from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { DocumentUploadInterceptor } from './document-upload.interceptor';
 import { DocumentsService } from './documents.service';
@@ -25,15 +24,15 @@ import { DocumentsService } from './documents.service';
 const KnowledgebaseId = () => Param('knowledgebaseId', new ResourceIdPipe(Errors.knowledgebaseNotFound));
 const DocumentId = () => Param('documentId', new ResourceIdPipe(Errors.documentNotFound));
 
-@ApiTags('Knowledgebases')
-@ApiBearerAuth()
-@ApiNotFoundResponse({ type: ErrorFieldResponse, description: 'Knowledgebase not found. / Document not found.' })
+@ApiUserResource('Knowledgebases')
 @Controller('user/knowledgebases/:knowledgebaseId/documents')
 export class DocumentsController {
   constructor(private readonly documents: DocumentsService) {}
 
   @Get()
+  @ApiOperation({ operationId: 'listDocuments', summary: 'List the documents of a knowledgebase' })
   @ApiOkResponse({ type: DocumentListResponse })
+  @ApiNotFoundAs('error', 'Knowledgebase not found.')
   list(
     @CurrentUser() user: AuthenticatedUser,
     @KnowledgebaseId() knowledgebaseId: number,
@@ -43,8 +42,17 @@ export class DocumentsController {
 
   @Post()
   @UseInterceptors(DocumentUploadInterceptor)
-  @ApiConsumes('application/json', 'multipart/form-data')
+  @ApiOperation({
+    operationId: 'createDocument',
+    summary: 'Add a document: a website as JSON, or a PDF, TXT or Word file as multipart; processed in the background',
+  })
+  @ApiBodyPerMediaType({
+    'application/json': CreateWebsiteDocumentBody,
+    'multipart/form-data': CreateFileDocumentBody,
+  })
   @ApiCreatedResponse({ type: CreateDocumentResponse, description: 'Accepted; processing continues in the background' })
+  @ApiValidatedInput()
+  @ApiNotFoundAs('error', 'Knowledgebase not found.')
   @ApiServiceUnavailableResponse({
     type: ErrorFieldResponse,
     description: 'Processing could not be started; try again',
@@ -58,7 +66,9 @@ export class DocumentsController {
   }
 
   @Get(':documentId')
+  @ApiOperation({ operationId: 'getDocument', summary: 'Read a document, with its processing outcome' })
   @ApiOkResponse({ type: DocumentEnvelope })
+  @ApiNotFoundAs('error', 'Knowledgebase not found. / Document not found.')
   get(
     @CurrentUser() user: AuthenticatedUser,
     @KnowledgebaseId() knowledgebaseId: number,
@@ -68,7 +78,9 @@ export class DocumentsController {
   }
 
   @Delete(':documentId')
+  @ApiOperation({ operationId: 'deleteDocument', summary: 'Delete a document and its passages' })
   @ApiOkResponse({ type: MessageResponse })
+  @ApiNotFoundAs('error', 'Knowledgebase not found. / Document not found.')
   delete(
     @CurrentUser() user: AuthenticatedUser,
     @KnowledgebaseId() knowledgebaseId: number,

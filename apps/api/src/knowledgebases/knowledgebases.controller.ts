@@ -1,8 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   CreateKnowledgebaseRequest,
-  ErrorFieldResponse,
   Errors,
   KnowledgebaseEnvelope,
   KnowledgebaseListResponse,
@@ -12,27 +11,30 @@ import {
   SearchResponse,
   UpdateKnowledgebaseRequest,
 } from '@app/contracts';
-import { ResourceIdPipe } from '@app/platform';
+import { ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ApiValidatedQuery, ResourceIdPipe } from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { KnowledgebasesService } from './knowledgebases.service';
 
 const KnowledgebaseId = () => Param('id', new ResourceIdPipe(Errors.knowledgebaseNotFound));
 
-@ApiTags('Knowledgebases')
-@ApiBearerAuth()
-@ApiNotFoundResponse({ type: ErrorFieldResponse, description: 'Knowledgebase not found.' })
+const ApiKnowledgebaseNotFound = () => ApiNotFoundAs('error', 'Knowledgebase not found.');
+
+@ApiUserResource('Knowledgebases')
 @Controller('user/knowledgebases')
 export class KnowledgebasesController {
   constructor(private readonly knowledgebases: KnowledgebasesService) {}
 
   @Get()
+  @ApiOperation({ operationId: 'listKnowledgebases', summary: 'List the knowledgebases of the account' })
   @ApiOkResponse({ type: KnowledgebaseListResponse })
   list(@CurrentUser() user: AuthenticatedUser): Promise<KnowledgebaseListResponse> {
     return this.knowledgebases.list(user);
   }
 
   @Post()
+  @ApiOperation({ operationId: 'createKnowledgebase', summary: 'Create a knowledgebase' })
   @ApiCreatedResponse({ type: KnowledgebaseMessageEnvelope })
+  @ApiValidatedInput()
   create(
     @CurrentUser() user: AuthenticatedUser,
     @Body() body: CreateKnowledgebaseRequest,
@@ -41,13 +43,18 @@ export class KnowledgebasesController {
   }
 
   @Get(':id')
+  @ApiOperation({ operationId: 'getKnowledgebase', summary: 'Read a knowledgebase' })
   @ApiOkResponse({ type: KnowledgebaseEnvelope })
+  @ApiKnowledgebaseNotFound()
   get(@CurrentUser() user: AuthenticatedUser, @KnowledgebaseId() id: number): Promise<KnowledgebaseEnvelope> {
     return this.knowledgebases.get(user, id);
   }
 
   @Put(':id')
+  @ApiOperation({ operationId: 'updateKnowledgebase', summary: 'Update a knowledgebase (partial)' })
   @ApiOkResponse({ type: KnowledgebaseMessageEnvelope })
+  @ApiValidatedInput()
+  @ApiKnowledgebaseNotFound()
   update(
     @CurrentUser() user: AuthenticatedUser,
     @KnowledgebaseId() id: number,
@@ -57,13 +64,21 @@ export class KnowledgebasesController {
   }
 
   @Delete(':id')
+  @ApiOperation({
+    operationId: 'deleteKnowledgebase',
+    summary: 'Delete a knowledgebase with its documents; assistants using it are detached',
+  })
   @ApiOkResponse({ type: MessageResponse })
+  @ApiKnowledgebaseNotFound()
   delete(@CurrentUser() user: AuthenticatedUser, @KnowledgebaseId() id: number): Promise<MessageResponse> {
     return this.knowledgebases.delete(user, id);
   }
 
   @Get(':id/search')
+  @ApiOperation({ operationId: 'searchKnowledgebase', summary: 'Passages that answer a query, best first' })
   @ApiOkResponse({ type: SearchResponse, description: 'Ranked passages, best first' })
+  @ApiValidatedQuery()
+  @ApiKnowledgebaseNotFound()
   search(
     @CurrentUser() user: AuthenticatedUser,
     @KnowledgebaseId() id: number,

@@ -19,7 +19,7 @@ export class CreateApiKeyResponse {
 }
 
 export class ApiKeyResponse {
-  @ApiProperty() id: number;
+  @ApiProperty({ type: 'integer' }) id: number;
   @ApiProperty() name: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_used_at: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;

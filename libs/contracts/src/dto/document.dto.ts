@@ -38,7 +38,7 @@ export class CreateDocumentRequest {
   @Rule.RequiredText()
   name: string;
 
-  @ApiPropertyOptional({ maxLength: 255, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true })
   @Rule.OptionalText()
   description?: string | null;
 
@@ -91,8 +91,45 @@ export class CreateDocumentRequest {
   file?: UploadedDocumentFile;
 }
 
+/** OpenAPI only: the JSON form of document creation (websites). Validation uses CreateDocumentRequest. */
+export class CreateWebsiteDocumentBody {
+  @ApiProperty({ type: String, maxLength: 255 }) name: string;
+  @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true }) description?: string | null;
+  @ApiProperty({ enum: ['website'] }) type: string;
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uri',
+    maxLength: 2048,
+    description: 'The page to start crawling from (required without `links`)',
+  })
+  url?: string;
+  @ApiPropertyOptional({
+    type: [DocumentLinkItem],
+    maxItems: MAX_DOCUMENT_LINKS,
+    description: 'Exactly these pages (required without `url`)',
+  })
+  links?: DocumentLinkItem[];
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 50,
+    default: DEFAULT_RELATIVE_LINKS_LIMIT,
+    description: 'Further same-site links to follow from `url`',
+  })
+  relative_links_limit?: number;
+}
+
+/** OpenAPI only: the multipart form of document creation (PDF, TXT, Word files). */
+export class CreateFileDocumentBody {
+  @ApiProperty({ type: String, maxLength: 255 }) name: string;
+  @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true, description: 'Empty means none' }) description?:
+    string | null;
+  @ApiProperty({ enum: FILE_DOCUMENT_TYPES }) type: string;
+  @ApiProperty({ type: 'string', format: 'binary', description: 'The file, at most 20 MB' }) file: unknown;
+}
+
 export class DocumentResponse {
-  @ApiProperty() id: number;
+  @ApiProperty({ type: 'integer' }) id: number;
   @ApiProperty() name: string;
   @ApiProperty({ type: String, nullable: true }) description: string | null;
   @ApiProperty({ enum: DOCUMENT_TYPES }) type: string;
@@ -105,14 +142,14 @@ export class DocumentResponse {
 export class DocumentPageResponse {
   @ApiProperty() url: string;
   @ApiProperty({ enum: ['fetched', 'failed', 'skipped'] }) status: string;
-  @ApiPropertyOptional() title?: string;
-  @ApiProperty() characters: number;
-  @ApiPropertyOptional({ description: 'Why the page was not used' }) error?: string;
+  @ApiPropertyOptional({ type: String }) title?: string;
+  @ApiProperty({ type: 'integer' }) characters: number;
+  @ApiPropertyOptional({ type: String, description: 'Why the page was not used' }) error?: string;
 }
 
 export class DocumentDetailResponse extends DocumentResponse {
   @ApiProperty({ type: String, nullable: true }) error_message: string | null;
-  @ApiProperty({ description: 'Characters of text extracted' }) content_length: number;
+  @ApiProperty({ type: 'integer', description: 'Characters of text extracted' }) content_length: number;
   @ApiPropertyOptional({ type: [DocumentPageResponse], description: 'Websites only' }) pages?: DocumentPageResponse[];
 }
 

@@ -17,7 +17,7 @@ export class CreateKnowledgebaseRequest {
   @Rule.RequiredText()
   name: string;
 
-  @ApiPropertyOptional({ maxLength: 255, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true })
   @Rule.OptionalText()
   description?: string | null;
 }
@@ -28,19 +28,19 @@ export class UpdateKnowledgebaseRequest {
   @Rule.RequiredText()
   name?: string;
 
-  @ApiPropertyOptional({ maxLength: 255, nullable: true, description: '`null` clears it' })
+  @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true, description: '`null` clears it' })
   @Rule.OptionalText()
   description?: string | null;
 }
 
 export class KnowledgebaseResponse {
-  @ApiProperty() id: number;
+  @ApiProperty({ type: 'integer' }) id: number;
   @ApiProperty() name: string;
   @ApiProperty({ type: String, nullable: true }) description: string | null;
   @ApiProperty({ enum: KnowledgebaseStatuses }) status: KnowledgebaseStatus;
   @ApiProperty({ example: 'Active' }) status_label: string;
-  @ApiProperty() documents_count: number;
-  @ApiProperty() assistants_count: number;
+  @ApiProperty({ type: 'integer' }) documents_count: number;
+  @ApiProperty({ type: 'integer' }) assistants_count: number;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
@@ -100,7 +100,7 @@ export class SearchKnowledgebaseQuery {
   @Rule.RequiredText(500)
   query: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 50, default: DEFAULT_SEARCH_LIMIT })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 50, default: DEFAULT_SEARCH_LIMIT })
   @Type(() => Number)
   @Rule.Integer()
   @Rule.Between(1, 50)
@@ -108,11 +108,11 @@ export class SearchKnowledgebaseQuery {
 }
 
 export class SearchResult {
-  @ApiProperty() document_id: number;
+  @ApiProperty({ type: 'integer' }) document_id: number;
   @ApiProperty() document_name: string;
   @ApiProperty() content: string;
   @ApiProperty({ description: 'Relevance; higher is better' }) score: number;
-  @ApiPropertyOptional({ description: 'Page the passage comes from (websites)' }) source_url?: string;
+  @ApiPropertyOptional({ type: String, description: 'Page the passage comes from (websites)' }) source_url?: string;
 }
 
 export class SearchResponse {

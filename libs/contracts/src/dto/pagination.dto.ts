@@ -13,12 +13,12 @@ function toPageNumber(value: unknown): number {
 }
 
 export class PageQuery {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1 })
   @Transform(({ value }) => toPageNumber(value))
   @Rule.Integer() // always passes after the transform; declares the field so the whitelist keeps it
   page: number = 1;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE })
   @Type(() => Number)
   @Rule.Integer()
   @Rule.Between(1, MAX_PER_PAGE)
@@ -33,24 +33,24 @@ export class PageLink {
 
 /** Laravel's LengthAwarePaginator JSON, without `data` (added per resource). */
 export class LengthAwarePageMeta {
-  @ApiProperty() current_page: number;
+  @ApiProperty({ type: 'integer' }) current_page: number;
   @ApiProperty() first_page_url: string;
-  @ApiProperty({ type: Number, nullable: true }) from: number | null;
-  @ApiProperty() last_page: number;
+  @ApiProperty({ type: 'integer', nullable: true }) from: number | null;
+  @ApiProperty({ type: 'integer' }) last_page: number;
   @ApiProperty() last_page_url: string;
   @ApiProperty({ type: [PageLink] }) links: PageLink[];
   @ApiProperty({ type: String, nullable: true }) next_page_url: string | null;
   @ApiProperty() path: string;
-  @ApiProperty() per_page: number;
+  @ApiProperty({ type: 'integer' }) per_page: number;
   @ApiProperty({ type: String, nullable: true }) prev_page_url: string | null;
-  @ApiProperty({ type: Number, nullable: true }) to: number | null;
-  @ApiProperty() total: number;
+  @ApiProperty({ type: 'integer', nullable: true }) to: number | null;
+  @ApiProperty({ type: 'integer' }) total: number;
 }
 
 export class SlimPageMeta {
-  @ApiProperty() current_page: number;
-  @ApiProperty() per_page: number;
-  @ApiProperty() total: number;
+  @ApiProperty({ type: 'integer' }) current_page: number;
+  @ApiProperty({ type: 'integer' }) per_page: number;
+  @ApiProperty({ type: 'integer' }) total: number;
 }
 
 export type LengthAwarePage<T> = { data: T[] } & LengthAwarePageMeta;

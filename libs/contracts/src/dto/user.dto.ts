@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 export class UserResponse {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ type: 'integer', example: 1 }) id: number;
   @ApiProperty({ example: 'Ada Lovelace' }) name: string;
   @ApiProperty({ example: 'ada@example.com' }) email: string;
 }

@@ -1,7 +1,8 @@
 import { Controller, Get, Inject, Optional, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import type { Response } from 'express';
+import { ApiPublicResource } from '../http/api-docs.decorators';
 import { Public } from '../http/public.decorator';
 import { HealthReport, HealthService } from './health.service';
 
@@ -9,7 +10,33 @@ import { HealthReport, HealthService } from './health.service';
 export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
 export type ReadinessChecks = Record<string, () => Promise<Record<string, unknown> | void>>;
 
-@ApiTags('Health')
+export class HealthCheckResponse {
+  @ApiProperty({ enum: ['up', 'down'] }) status: string;
+  @ApiProperty({ type: 'integer', required: false }) latency_ms?: number;
+  @ApiProperty({ type: String, required: false, description: 'Why the check failed' }) error?: string;
+}
+
+export class HealthReportResponse {
+  @ApiProperty({ enum: ['ok', 'error'] }) status: string;
+
+  @ApiProperty({
+    type: 'object',
+    description: 'One entry per check (`process`; or `database`, `redis` and, on a worker, `queues`, `schedules`)',
+    additionalProperties: {
+      type: 'object',
+      properties: {
+        status: { type: 'string', enum: ['up', 'down'] },
+        latency_ms: { type: 'integer' },
+        error: { type: 'string' },
+      },
+      required: ['status'],
+      additionalProperties: true,
+    },
+  })
+  checks: Record<string, HealthCheckResponse>;
+}
+
+@ApiPublicResource('Health')
 @Public()
 @SkipThrottle()
 @Controller('health')
@@ -21,15 +48,20 @@ export class HealthController {
 
   /** Liveness: the process answers; no dependency is touched. */
   @Get()
-  @ApiOkResponse({ description: 'The process is up' })
+  @ApiOperation({ operationId: 'liveness', summary: 'Liveness: the process answers (no dependency is touched)' })
+  @ApiOkResponse({ type: HealthReportResponse, description: 'The process is up' })
   live(): HealthReport {
     return this.health.liveness();
   }
 
   /** Readiness: Postgres and Redis (and the app's own checks) answer; 503 otherwise. */
   @Get('ready')
-  @ApiOkResponse({ description: 'Every dependency answers' })
-  @ApiServiceUnavailableResponse({ description: 'A dependency does not answer; see `checks`' })
+  @ApiOperation({ operationId: 'readiness', summary: 'Readiness: every dependency answers' })
+  @ApiOkResponse({ type: HealthReportResponse, description: 'Every dependency answers' })
+  @ApiServiceUnavailableResponse({
+    type: HealthReportResponse,
+    description: 'A dependency does not answer; see `checks`',
+  })
   async ready(@Res({ passthrough: true }) response: Response): Promise<HealthReport> {
     const report = await this.health.readiness(this.checks);
     response.status(report.status === 'ok' ? 200 : 503);

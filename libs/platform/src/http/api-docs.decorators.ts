@@ -1,16 +1,18 @@
-import { applyDecorators } from '@nestjs/common';
+import { applyDecorators, Type } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
+  ApiExtension,
+  ApiExtraModels,
   ApiNotFoundResponse,
   ApiPayloadTooLargeResponse,
   ApiResponse,
-  ApiSecurity,
   ApiServiceUnavailableResponse,
   ApiTags,
   ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
   ApiUnprocessableEntityResponse,
+  getSchemaPath,
 } from '@nestjs/swagger';
 import { ErrorFieldResponse, MessageResponse, ValidationErrorResponse } from '@app/contracts';
 
@@ -26,9 +28,14 @@ const rateLimitHeaders = {
   'X-RateLimit-Remaining': { description: 'Requests left in this minute', schema: { type: 'integer' } },
 };
 
-/** Answers every route can give: the rate limit, and a dependency (database, queue) that does not answer. */
+/**
+ * Answers every route can give: a body that cannot be parsed (400) or is too large (413) (bodies are parsed
+ * before routing), the rate limit (429), and a dependency (database, queue) that does not answer (503).
+ */
 const ApiCommonErrors = () =>
   applyDecorators(
+    ApiBadRequestResponse({ type: MessageResponse, description: 'The body could not be parsed' }),
+    ApiPayloadTooLargeResponse({ type: MessageResponse, description: 'The body is too large' }),
     ApiTooManyRequestsResponse({ type: MessageResponse, description: 'Too Many Attempts.', headers: rateLimitHeaders }),
     ApiServiceUnavailableResponse({ type: MessageResponse, description: 'A dependency is unavailable; retry later' }),
     ApiResponse({ status: 500, type: MessageResponse, description: 'Server Error.' }),
@@ -43,19 +50,14 @@ export const ApiUserResource = (tag: string) =>
     ApiCommonErrors(),
   );
 
-/** A route that needs no credentials (it also needs `@Public()`). */
-export const ApiPublicRoute = () => applyDecorators(ApiSecurity({}), ApiCommonErrors());
-
 /**
- * A route that takes a JSON (or form) body or validated query: a body that cannot be parsed is 400, one over
- * the size limit 413, and invalid fields 422 in Laravel's validation shape.
+ * A controller whose routes need no credentials (with `@Public()`); the document marks them `security: []`.
  */
+export const ApiPublicResource = (tag: string) => applyDecorators(ApiTags(tag), ApiCommonErrors());
+
+/** A route that validates its body: invalid fields are 422 in Laravel's validation shape. */
 export const ApiValidatedInput = (description = 'The given data was invalid.') =>
-  applyDecorators(
-    ApiBadRequestResponse({ type: MessageResponse, description: 'The body could not be parsed' }),
-    ApiPayloadTooLargeResponse({ type: MessageResponse, description: 'The body is too large' }),
-    ApiUnprocessableEntityResponse({ type: ValidationErrorResponse, description }),
-  );
+  ApiUnprocessableEntityResponse({ type: ValidationErrorResponse, description });
 
 /** A query-only route whose parameters are validated: 422 in the validation shape. */
 export const ApiValidatedQuery = () =>
@@ -64,3 +66,22 @@ export const ApiValidatedQuery = () =>
 /** The resource's 404 in its own shape: `{error}` or `{message}` (see the contract). */
 export const ApiNotFoundAs = (shape: 'message' | 'error', text: string) =>
   ApiNotFoundResponse({ type: shape === 'error' ? ErrorFieldResponse : MessageResponse, description: text });
+
+/** The extension that carries per-media-type bodies until the document is assembled (see api-document.ts). */
+export const REQUEST_BODIES_EXTENSION = 'x-request-bodies';
+
+/**
+ * A request body with a different schema per media type (JSON for websites, multipart for files), which
+ * `@ApiBody` cannot express: recorded as an extension and turned into `requestBody.content` when the document
+ * is built.
+ */
+export const ApiBodyPerMediaType = (bodies: Record<string, Type>) =>
+  applyDecorators(
+    ApiExtraModels(...Object.values(bodies)),
+    ApiExtension(
+      REQUEST_BODIES_EXTENSION,
+      Object.fromEntries(
+        Object.entries(bodies).map(([mediaType, model]) => [mediaType, { schema: { $ref: getSchemaPath(model) } }]),
+      ),
+    ),
+  );

@@ -1,0 +1,62 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { REQUEST_BODIES_EXTENSION } from '@app/platform';
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/**
+ * The OpenAPI document, generated from the controllers and DTOs. Bearer authentication is the document's
+ * default; an operation that declares no security of its own (login, register, health) is marked public with
+ * `security: []`, so clients and Swagger UI do not send a token there. Bodies declared per media type
+ * (`ApiBodyPerMediaType`) replace the body inferred from the handler's DTO.
+ */
+export function createApiDocument(app: INestApplication): OpenAPIObject {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Voice Assistant Management API')
+      .setDescription(
+        'Manage API keys, knowledgebases, tools, SIP trunks, assistants, campaigns, leads and calls. ' +
+          'Authenticate with `Authorization: Bearer <token>`, where the token is an API key (`vak_...`) or a ' +
+          'session token from `POST /api/auth/login` (`vas_...`). Errors come in three shapes: ' +
+          '`{message, errors}` for validation (422), `{message}` and `{error}`.',
+      )
+      .setVersion('1.0')
+      .setLicense('Proprietary', '')
+      .addServer('/', 'The host serving this document')
+      .addBearerAuth({
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'API key (vak_...) or session token (vas_...)',
+        description: 'An API key or a session token',
+      })
+      .addSecurityRequirements('bearer')
+      .build(),
+  );
+  for (const operations of Object.values(document.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation = operations[method];
+      if (!operation) continue;
+      if (!operation.security) operation.security = [];
+      // Path ids are parsed by ResourceIdPipe: whole numbers only, whatever the handler's TypeScript type says.
+      for (const parameter of operation.parameters ?? []) {
+        if ('in' in parameter && parameter.in === 'path' && parameter.schema && 'type' in parameter.schema) {
+          if (parameter.schema.type === 'number') parameter.schema.type = 'integer';
+        }
+      }
+      const bodies = (operation as unknown as Record<string, unknown>)[REQUEST_BODIES_EXTENSION];
+      if (bodies) {
+        operation.requestBody = { required: true, content: bodies as Record<string, object> };
+        delete (operation as unknown as Record<string, unknown>)[REQUEST_BODIES_EXTENSION];
+      }
+    }
+  }
+  return document;
+}
+
+export function serveApiDocument(app: INestApplication): void {
+  SwaggerModule.setup('api/docs', app, createApiDocument(app), {
+    jsonDocumentUrl: 'api/docs-json',
+    swaggerOptions: { persistAuthorization: true },
+  });
+}

@@ -1,0 +1,122 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+
+type Schema = Record<string, any>;
+interface Route {
+  method: string;
+  template: string;
+  pattern: RegExp;
+  params: number;
+  operation: Schema;
+}
+
+/**
+ * Checks real responses against the served OpenAPI document: the status must be documented for the operation,
+ * and a JSON body must match its schema with no field the schema does not name. The e2e stack runs every
+ * response of every test through it, so the document cannot drift from what clients receive.
+ */
+export class OpenApiConformance {
+  private readonly ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
+  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly routes: Route[];
+
+  constructor(private readonly document: Schema) {
+    this.routes = Object.entries<Schema>(document.paths)
+      .flatMap(([template, operations]) =>
+        Object.entries<Schema>(operations).map(([method, operation]) => ({
+          method,
+          template,
+          pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+          params: (template.match(/\{/g) ?? []).length,
+          operation,
+        })),
+      )
+      // A literal segment wins over a parameter (`/phone-numbers/all` before `/phone-numbers/{id}`).
+      .sort((a, b) => a.params - b.params);
+  }
+
+  /** Returns what is wrong with the response, or undefined when it conforms or the route is not documented. */
+  check(
+    method: string,
+    url: string,
+    status: number,
+    contentType: string | undefined,
+    body: unknown,
+  ): string | undefined {
+    const path = new URL(url, 'http://localhost').pathname;
+    const candidates = this.routes.filter((route) => route.pattern.test(path));
+    if (candidates.length === 0) return undefined; // unknown path: 404 from the router, nothing to document
+    const route = candidates.find((candidate) => candidate.method === method.toLowerCase());
+    if (!route) return undefined; // a method the path does not serve: 405
+    const where = `${method.toUpperCase()} ${route.template} -> ${status}`;
+    const response = route.operation.responses?.[String(status)] ?? route.operation.responses?.default;
+    if (!response)
+      return `${where}: status not documented (documented: ${Object.keys(route.operation.responses ?? {}).join(', ')})`;
+    if (!contentType?.includes('application/json')) return undefined;
+    const schema = response.content?.['application/json']?.schema;
+    if (!schema) return `${where}: JSON body ${JSON.stringify(body).slice(0, 200)} but no schema documented`;
+    const validate = this.validator(`${route.method} ${route.template} ${status}`, schema);
+    if (validate(body)) return undefined;
+    const problems = (validate.errors ?? [])
+      .slice(0, 5)
+      .map(
+        (error) =>
+          `${error.instancePath || '(body)'} ${error.message}${error.params && 'additionalProperty' in error.params ? ` '${error.params.additionalProperty}'` : ''}`,
+      );
+    return `${where}: body does not match the documented schema: ${problems.join('; ')}; body ${JSON.stringify(body).slice(0, 300)}`;
+  }
+
+  private validator(key: string, schema: Schema): ValidateFunction {
+    let validate = this.validators.get(key);
+    if (!validate) {
+      validate = this.ajv.compile(closeObjects(mergeAllOf(this.dereference(schema, new Set()))));
+      this.validators.set(key, validate);
+    }
+    return validate;
+  }
+
+  private dereference(node: unknown, seen: Set<string>): any {
+    if (Array.isArray(node)) return node.map((item) => this.dereference(item, seen));
+    if (!node || typeof node !== 'object') return node;
+    const record = node as Schema;
+    if (typeof record.$ref === 'string') {
+      const name = record.$ref.split('/').pop()!;
+      if (seen.has(name)) throw new Error(`Recursive schema ${name} is not supported by the conformance check`);
+      const { $ref: _ref, ...siblings } = record;
+      return { ...this.dereference(this.document.components.schemas[name], new Set([...seen, name])), ...siblings };
+    }
+    return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, this.dereference(value, seen)]));
+  }
+}
+
+/** Folds `allOf` object parts into one object so that "no undocumented fields" can be checked on it. */
+function mergeAllOf(node: any): any {
+  if (Array.isArray(node)) return node.map(mergeAllOf);
+  if (!node || typeof node !== 'object') return node;
+  const record: Schema = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, mergeAllOf(value)]));
+  if (!Array.isArray(record.allOf)) return record;
+  const { allOf, ...rest } = record;
+  const merged: Schema = {
+    ...rest,
+    type: 'object',
+    properties: { ...(rest.properties ?? {}) },
+    required: [...(rest.required ?? [])],
+  };
+  for (const part of allOf as Schema[]) {
+    Object.assign(merged.properties, part.properties ?? {});
+    merged.required.push(...(part.required ?? []));
+    for (const [key, value] of Object.entries(part)) {
+      if (!['properties', 'required', 'type'].includes(key) && merged[key] === undefined) merged[key] = value;
+    }
+  }
+  return merged;
+}
+
+/** Objects with named properties and no stated `additionalProperties` may hold nothing else. */
+function closeObjects(node: any): any {
+  if (Array.isArray(node)) return node.map(closeObjects);
+  if (!node || typeof node !== 'object') return node;
+  const record: Schema = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, closeObjects(value)]));
+  if (record.properties && record.additionalProperties === undefined) record.additionalProperties = false;
+  return record;
+}
