@@ -10,7 +10,9 @@ const apps = { api: 'dist/apps/api/src/main.js', worker: 'dist/apps/worker/src/m
 async function main() {
   await migrate();
   const children = Object.entries(apps).map(([name, entry]) => {
-    const child = spawn(process.execPath, [path.join(__dirname, '..', entry)], { stdio: 'inherit' });
+    // Locally nothing balances traffic, so there is nothing to drain before stopping.
+    const env = { ...process.env, SHUTDOWN_DRAIN_SECONDS: process.env.SHUTDOWN_DRAIN_SECONDS ?? '0' };
+    const child = spawn(process.execPath, [path.join(__dirname, '..', entry)], { stdio: 'inherit', env });
     child.on('exit', (code, signal) => {
       console.log(`${name} exited (${signal ?? code}).`);
       stopAll('SIGTERM');

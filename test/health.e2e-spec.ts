@@ -24,6 +24,7 @@ describe('Health and readiness', () => {
       status: 'ok',
       checks: {
         database: { status: 'up', latency_ms: expect.any(Number) },
+        shutdown: { status: 'up' },
         redis: { status: 'up', latency_ms: expect.any(Number) },
       },
     });

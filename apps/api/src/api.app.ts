@@ -29,6 +29,13 @@ export async function createApiApp(
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true, parameterLimit: 1000, depth: MAX_INPUT_DEPTH });
   app.use(translateBodyParserErrors);
   app.setGlobalPrefix('api');
+  if (config.corsOrigins.length > 0) {
+    app.enableCors({
+      origin: config.corsOrigins,
+      exposedHeaders: ['X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Allow'],
+      maxAge: 600,
+    });
+  }
   app.enableShutdownHooks();
 
   serveApiDocument(app);

@@ -30,6 +30,10 @@ export class AppConfig {
   readonly livekit?: { url: string; apiKey: string; apiSecret: string };
   readonly logLevel: LogLevel;
   readonly shutdownGraceSeconds: number;
+  /** After SIGTERM, how long readiness answers 503 while requests are still served, so balancers drain first. */
+  readonly shutdownDrainSeconds: number;
+  /** Browser origins allowed by CORS; none (CORS off) when empty. */
+  readonly corsOrigins: string[];
   /** How long a worker holds a job before another may take it over (it renews the lock while alive). */
   readonly jobLockMs: number;
   /** How often workers look for jobs whose holder died. */
@@ -107,6 +111,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         : undefined,
     logLevel: env.LOG_LEVEL,
     shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,
+    shutdownDrainSeconds: env.SHUTDOWN_DRAIN_SECONDS,
+    corsOrigins: (env.CORS_ORIGINS ?? []).map((origin) => new URL(origin).origin),
     jobLockMs: env.JOB_LOCK_MS,
     jobStalledCheckMs: env.JOB_STALLED_CHECK_MS,
     jobRetryDelayMs: env.JOB_RETRY_DELAY_MS,

@@ -59,6 +59,17 @@ export const environmentSchema = z
     LIVEKIT_API_SECRET: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SHUTDOWN_GRACE_SECONDS: integer(1, 600).default(25),
+    SHUTDOWN_DRAIN_SECONDS: integer(0, 120).default(5),
+    CORS_ORIGINS: z
+      .string()
+      .transform((value) =>
+        value
+          .split(',')
+          .map((origin) => origin.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.url({ protocol: /^https?$/, message: 'must be a comma-separated list of http(s) origins' })))
+      .optional(),
     JOB_LOCK_MS: integer(1000).default(30_000),
     JOB_STALLED_CHECK_MS: integer(500).default(30_000),
     JOB_RETRY_DELAY_MS: integer(10).default(5000),
@@ -74,6 +85,13 @@ export const environmentSchema = z
           context.addIssue({ code: 'custom', path: [name], message: 'is required when SIP_PROVISIONER=livekit' });
         }
       }
+    }
+    if (env.SHUTDOWN_DRAIN_SECONDS >= env.SHUTDOWN_GRACE_SECONDS) {
+      context.addIssue({
+        code: 'custom',
+        path: ['SHUTDOWN_DRAIN_SECONDS'],
+        message: 'must be less than SHUTDOWN_GRACE_SECONDS',
+      });
     }
     if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
       context.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required when NODE_ENV=production' });

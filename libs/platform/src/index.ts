@@ -17,3 +17,4 @@ export * from './metrics/metrics.module';
 export * from './run-process';
 export * from './http/api-docs.decorators';
 export * from './http/allowed-methods';
+export * from './health/shutdown-state';

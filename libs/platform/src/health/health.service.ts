@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { InjectRedis } from '../redis/redis.module';
+import { ShutdownState } from './shutdown-state';
 
 export type CheckStatus = 'up' | 'down';
 export interface CheckResult {
@@ -42,6 +43,7 @@ export class HealthService {
   constructor(
     private readonly dataSource: DataSource,
     @InjectRedis() private readonly redis: Redis,
+    private readonly shutdown: ShutdownState,
   ) {}
 
   liveness(): HealthReport {
@@ -60,7 +62,9 @@ export class HealthService {
     };
     const names = Object.keys(checks);
     const results = await Promise.all(names.map((name) => runCheck(checks[name])));
-    const report = Object.fromEntries(names.map((name, index) => [name, results[index]]));
-    return { status: results.every((result) => result.status === 'up') ? 'ok' : 'error', checks: report };
+    const report: Record<string, CheckResult> = Object.fromEntries(names.map((name, index) => [name, results[index]]));
+    // Once shutdown begins the process should get no new traffic, whatever its dependencies say.
+    report.shutdown = this.shutdown.isDraining ? { status: 'down', error: 'shutting down' } : { status: 'up' };
+    return { status: Object.values(report).every((result) => result.status === 'up') ? 'ok' : 'error', checks: report };
   }
 }

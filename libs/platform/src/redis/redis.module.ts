@@ -1,6 +1,7 @@
-import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { AppConfig, redisOptionsFromUrl } from '@app/config';
+import { evictionPolicyProblem } from './eviction-policy';
 
 export const REDIS = Symbol('REDIS');
 export const InjectRedis = () => Inject(REDIS);
@@ -27,10 +28,38 @@ export const InjectRedis = () => Inject(REDIS);
   ],
   exports: [REDIS],
 })
-export class RedisModule implements OnApplicationShutdown {
+export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Redis');
+
   constructor(@Inject(REDIS) private readonly redis: Redis) {}
+
+  /**
+   * Refuses to run against a Redis that may evict keys: jobs would vanish without a trace. Checked at boot, or
+   * as soon as Redis first answers when it is down at boot.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    try {
+      await this.checkEvictionPolicy();
+    } catch (error) {
+      if (error instanceof UnsafeRedisError) throw error;
+      this.redis.once('ready', () =>
+        this.checkEvictionPolicy().catch((late: Error) => {
+          if (!(late instanceof UnsafeRedisError)) return;
+          this.logger.fatal(late.message);
+          process.exit(1);
+        }),
+      );
+    }
+  }
+
+  private async checkEvictionPolicy(): Promise<void> {
+    const problem = evictionPolicyProblem(await this.redis.info('memory'));
+    if (problem) throw new UnsafeRedisError(problem);
+  }
 
   async onApplicationShutdown(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }
+
+class UnsafeRedisError extends Error {}
