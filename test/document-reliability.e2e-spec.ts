@@ -99,6 +99,8 @@ describe('Document processing reliability', () => {
           [knowledgebase],
         );
         expect(counts).toEqual({ documents: 0, files: 0 });
+        const metrics = await broken.http.get('/api/metrics').expect(200);
+        expect(metrics.text).toMatch(/job_enqueue_failures_total\{queue="documents",job="process-document"\} 1/);
       } finally {
         await broken.close();
       }

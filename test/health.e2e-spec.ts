@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { createApiApp } from '../apps/api/src/api.app';
+import { createAccount } from './support/factories';
 import { Stack, startStack, testConfig } from './support/stack';
+import { waitForDocument } from './support/wait-for';
 
 describe('Health and readiness', () => {
   let stack: Stack;
@@ -75,9 +77,41 @@ describe('Metrics', () => {
     expect(response.text).toMatch(/route="\/api\/user\/knowledgebases\/:id",status="401"/);
   });
 
-  it('exposes job counts on the worker', async () => {
-    const worker = request(stack.worker!.getHttpServer());
-    const response = await worker.get('/api/metrics').expect(200);
-    expect(response.text).toContain('# TYPE jobs_finished_total counter');
+  it('keeps each app to its own metrics: no job metrics on the API, no HTTP timings on the worker', async () => {
+    const api = (await stack.http.get('/api/metrics').expect(200)).text;
+    expect(api).toContain('db_pool_connections{state="in_use"}');
+    expect(api).toContain('db_pool_waiting_requests');
+    expect(api).not.toContain('jobs_finished_total');
+    expect(api).not.toContain('queue_jobs');
+    const worker = (await request(stack.worker!.getHttpServer()).get('/api/metrics').expect(200)).text;
+    expect(worker).not.toContain('http_request_duration_seconds');
+    expect(worker).toContain('db_pool_connections');
   });
+
+  it('counts queued jobs by state at scrape time, and documents by type and final outcome', async () => {
+    const account = await createAccount(stack);
+    const knowledgebase = (
+      await stack.http.post('/api/user/knowledgebases').set(account.auth).send({ name: 'Metrics' }).expect(201)
+    ).body.data.id;
+    const upload = (name: string, content: Buffer) =>
+      stack.http
+        .post(`/api/user/knowledgebases/${knowledgebase}/documents`)
+        .set(account.auth)
+        .field('name', name)
+        .field('type', 'pdf')
+        .attach('file', content, `${name}.pdf`)
+        .expect(201);
+    const broken = (await upload('broken', Buffer.from('%PDF-1.7 this is not a real PDF'))).body.data.id;
+    await waitForDocument(stack, account, knowledgebase, broken);
+
+    const worker = (await request(stack.worker!.getHttpServer()).get('/api/metrics').expect(200)).text;
+    expect(worker).toMatch(/queue_jobs\{queue="documents",state="waiting"\} \d+/);
+    expect(worker).toMatch(/queue_jobs\{queue="maintenance",state="delayed"\} \d+/);
+    expect(worker).toMatch(/documents_processed_total\{type="pdf",outcome="failed"\} 1/);
+    // A document that ends failed is a failed job, not a completed one.
+    expect(worker).toMatch(/jobs_finished_total\{queue="documents",job="process-document",outcome="failed"\} 1/);
+    expect(worker).not.toMatch(/jobs_finished_total\{queue="documents",job="process-document",outcome="completed"\}/);
+    expect(worker).toMatch(/job_wait_seconds_count\{queue="documents",job="process-document"\} 1/);
+    expect(worker).toMatch(/job_duration_seconds_count\{queue="documents",job="process-document"\} 1/);
+  }, 60_000);
 });

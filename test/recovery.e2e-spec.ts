@@ -58,6 +58,12 @@ describe('Recovery that does not depend on luck', () => {
   }, 40_000);
 
   it('counts one rescue when two sweeps run at once', async () => {
+    // The schedules put back above run once at once; let that sweep finish so only ours race.
+    const maintenance = stack.api.get(JobQueue).queue(Jobs.sweepStuckDocuments.queue);
+    await waitFor(async () => {
+      const counts = await maintenance.getJobCounts('waiting', 'active');
+      return counts.waiting + counts.active === 0 ? true : undefined;
+    }, 15_000);
     const [knowledgebase] = await stack.dataSource.query(
       `INSERT INTO knowledgebases (user_id, name) VALUES ($1, 'Sweeps') RETURNING id`,
       [account.id],

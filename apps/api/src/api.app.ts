@@ -5,7 +5,8 @@ import { Logger } from 'nestjs-pino';
 import type { DynamicModule } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { MAX_INPUT_DEPTH } from '@app/contracts';
-import { recordHttpMetrics, refuseDeepJson, translateBodyParserErrors } from '@app/platform';
+import { httpMetricsMiddleware, MetricsRegistry, refuseDeepJson, translateBodyParserErrors } from '@app/platform';
+import { mountQueueDashboard } from './admin/queue-dashboard';
 import { serveApiDocument } from './api-document';
 import { ApiModule } from './api.module';
 
@@ -24,11 +25,12 @@ export async function createApiApp(
   app.useLogger(app.get(Logger));
   app.set('trust proxy', 'loopback');
   app.disable('x-powered-by');
-  app.use(recordHttpMetrics);
+  app.use(httpMetricsMiddleware(app.get(MetricsRegistry)));
   app.useBodyParser('json', { limit: BODY_LIMIT, verify: refuseDeepJson });
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true, parameterLimit: 1000, depth: MAX_INPUT_DEPTH });
   app.use(translateBodyParserErrors);
   app.setGlobalPrefix('api');
+  mountQueueDashboard(app);
   if (config.corsOrigins.length > 0) {
     app.enableCors({
       origin: config.corsOrigins,

@@ -1,5 +1,6 @@
 import { Jobs, JobProcessor, Queues, type QueueName } from '@app/jobs';
 import { AppConfig } from '@app/config';
+import type { JobMetrics } from './job-metrics';
 import { WorkerRunner } from './worker-runner';
 
 class FakeProcessor extends JobProcessor {
@@ -20,9 +21,14 @@ const handlersFor = (queue: QueueName) =>
 
 describe('WorkerRunner', () => {
   const config = { workerConcurrency: 2 } as AppConfig;
+  const metrics = {} as JobMetrics;
 
   it('refuses to boot when a declared job has no handler, naming it', () => {
-    const runner = new WorkerRunner(config, [new FakeProcessor(Queues.maintenance, handlersFor(Queues.maintenance))]);
+    const runner = new WorkerRunner(
+      config,
+      [new FakeProcessor(Queues.maintenance, handlersFor(Queues.maintenance))],
+      metrics,
+    );
     expect(() => runner.onModuleInit()).toThrow(`documents/${Jobs.processDocument.name}`);
   });
 
@@ -30,6 +36,7 @@ describe('WorkerRunner', () => {
     const runner = new WorkerRunner(
       config,
       Object.values(Queues).map((queue) => new FakeProcessor(queue, handlersFor(queue))),
+      metrics,
     );
     expect(() => runner.onModuleInit()).not.toThrow();
   });

@@ -6,10 +6,10 @@ import {
   OnApplicationBootstrap,
   OnModuleInit,
 } from '@nestjs/common';
-import { Worker } from 'bullmq';
+import { Job, Worker } from 'bullmq';
 import { AppConfig, redisOptionsFromUrl } from '@app/config';
 import { JobProcessor, allJobs } from '@app/jobs';
-import { jobDuration, jobsFinished } from '@app/platform';
+import { JobMetrics } from './job-metrics';
 
 export const JOB_PROCESSORS = Symbol('JOB_PROCESSORS');
 
@@ -26,6 +26,7 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
   constructor(
     private readonly config: AppConfig,
     @Inject(JOB_PROCESSORS) private readonly processors: JobProcessor[],
+    private readonly metrics: JobMetrics,
   ) {}
 
   onModuleInit(): void {
@@ -48,19 +49,20 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
         lockDuration: this.config.jobLockMs,
         stalledInterval: this.config.jobStalledCheckMs,
       });
-      worker.on('completed', (job) => this.record(processor.queueName, job.name, 'completed', job));
+      const queue = processor.queueName;
+      worker.on('active', (job) => {
+        this.metrics.started(queue, job);
+        this.logger.log({ queue, job: job.name, jobId: job.id, attempt: job.attemptsMade + 1 }, 'job started');
+      });
+      // A handler that records a failure itself (a document that cannot be parsed) returns `status: 'failed'`:
+      // that is a failed job in the metrics and the log, not a completed one.
+      worker.on('completed', (job, result: { status?: string } | undefined) =>
+        this.finished(queue, job, result?.status === 'failed' ? 'failed' : 'completed'),
+      );
       worker.on('failed', (job, error) => {
-        if (job) this.record(processor.queueName, job.name, 'failed', job);
-        this.logger.warn(
-          {
-            queue: processor.queueName,
-            job: job?.name,
-            jobId: job?.id,
-            attempt: job?.attemptsMade,
-            error: error.message,
-          },
-          'job failed',
-        );
+        if (!job) return;
+        const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+        this.finished(queue, job, final ? 'failed' : 'retrying', error.message);
       });
       worker.on('error', (error) =>
         this.logger.error({ queue: processor.queueName, error: error.message }, 'worker error'),
@@ -70,16 +72,11 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
   }
 
-  private record(
-    queue: string,
-    job: string,
-    outcome: 'completed' | 'failed',
-    timing: { processedOn?: number; finishedOn?: number },
-  ) {
-    jobsFinished.inc({ queue, job, outcome });
-    if (timing.processedOn && timing.finishedOn) {
-      jobDuration.observe({ queue, job }, (timing.finishedOn - timing.processedOn) / 1000);
-    }
+  private finished(queue: string, job: Job, outcome: 'completed' | 'failed' | 'retrying', error?: string): void {
+    const durationMs = this.metrics.finishedAttempt(queue, job, outcome);
+    const line = { queue, job: job.name, jobId: job.id, attempt: job.attemptsMade, outcome, durationMs, error };
+    if (outcome === 'completed') this.logger.log(line, 'job finished');
+    else this.logger.warn(line, 'job finished');
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -16,6 +16,7 @@ import { MaintenanceSchedule } from './maintenance/maintenance-schedule.service'
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { DocumentsModule } from './documents/documents.module';
 import { DocumentsProcessor } from './documents/documents.processor';
+import { JobMetricsModule } from './job-metrics';
 import { JOB_PROCESSORS, WorkerRunner } from './worker-runner';
 import { queueReadinessChecks } from './queue-readiness';
 
@@ -36,6 +37,7 @@ export class WorkerModule {
         JobsModule.forRoot(),
         CryptoModule,
         MetricsModule,
+        JobMetricsModule,
         DocumentsModule,
         HealthModule.forRoot([
           { provide: READINESS_CHECKS, inject: [JobQueue, AppConfig], useFactory: queueReadinessChecks },

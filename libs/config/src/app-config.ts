@@ -32,6 +32,8 @@ export class AppConfig {
   readonly shutdownGraceSeconds: number;
   /** After SIGTERM, how long readiness answers 503 while requests are still served, so balancers drain first. */
   readonly shutdownDrainSeconds: number;
+  /** The operator credential of the queue dashboard; the dashboard is off without it. */
+  readonly queueDashboard?: { username: string; password: string };
   /** Browser origins allowed by CORS; none (CORS off) when empty. */
   readonly corsOrigins: string[];
   /** How long a worker holds a job before another may take it over (it renews the lock while alive). */
@@ -112,6 +114,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: env.LOG_LEVEL,
     shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,
     shutdownDrainSeconds: env.SHUTDOWN_DRAIN_SECONDS,
+    queueDashboard:
+      env.QUEUE_DASHBOARD_USERNAME && env.QUEUE_DASHBOARD_PASSWORD
+        ? { username: env.QUEUE_DASHBOARD_USERNAME, password: env.QUEUE_DASHBOARD_PASSWORD }
+        : undefined,
     corsOrigins: (env.CORS_ORIGINS ?? []).map((origin) => new URL(origin).origin),
     jobLockMs: env.JOB_LOCK_MS,
     jobStalledCheckMs: env.JOB_STALLED_CHECK_MS,

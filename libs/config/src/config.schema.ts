@@ -59,6 +59,11 @@ export const environmentSchema = z
     LIVEKIT_API_SECRET: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SHUTDOWN_GRACE_SECONDS: integer(1, 600).default(25),
+    QUEUE_DASHBOARD_USERNAME: z
+      .string()
+      .regex(/^[^:]{1,64}$/, 'must be 1-64 characters without ":"')
+      .optional(),
+    QUEUE_DASHBOARD_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
     SHUTDOWN_DRAIN_SECONDS: integer(0, 120).default(5),
     CORS_ORIGINS: z
       .string()
@@ -85,6 +90,10 @@ export const environmentSchema = z
           context.addIssue({ code: 'custom', path: [name], message: 'is required when SIP_PROVISIONER=livekit' });
         }
       }
+    }
+    if (Boolean(env.QUEUE_DASHBOARD_USERNAME) !== Boolean(env.QUEUE_DASHBOARD_PASSWORD)) {
+      const missing = env.QUEUE_DASHBOARD_USERNAME ? 'QUEUE_DASHBOARD_PASSWORD' : 'QUEUE_DASHBOARD_USERNAME';
+      context.addIssue({ code: 'custom', path: [missing], message: 'is required to turn the queue dashboard on' });
     }
     if (env.SHUTDOWN_DRAIN_SECONDS >= env.SHUTDOWN_GRACE_SECONDS) {
       context.addIssue({

@@ -2,7 +2,9 @@ import { getQueueToken } from '@nestjs/bullmq';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Job, JobsOptions, Queue } from 'bullmq';
+import { Counter } from 'prom-client';
 import { AppConfig } from '@app/config';
+import { MetricsRegistry } from '@app/platform';
 import { Queues, type JobDefinition, type QueueName } from './job-definitions';
 
 /** A request waits at most this long for Redis to take a job before it is told to retry. */
@@ -13,11 +15,20 @@ const ENQUEUE_TIMEOUT_MS = 3000;
 export class JobQueue implements OnModuleInit {
   private readonly logger = new Logger(JobQueue.name);
   private readonly queues = new Map<QueueName, Queue>();
+  private readonly enqueueFailures: Counter<'queue' | 'job'>;
 
   constructor(
     private readonly moduleRef: ModuleRef,
     private readonly config: AppConfig,
-  ) {}
+    registry: MetricsRegistry,
+  ) {
+    this.enqueueFailures = new Counter({
+      name: 'job_enqueue_failures_total',
+      help: 'Jobs this process failed to put on a queue (Redis unreachable or too slow), by queue and job',
+      labelNames: ['queue', 'job'],
+      registers: [registry],
+    });
+  }
 
   /**
    * A Redis connection error on a queue is emitted as an event; without a listener it would be thrown as an
@@ -77,6 +88,9 @@ export class JobQueue implements OnModuleInit {
     });
     try {
       return await Promise.race([adding, timeout]);
+    } catch (error) {
+      this.enqueueFailures.inc({ queue: definition.queue, job: definition.name });
+      throw error;
     } finally {
       clearTimeout(timer);
     }

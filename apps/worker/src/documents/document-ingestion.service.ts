@@ -5,6 +5,7 @@ import { ExtractionError, normaliseWhitespace, runExtractionInThread, splitIntoP
 import { Document, FileDocumentType } from '@app/database';
 import { DocumentJob, isFinalAttempt } from '@app/jobs';
 import { CrawledPage, OutboundRequestError, crawlWebsite } from '@app/outbound-http';
+import { JobMetrics } from '../job-metrics';
 import { DocumentStore, IngestedPage, IngestedPassage, IngestionResult } from './document-store.service';
 import { CRAWLER_USER_AGENT, OutboundHttp } from './outbound-http.provider';
 
@@ -38,6 +39,7 @@ export class DocumentIngestion {
     private readonly config: AppConfig,
     private readonly store: DocumentStore,
     private readonly http: OutboundHttp,
+    private readonly metrics: JobMetrics,
   ) {}
 
   async process(job: Job<DocumentJob>): Promise<{ status: string }> {
@@ -48,19 +50,23 @@ export class DocumentIngestion {
     try {
       const result = document.type === 'website' ? await this.readWebsite(document) : await this.readFile(document);
       const stored = await this.store.complete(documentId, result);
+      if (stored) this.metrics.documentFinished(document.type, 'active');
       return { status: stored ? 'active' : 'skipped' };
     } catch (error) {
       const permanent = this.permanentFailure(error);
       if (permanent) {
-        await this.store.fail(documentId, permanent.message, permanent.pages);
+        if (await this.store.fail(documentId, permanent.message, permanent.pages)) {
+          this.metrics.documentFinished(document.type, 'failed');
+        }
         return { status: 'failed' };
       }
       if (isFinalAttempt(job)) {
         this.logger.warn({ documentId, error: (error as Error).message }, 'document failed after its last attempt');
-        await this.store.fail(
+        const failed = await this.store.fail(
           documentId,
           `Processing failed after ${job.attemptsMade + 1} attempts: ${(error as Error).message}`,
         );
+        if (failed) this.metrics.documentFinished(document.type, 'failed');
         return { status: 'failed' };
       }
       throw error;

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { JobQueue, Jobs } from '@app/jobs';
+import { JobMetrics } from '../job-metrics';
 import { DocumentStore } from './document-store.service';
 
 /** After this many re-enqueues a document that never finishes is failed rather than retried forever. */
@@ -22,12 +23,13 @@ export class DocumentSweeper {
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
     private readonly store: DocumentStore,
+    private readonly metrics: JobMetrics,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async sweep(): Promise<{ requeued: number; failed: number }> {
-    const stuck: { id: number; sweep_count: number }[] = await this.dataSource.query(
-      `SELECT id, sweep_count FROM documents
+    const stuck: { id: number; type: string }[] = await this.dataSource.query(
+      `SELECT id, type FROM documents
         WHERE status = 'processing' AND updated_at < now() - make_interval(secs => $1)
         ORDER BY updated_at LIMIT 500`,
       [this.config.documentStuckAfterSeconds],
@@ -43,8 +45,10 @@ export class DocumentSweeper {
       const rescue = await this.claimRescue(document.id);
       if (rescue === undefined) continue;
       if (rescue > MAX_SWEEPS) {
-        if (await this.store.fail(document.id, 'Processing did not complete. Please upload the document again.'))
+        if (await this.store.fail(document.id, 'Processing did not complete. Please upload the document again.')) {
+          this.metrics.documentFinished(document.type, 'failed');
           failed++;
+        }
         continue;
       }
       await existing?.remove();

@@ -1,23 +1,25 @@
 import type { NextFunction, Request, Response } from 'express';
-import { Histogram, register } from 'prom-client';
-
-const httpRequestDuration = new Histogram({
-  name: 'http_request_duration_seconds',
-  help: 'HTTP requests by method, route pattern and status code',
-  labelNames: ['method', 'route', 'status'],
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  registers: [register],
-});
+import { Histogram } from 'prom-client';
+import type { MetricsRegistry } from './metrics.registry';
 
 /**
  * Times every request. Labels use the route pattern (`/api/user/knowledgebases/:id`), never the raw path, so
  * ids do not explode the number of series; unmatched paths are grouped as `unmatched`.
  */
-export function recordHttpMetrics(request: Request, response: Response, next: NextFunction): void {
-  const stop = httpRequestDuration.startTimer();
-  response.once('finish', () => {
-    const route = request.route?.path ? `${request.baseUrl}${request.route.path}` : 'unmatched';
-    stop({ method: request.method, route, status: String(response.statusCode) });
+export function httpMetricsMiddleware(registry: MetricsRegistry) {
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP requests by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
   });
-  next();
+  return (request: Request, response: Response, next: NextFunction): void => {
+    const stop = duration.startTimer();
+    response.once('finish', () => {
+      const route = request.route?.path ? `${request.baseUrl}${request.route.path}` : 'unmatched';
+      stop({ method: request.method, route, status: String(response.statusCode) });
+    });
+    next();
+  };
 }

@@ -1,30 +1,37 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Get, Global, Header, Module } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
-import { PrometheusController, PrometheusModule } from '@willsoto/nestjs-prometheus';
-import type { Response } from 'express';
 import { ApiPublicResource } from '../http/api-docs.decorators';
 import { Public } from '../http/public.decorator';
+import { DatabasePoolMetrics } from './database-pool.metrics';
+import { MetricsRegistry } from './metrics.registry';
 
 /** Prometheus text format at `/api/metrics`, unauthenticated like health, for scrapers inside the network. */
 @ApiPublicResource('Health')
 @Public()
 @SkipThrottle()
-@Controller()
-export class MetricsController extends PrometheusController {
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly registry: MetricsRegistry) {}
+
   @Get()
+  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({ operationId: 'metrics', summary: 'Prometheus metrics of this process' })
   @ApiOkResponse({
     description: 'Prometheus metrics (text format)',
     content: { 'text/plain': { schema: { type: 'string' } } },
   })
-  override index(@Res({ passthrough: true }) response: Response) {
-    return super.index(response);
+  index(): Promise<string> {
+    return this.registry.metrics();
   }
 }
 
-export const MetricsModule = PrometheusModule.register({
-  path: '/metrics',
-  controller: MetricsController,
-  defaultMetrics: { enabled: true },
-});
+/** This app's metrics registry (see MetricsRegistry), its `/metrics` route and the database pool gauges. */
+@Global()
+@Module({
+  controllers: [MetricsController],
+  providers: [MetricsRegistry, DatabasePoolMetrics],
+  exports: [MetricsRegistry],
+})
+export class MetricsModule {}

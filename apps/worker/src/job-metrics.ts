@@ -1,0 +1,85 @@
+import { Global, Injectable, Module } from '@nestjs/common';
+import type { Job } from 'bullmq';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { JobQueue } from '@app/jobs';
+import { MetricsRegistry } from '@app/platform';
+
+const JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+
+/** What the worker reports about its jobs. Every attempt counts: a retried job is seen once per run. */
+@Injectable()
+export class JobMetrics {
+  private readonly finished: Counter<'queue' | 'job' | 'outcome'>;
+  private readonly duration: Histogram<'queue' | 'job'>;
+  private readonly wait: Histogram<'queue' | 'job'>;
+  private readonly documents: Counter<'type' | 'outcome'>;
+
+  constructor(registry: MetricsRegistry, jobs: JobQueue) {
+    this.finished = new Counter({
+      name: 'jobs_finished_total',
+      help:
+        'Job attempts run by this worker, by queue, job name and outcome: completed, failed (the work ended in ' +
+        'a recorded failure, or the last attempt threw) or retrying (an attempt threw and another will follow)',
+      labelNames: ['queue', 'job', 'outcome'],
+      registers: [registry],
+    });
+    this.duration = new Histogram({
+      name: 'job_duration_seconds',
+      help: 'Time from an attempt starting to finishing on this worker',
+      labelNames: ['queue', 'job'],
+      buckets: [0.05, 0.1, 0.5, 1, 5, 15, 60, 180, 600],
+      registers: [registry],
+    });
+    this.wait = new Histogram({
+      name: 'job_wait_seconds',
+      help: 'Time a job waited in its queue (after any delay or backoff) before an attempt started',
+      labelNames: ['queue', 'job'],
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800],
+      registers: [registry],
+    });
+    this.documents = new Counter({
+      name: 'documents_processed_total',
+      help: 'Documents that reached a final state on this worker, by type and outcome (active, failed)',
+      labelNames: ['type', 'outcome'],
+      registers: [registry],
+    });
+    new Gauge({
+      name: 'queue_jobs',
+      help: 'Jobs per queue and state, read from Redis when scraped',
+      labelNames: ['queue', 'state'],
+      registers: [registry],
+      async collect() {
+        // While Redis is away the last counts stay; the scrape itself must not fail.
+        await Promise.all(
+          jobs.allQueues().map(async (queue) => {
+            const counts = await queue.getJobCounts(...JOB_STATES).catch(() => undefined);
+            for (const state of JOB_STATES) if (counts) this.set({ queue: queue.name, state }, counts[state] ?? 0);
+          }),
+        );
+      },
+    });
+  }
+
+  started(queue: string, job: Job): void {
+    const readyAt = job.timestamp + (job.opts.delay ?? 0);
+    if (job.processedOn) this.wait.observe({ queue, job: job.name }, Math.max(0, job.processedOn - readyAt) / 1000);
+  }
+
+  /** Returns the attempt's duration in milliseconds, for the log line. */
+  finishedAttempt(queue: string, job: Job, outcome: 'completed' | 'failed' | 'retrying'): number | undefined {
+    this.finished.inc({ queue, job: job.name, outcome });
+    if (!job.processedOn) return undefined;
+    const milliseconds = Math.max(0, Date.now() - job.processedOn);
+    this.duration.observe({ queue, job: job.name }, milliseconds / 1000);
+    return milliseconds;
+  }
+
+  documentFinished(type: string, outcome: 'active' | 'failed'): void {
+    this.documents.inc({ type, outcome });
+  }
+}
+
+/** Makes JobMetrics available to every worker module (the runner and the processors' services). */
+@Global()
+@Module({ providers: [JobMetrics], exports: [JobMetrics] })
+export class JobMetricsModule {}

@@ -1,0 +1,67 @@
+import { JobQueue, Queues } from '@app/jobs';
+import { Stack, startStack } from './support/stack';
+import { waitFor } from './support/wait-for';
+
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+describe('Queue dashboard', () => {
+  it('is off unless an operator credential is configured', async () => {
+    const stack = await startStack({ worker: false });
+    try {
+      await stack.http
+        .get('/api/admin/queues')
+        .set('Authorization', basic('ops', 'a long operator password'))
+        .expect(404);
+    } finally {
+      await stack.close();
+    }
+  });
+
+  describe('with an operator credential', () => {
+    let stack: Stack;
+    const operator = basic('ops', 'a long operator password');
+
+    beforeAll(async () => {
+      stack = await startStack({
+        env: { QUEUE_DASHBOARD_USERNAME: 'ops', QUEUE_DASHBOARD_PASSWORD: 'a long operator password' },
+      });
+    });
+    afterAll(() => stack.close());
+
+    it('refuses anyone without it, including API tokens', async () => {
+      for (const authorization of [undefined, basic('ops', 'wrong password here'), 'Bearer vak_whatever']) {
+        const request = stack.http.get('/api/admin/queues/api/queues');
+        const response = await (authorization ? request.set('Authorization', authorization) : request);
+        expect(response.status).toBe(401);
+        expect(response.headers['www-authenticate']).toMatch(/^Basic/);
+      }
+    });
+
+    it('shows every queue, and lets the operator retry and remove a failed job', async () => {
+      await stack.http.get('/api/admin/queues').set('Authorization', operator).expect(200).expect(/<html/i);
+      const queues = await stack.http.get('/api/admin/queues/api/queues').set('Authorization', operator).expect(200);
+      expect(queues.body.queues.map((queue: { name: string }) => queue.name).sort()).toEqual(
+        Object.values(Queues).sort(),
+      );
+
+      const queue = stack.api.get(JobQueue).queue(Queues.documents);
+      const job = await queue.add('no-such-job', {}, { attempts: 1 });
+      await waitFor(async () => ((await job.getState()) === 'failed' ? true : undefined), 15_000);
+
+      await stack.http
+        .put(`/api/admin/queues/api/queues/${Queues.documents}/${job.id}/retry`)
+        .set('Authorization', operator)
+        .expect(204);
+      await waitFor(async () => {
+        const current = await queue.getJob(job.id!);
+        return current && current.attemptsStarted >= 2 && (await current.getState()) === 'failed' ? true : undefined;
+      }, 15_000);
+
+      await stack.http
+        .put(`/api/admin/queues/api/queues/${Queues.documents}/${job.id}/clean`)
+        .set('Authorization', operator)
+        .expect(204);
+      expect(await queue.getJob(job.id!)).toBeUndefined();
+    }, 45_000);
+  });
+});
