@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { OperationObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { REQUEST_BODIES_EXTENSION } from '@app/platform';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -44,6 +45,8 @@ export function createApiDocument(app: INestApplication): OpenAPIObject {
           if (parameter.schema.type === 'number') parameter.schema.type = 'integer';
         }
       }
+      if (method === 'post' && operation.responses['201'] && operation.security.length > 0)
+        documentIdempotency(operation);
       const bodies = (operation as unknown as Record<string, unknown>)[REQUEST_BODIES_EXTENSION];
       if (bodies) {
         operation.requestBody = { required: true, content: bodies as Record<string, object> };
@@ -52,6 +55,30 @@ export function createApiDocument(app: INestApplication): OpenAPIObject {
     }
   }
   return document;
+}
+
+/** Every create accepts `Idempotency-Key` (see IdempotencyInterceptor), with the answers it adds. */
+function documentIdempotency(operation: OperationObject): void {
+  operation.parameters = [
+    ...(operation.parameters ?? []),
+    {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'Retrying with the same key and body within 24 hours returns the first answer (with ' +
+        '`Idempotent-Replayed: true`) instead of creating again.',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    },
+  ];
+  operation.responses['409'] = {
+    description: 'A request with this Idempotency-Key is still being processed',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/MessageResponse' } } },
+  };
+  operation.responses['422'] ??= {
+    description: 'The Idempotency-Key was used for a different request',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationErrorResponse' } } },
+  };
 }
 
 export function serveApiDocument(app: INestApplication): void {

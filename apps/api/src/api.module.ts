@@ -16,6 +16,7 @@ import {
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
+import { RequestInterceptorsModule } from './idempotency/request-interceptors.module';
 import { KnowledgebasesModule } from './knowledgebases/knowledgebases.module';
 import { LanguagesModule } from './languages/languages.module';
 import { RateLimitGuard } from './rate-limit.guard';
@@ -50,6 +51,7 @@ export class ApiModule {
         }),
         HealthModule.forRoot(),
         MetricsModule,
+        RequestInterceptorsModule,
         AuthModule,
         ApiKeysModule,
         LanguagesModule,

@@ -8,3 +8,4 @@ export * from './dto/pagination.dto';
 export * from './dto/user.dto';
 export * from './dto/document.dto';
 export * from './dto/knowledgebase.dto';
+export * from './idempotency';

@@ -47,6 +47,8 @@ export interface DocumentJob {
 export const Jobs = {
   /** Deletes session tokens past their expiry. Repeats on the worker. */
   purgeExpiredSessions: defineJob<Record<string, never>>(Queues.maintenance, 'purge-expired-sessions', retried(3)),
+  /** Deletes Idempotency-Key records past their 24 hours. Repeats on the worker. */
+  purgeIdempotencyKeys: defineJob<Record<string, never>>(Queues.maintenance, 'purge-idempotency-keys', retried(3)),
   /** Re-enqueues documents stuck in `processing` past their deadline (a crash between write and enqueue). */
   sweepStuckDocuments: defineJob<Record<string, never>>(Queues.maintenance, 'sweep-stuck-documents', retried(3)),
   /** Fetches or parses one document, splits it into passages and moves its status. */

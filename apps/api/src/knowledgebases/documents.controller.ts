@@ -1,10 +1,5 @@
-import { Body, Controller, Delete, Get, Param, Post, UseInterceptors } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiServiceUnavailableResponse,
-} from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import {
   CreateDocumentRequest,
   CreateDocumentResponse,
@@ -18,7 +13,7 @@ import {
 } from '@app/contracts';
 import { ApiBodyPerMediaType, ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ResourceIdPipe } from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
-import { DocumentUploadInterceptor } from './document-upload.interceptor';
+import { FileUpload } from '../http/file-upload.interceptor';
 import { DocumentsService } from './documents.service';
 
 const KnowledgebaseId = () => Param('knowledgebaseId', new ResourceIdPipe(Errors.knowledgebaseNotFound));
@@ -41,7 +36,7 @@ export class DocumentsController {
   }
 
   @Post()
-  @UseInterceptors(DocumentUploadInterceptor)
+  @FileUpload()
   @ApiOperation({
     operationId: 'createDocument',
     summary: 'Add a document: a website as JSON, or a PDF, TXT or Word file as multipart; processed in the background',

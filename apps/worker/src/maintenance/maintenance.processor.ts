@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { IDEMPOTENCY_TTL_HOURS } from '@app/contracts';
 import { JobHandler, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { DocumentSweeper } from '../documents/document-sweeper.service';
 
@@ -12,6 +13,7 @@ export class MaintenanceProcessor extends JobProcessor {
   protected readonly handlers: Record<string, JobHandler> = {
     [Jobs.purgeExpiredSessions.name]: () => this.purgeExpiredSessions(),
     [Jobs.sweepStuckDocuments.name]: () => this.documentSweeper.sweep(),
+    [Jobs.purgeIdempotencyKeys.name]: () => this.purgeIdempotencyKeys(),
   };
 
   constructor(
@@ -28,6 +30,16 @@ export class MaintenanceProcessor extends JobProcessor {
       number,
     ];
     if (deleted > 0) this.logger.log({ deleted }, 'purged expired session tokens');
+    return { deleted };
+  }
+
+  /** Keys answer replays for IDEMPOTENCY_TTL_HOURS (see the API's IdempotencyStore); older ones are dead weight. */
+  private async purgeIdempotencyKeys(): Promise<{ deleted: number }> {
+    const [, deleted] = (await this.dataSource.query(
+      `DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`,
+      [IDEMPOTENCY_TTL_HOURS],
+    )) as [unknown, number];
+    if (deleted > 0) this.logger.log({ deleted }, 'purged expired idempotency keys');
     return { deleted };
   }
 }

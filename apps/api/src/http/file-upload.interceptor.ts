@@ -1,14 +1,16 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import multer, { MulterError } from 'multer';
 import { Observable } from 'rxjs';
 import { DomainError, MAX_DOCUMENT_FILE_BYTES, UploadedDocumentFile, ValidationFailed } from '@app/contracts';
 
-/**
- * Parses multipart document uploads. The 20 MB limit is enforced while streaming: past it multer stops
- * buffering, discards the rest of the request and we answer the validation shape on `file`. The file is then
- * handed to validation as `body.file` (a `file` field sent in JSON is ignored).
- */
+const FILE_UPLOAD_ROUTE = 'http:fileUpload';
+
+/** Marks a route whose multipart body carries one file in the `file` field (parsed by FileUploadInterceptor). */
+export const FileUpload = () => SetMetadata(FILE_UPLOAD_ROUTE, true);
+
+/** The 20 MB limit is enforced while streaming: past it multer stops buffering and discards the rest. */
 const upload = multer({
   storage: multer.memoryStorage(),
   limits: { fileSize: MAX_DOCUMENT_FILE_BYTES, files: 1, fields: 200, fieldSize: 64 * 1024, parts: 210 },
@@ -36,9 +38,18 @@ function uploadError(error: unknown): DomainError {
   return new DomainError('malformed_multipart', 400, { message: 'The multipart body is malformed.' });
 }
 
+/**
+ * Parses multipart uploads of routes marked `@FileUpload()` and hands the file to validation as `body.file` (a
+ * `file` field sent in JSON is ignored); a file over the limit is the validation shape on `file`. A global
+ * interceptor registered first rather than a route one, so that what runs after it (the Idempotency-Key check)
+ * sees the parsed fields and file.
+ */
 @Injectable()
-export class DocumentUploadInterceptor implements NestInterceptor {
+export class FileUploadInterceptor implements NestInterceptor {
+  constructor(private readonly reflector: Reflector) {}
+
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    if (!this.reflector.get<boolean>(FILE_UPLOAD_ROUTE, context.getHandler())) return next.handle();
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
     if (request.is('multipart/form-data')) {

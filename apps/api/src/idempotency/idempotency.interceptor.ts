@@ -1,0 +1,66 @@
+import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import type { Request, Response } from 'express';
+import { from, lastValueFrom, Observable } from 'rxjs';
+import { ValidationFailed } from '@app/contracts';
+import type { AuthenticatedRequest } from '../auth/auth-context';
+import { IdempotencyStore, requestFingerprint } from './idempotency.store';
+
+const HEADER = 'idempotency-key';
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** A POST route creates unless it declares another status than 201 (`@HttpCode(200)` on login, logout, ...). */
+export function isCreateRoute(handler: object): boolean {
+  const status: number | undefined = Reflect.getMetadata(HTTP_CODE_METADATA, handler);
+  return status === undefined || status === HttpStatus.CREATED;
+}
+
+/**
+ * `Idempotency-Key` on POST routes that create: a client that retries a create with the same key and body within 24 hours
+ * gets the first answer again instead of a second resource; the same key with another body is 422; duplicates
+ * sent at once create once (the later ones wait for the first and replay its answer). Only successful answers
+ * are kept: after an error the key is free again, so a corrected retry can succeed.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(private readonly store: IdempotencyStore) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const key = request.headers[HEADER];
+    if (request.method !== 'POST' || key === undefined || !request.auth || !isCreateRoute(context.getHandler())) {
+      return next.handle();
+    }
+    if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
+      throw ValidationFailed.field(
+        'Idempotency-Key',
+        'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
+      );
+    }
+    return from(this.handle(request, context.switchToHttp().getResponse<Response>(), key, next));
+  }
+
+  private async handle(request: AuthenticatedRequest, response: Response, key: string, next: CallHandler) {
+    const userId = request.auth!.user.id;
+    const fingerprint = requestFingerprint(request as Request);
+    const claim = await this.store.claim(userId, key, fingerprint);
+    if (claim.kind === 'mismatch') {
+      throw ValidationFailed.field(
+        'Idempotency-Key',
+        'The Idempotency-Key has already been used for a different request.',
+      );
+    }
+    if (claim.kind === 'replay') {
+      response.status(claim.status).setHeader('Idempotent-Replayed', 'true');
+      return claim.body;
+    }
+    try {
+      const body = await lastValueFrom(next.handle(), { defaultValue: undefined });
+      await this.store.complete(userId, key, response.statusCode, body);
+      return body;
+    } catch (error) {
+      await this.store.release(userId, key);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,181 @@
+import { JobQueue, Jobs } from '@app/jobs';
+import { createAccount, TestAccount } from './support/factories';
+import { Stack, startStack } from './support/stack';
+import { waitFor } from './support/wait-for';
+
+describe('Idempotency-Key on creates', () => {
+  let stack: Stack;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    account = await createAccount(stack);
+  });
+  afterAll(() => stack.close());
+
+  const countKnowledgebases = async (name: string, owner = account) =>
+    (
+      await stack.dataSource.query('SELECT count(*)::int AS n FROM knowledgebases WHERE user_id = $1 AND name = $2', [
+        owner.id,
+        name,
+      ])
+    )[0].n;
+
+  it('returns the first answer to a retry with the same key and body, without creating again', async () => {
+    const send = () =>
+      stack.http
+        .post('/api/user/knowledgebases')
+        .set(account.auth)
+        .set('Idempotency-Key', 'create-faq-1')
+        .send({ name: 'FAQ once', description: 'x' });
+    const first = await send().expect(201);
+    const second = await send().expect(201);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(await countKnowledgebases('FAQ once')).toBe(1);
+  });
+
+  it('matches the same body however its JSON is written', async () => {
+    const send = (raw: string) =>
+      stack.http
+        .post('/api/user/knowledgebases')
+        .set(account.auth)
+        .set('Idempotency-Key', 'create-order-2')
+        .set('Content-Type', 'application/json')
+        .send(raw);
+    const first = await send('{"name":"Order","description":"d"}').expect(201);
+    const second = await send('{ "description": "d", "name": "Order" }').expect(201);
+    expect(second.body.data.id).toBe(first.body.data.id);
+  });
+
+  it('refuses the same key with another body with 422', async () => {
+    await stack.http
+      .post('/api/user/knowledgebases')
+      .set(account.auth)
+      .set('Idempotency-Key', 'reused-3')
+      .send({ name: 'One' })
+      .expect(201);
+    const response = await stack.http
+      .post('/api/user/knowledgebases')
+      .set(account.auth)
+      .set('Idempotency-Key', 'reused-3')
+      .send({ name: 'Another' });
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({
+      message: 'The Idempotency-Key has already been used for a different request.',
+      errors: { 'Idempotency-Key': ['The Idempotency-Key has already been used for a different request.'] },
+    });
+    expect(await countKnowledgebases('Another')).toBe(0);
+  });
+
+  it('creates once when duplicates arrive at the same time', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        stack.http
+          .post('/api/user/knowledgebases')
+          .set(account.auth)
+          .set('Idempotency-Key', 'burst-4')
+          .send({ name: 'Burst' }),
+      ),
+    );
+    expect(responses.map((response) => response.status)).toEqual(Array(6).fill(201));
+    expect(new Set(responses.map((response) => response.body.data.id)).size).toBe(1);
+    expect(await countKnowledgebases('Burst')).toBe(1);
+  });
+
+  it('keeps keys per account', async () => {
+    const other = await createAccount(stack);
+    for (const owner of [account, other]) {
+      await stack.http
+        .post('/api/user/knowledgebases')
+        .set(owner.auth)
+        .set('Idempotency-Key', 'shared-5')
+        .send({ name: 'Mine' })
+        .expect(201);
+    }
+    expect(await countKnowledgebases('Mine', account)).toBe(1);
+    expect(await countKnowledgebases('Mine', other)).toBe(1);
+  });
+
+  it('fingerprints multipart uploads by their fields and file', async () => {
+    const knowledgebase = (
+      await stack.http.post('/api/user/knowledgebases').set(account.auth).send({ name: 'Uploads' }).expect(201)
+    ).body.data.id;
+    const upload = (content: string) =>
+      stack.http
+        .post(`/api/user/knowledgebases/${knowledgebase}/documents`)
+        .set(account.auth)
+        .set('Idempotency-Key', 'upload-6')
+        .field('name', 'Hours')
+        .field('type', 'txt')
+        .attach('file', Buffer.from(content), 'hours.txt');
+    const first = await upload('Open nine to five.').expect(201);
+    const again = await upload('Open nine to five.').expect(201);
+    expect(again.body.data.id).toBe(first.body.data.id);
+    await upload('Closed on Sundays.').expect(422);
+    const [{ n }] = await stack.dataSource.query(
+      'SELECT count(*)::int AS n FROM documents WHERE knowledgebase_id = $1',
+      [knowledgebase],
+    );
+    expect(n).toBe(1);
+  });
+
+  it('frees the key after a failed request, and after 24 hours', async () => {
+    await stack.http
+      .post('/api/user/knowledgebases')
+      .set(account.auth)
+      .set('Idempotency-Key', 'fix-7')
+      .send({ name: '' })
+      .expect(422);
+    await stack.http
+      .post('/api/user/knowledgebases')
+      .set(account.auth)
+      .set('Idempotency-Key', 'fix-7')
+      .send({ name: 'Fixed' })
+      .expect(201);
+    await stack.dataSource.query(
+      `UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE user_id = $1 AND key = 'fix-7'`,
+      [account.id],
+    );
+    const later = await stack.http
+      .post('/api/user/knowledgebases')
+      .set(account.auth)
+      .set('Idempotency-Key', 'fix-7')
+      .send({ name: 'Fixed' })
+      .expect(201);
+    expect(later.headers['idempotent-replayed']).toBeUndefined();
+    expect(await countKnowledgebases('Fixed')).toBe(2);
+  });
+
+  it('refuses a malformed key, and leaves routes that do not create alone', async () => {
+    const bad = await stack.http
+      .post('/api/user/knowledgebases')
+      .set(account.auth)
+      .set('Idempotency-Key', 'x'.repeat(300))
+      .send({ name: 'Too long a key' });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.errors)).toEqual(['Idempotency-Key']);
+
+    const session = await createAccount(stack);
+    await stack.http.post('/api/auth/logout').set(session.auth).set('Idempotency-Key', 'logout-8').expect(200);
+    await stack.http.get('/api/user/me').set(session.auth).expect(401);
+  });
+
+  it('purges keys older than 24 hours on the worker, and keeps newer ones', async () => {
+    await stack.dataSource.query(
+      `INSERT INTO idempotency_keys (user_id, key, request_hash, created_at)
+       VALUES ($1, 'old-9', repeat('a', 64), now() - interval '25 hours'), ($1, 'new-9', repeat('b', 64), now())`,
+      [account.id],
+    );
+    await stack.api.get(JobQueue).enqueue(Jobs.purgeIdempotencyKeys, {});
+    const keys = await waitFor(async () => {
+      const rows: { key: string }[] = await stack.dataSource.query(
+        `SELECT key FROM idempotency_keys WHERE user_id = $1 AND key LIKE '%-9' ORDER BY key`,
+        [account.id],
+      );
+      return rows.length === 1 ? rows.map((row) => row.key) : undefined;
+    }, 15_000);
+    expect(keys).toEqual(['new-9']);
+  });
+});
