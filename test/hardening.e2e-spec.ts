@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect, type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { createAccount, TestAccount } from './support/factories';
 import { Stack, startStack } from './support/stack';
@@ -223,6 +225,25 @@ describe('Hostile input', () => {
         .attach('file', Buffer.from('Two.'), 'two.txt');
       expect(response.status).toBe(422);
       expect(response.body.errors).toEqual({ file: ['The file field must be a file.'] });
+    });
+  });
+
+  describe('requests Node cannot parse', () => {
+    it('answers them in the message shape instead of a bare 400', async () => {
+      const server = stack.api.getHttpServer();
+      if (!server.listening) {
+        server.listen(0, '127.0.0.1');
+        await once(server, 'listening');
+      }
+      const { port } = server.address() as AddressInfo;
+      const socket = connect(port, '127.0.0.1');
+      socket.end('NOT A REQUEST LINE\r\n\r\n');
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      await once(socket, 'close');
+      const answer = Buffer.concat(chunks).toString('utf8');
+      expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(answer.split('\r\n\r\n')[1]).toBe('{"message":"The request is malformed."}');
     });
   });
 

@@ -5,7 +5,13 @@ import { Logger } from 'nestjs-pino';
 import type { DynamicModule } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { MAX_INPUT_DEPTH } from '@app/contracts';
-import { httpMetricsMiddleware, MetricsRegistry, refuseDeepJson, translateBodyParserErrors } from '@app/platform';
+import {
+  answerClientError,
+  httpMetricsMiddleware,
+  MetricsRegistry,
+  refuseDeepJson,
+  translateBodyParserErrors,
+} from '@app/platform';
 import { mountQueueDashboard } from './admin/queue-dashboard';
 import { serveApiDocument } from './api-document';
 import { ApiModule } from './api.module';
@@ -25,6 +31,7 @@ export async function createApiApp(
   app.useLogger(app.get(Logger));
   app.set('trust proxy', 'loopback');
   app.disable('x-powered-by');
+  app.getHttpServer().on('clientError', answerClientError);
   app.use(httpMetricsMiddleware(app.get(MetricsRegistry)));
   app.useBodyParser('json', { limit: BODY_LIMIT, verify: refuseDeepJson });
   app.useBodyParser('urlencoded', { limit: BODY_LIMIT, extended: true, parameterLimit: 1000, depth: MAX_INPUT_DEPTH });

@@ -18,3 +18,4 @@ export * from './http/api-docs.decorators';
 export * from './http/allowed-methods';
 export * from './health/shutdown-state';
 export * from './metrics/metrics.registry';
+export * from './http/client-error';
