@@ -1,8 +1,10 @@
 import type { Config } from 'jest';
 
 const moduleNameMapper = {
-  '^@app/(config|contracts|database|extraction|jobs|outbound-http|platform|crypto|telephony|tools)$': '<rootDir>/libs/$1/src',
-  '^@app/(config|contracts|database|extraction|jobs|outbound-http|platform|crypto|telephony|tools)/(.*)$': '<rootDir>/libs/$1/src/$2',
+  '^@app/(config|contracts|database|extraction|jobs|outbound-http|platform|crypto|telephony|tools)$':
+    '<rootDir>/libs/$1/src',
+  '^@app/(config|contracts|database|extraction|jobs|outbound-http|platform|crypto|telephony|tools)/(.*)$':
+    '<rootDir>/libs/$1/src/$2',
 };
 
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] } as const;
@@ -12,6 +14,9 @@ const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }]
  * (the script sets it): unpdf loads PDF.js with a dynamic import(), which jest's module sandbox refuses otherwise.
  */
 const config: Config = {
+  // A global option (Jest ignores it inside a project). Tests that wait longer (crawls, restarts) set their own;
+  // on a loaded 2-core machine Jest's 5 s default is too tight for booting the API and worker.
+  testTimeout: 30_000,
   projects: [
     {
       displayName: 'unit',
@@ -20,8 +25,6 @@ const config: Config = {
       testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts'],
       moduleNameMapper,
       transform,
-      // Some units start worker threads; on a loaded 2-core machine Jest's 5 s default is too tight.
-      testTimeout: 20_000,
     },
     {
       displayName: 'e2e',
@@ -32,7 +35,6 @@ const config: Config = {
       transform,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      testTimeout: 30_000,
     },
   ],
 };

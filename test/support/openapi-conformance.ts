@@ -55,7 +55,12 @@ export class OpenApiConformance {
     if (!contentType?.includes('application/json')) return undefined;
     const schema = response.content?.['application/json']?.schema;
     if (!schema) return `${where}: JSON body ${JSON.stringify(body).slice(0, 200)} but no schema documented`;
-    const validate = this.validator(`${route.method} ${route.template} ${status}`, schema);
+    let validate: ValidateFunction;
+    try {
+      validate = this.validator(`${route.method} ${route.template} ${status}`, schema);
+    } catch (error) {
+      return `${where}: the documented schema cannot be compiled: ${(error as Error).message}`;
+    }
     if (validate(body)) return undefined;
     const problems = (validate.errors ?? [])
       .slice(0, 5)
@@ -112,11 +117,18 @@ function mergeAllOf(node: any): any {
   return merged;
 }
 
-/** Objects with named properties and no stated `additionalProperties` may hold nothing else. */
+/**
+ * Objects with named properties and no stated `additionalProperties` may hold nothing else. OpenAPI 3.0's
+ * `nullable` on a schema without `type` (a `oneOf`, say) becomes "that, or null", which JSON Schema can check.
+ */
 function closeObjects(node: any): any {
   if (Array.isArray(node)) return node.map(closeObjects);
   if (!node || typeof node !== 'object') return node;
   const record: Schema = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, closeObjects(value)]));
   if (record.properties && record.additionalProperties === undefined) record.additionalProperties = false;
+  if (record.nullable === true && record.type === undefined) {
+    const { nullable: _nullable, ...rest } = record;
+    return { anyOf: [rest, { type: 'null' }] };
+  }
   return record;
 }

@@ -20,6 +20,7 @@ import { RequestInterceptorsModule } from './idempotency/request-interceptors.mo
 import { KnowledgebasesModule } from './knowledgebases/knowledgebases.module';
 import { LanguagesModule } from './languages/languages.module';
 import { RateLimitGuard } from './rate-limit.guard';
+import { ToolsModule } from './tools/tools.module';
 import { FailOpenRedisThrottlerStorage } from './rate-limit.storage';
 
 /** The HTTP API. It produces jobs and never consumes them. */
@@ -56,6 +57,7 @@ export class ApiModule {
         ApiKeysModule,
         LanguagesModule,
         KnowledgebasesModule,
+        ToolsModule,
         ...extraModules,
       ],
       providers: [

@@ -9,3 +9,4 @@ export * from './dto/user.dto';
 export * from './dto/document.dto';
 export * from './dto/knowledgebase.dto';
 export * from './idempotency';
+export * from './dto/tool.dto';

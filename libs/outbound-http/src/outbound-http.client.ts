@@ -26,6 +26,8 @@ export interface OutboundRequestOptions {
   timeoutMs?: number;
   /** The body is streamed and the request aborted as soon as it grows past this. */
   maxBytes?: number;
+  /** Past `maxBytes`, keep the first `maxBytes` and stop reading (`truncated: true`) instead of failing. */
+  truncateBody?: boolean;
   maxRedirects?: number;
   /** Caller policy on top of the address policy, e.g. "same host only". */
   acceptRedirect?: (from: URL, to: URL) => boolean;
@@ -39,6 +41,8 @@ export interface OutboundResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** True when the body was cut at `maxBytes` (only with `truncateBody`). */
+  truncated: boolean;
   /** Every URL redirected to, in order. */
   redirects: string[];
 }
@@ -92,11 +96,13 @@ export class OutboundHttpClient {
         });
         const location = response.headers.location;
         if (!redirectStatuses.has(response.statusCode) || typeof location !== 'string') {
+          const read = await readLimited(response, maxBytes, current, options.truncateBody ?? false);
           return {
             url: current.href,
             status: response.statusCode,
             headers: flattenHeaders(response.headers),
-            body: await readLimited(response, maxBytes, current),
+            body: read.body,
+            truncated: read.truncated,
             redirects,
           };
         }
@@ -182,9 +188,14 @@ export class OutboundHttpClient {
   };
 }
 
-async function readLimited(response: Dispatcher.ResponseData, maxBytes: number, url: URL): Promise<Buffer> {
+async function readLimited(
+  response: Dispatcher.ResponseData,
+  maxBytes: number,
+  url: URL,
+  truncate: boolean,
+): Promise<{ body: Buffer; truncated: boolean }> {
   const tooLarge = new OutboundRequestError('too_large', `Response from ${url.href} is larger than ${maxBytes} bytes`);
-  if (Number(response.headers['content-length']) > maxBytes) {
+  if (!truncate && Number(response.headers['content-length']) > maxBytes) {
     // Destroying an unread body reports an abort error nobody is listening for; that is expected here.
     response.body.on('error', () => undefined).destroy();
     throw tooLarge;
@@ -193,11 +204,16 @@ async function readLimited(response: Dispatcher.ResponseData, maxBytes: number, 
   let size = 0;
   // Leaving the loop by throwing destroys the stream, so nothing past the limit is ever buffered.
   for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    if (size + chunk.length > maxBytes) {
+      if (!truncate) throw tooLarge;
+      chunks.push(chunk.subarray(0, maxBytes - size));
+      // Leaving the loop destroys the stream: the rest is never read.
+      return { body: Buffer.concat(chunks, maxBytes), truncated: true };
+    }
     size += chunk.length;
-    if (size > maxBytes) throw tooLarge;
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks, size);
+  return { body: Buffer.concat(chunks, size), truncated: false };
 }
 
 function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {

@@ -19,7 +19,8 @@ export interface LocalSite {
   close(): Promise<void>;
 }
 
-/** An HTTP server on 127.0.0.1 with an ephemeral port that logs every request it receives; unknown paths are 404. */
+/** An HTTP server on 127.0.0.1 with an ephemeral port that logs every request it receives; unknown paths go to the
+ * `*` route if there is one, else 404. */
 export async function startLocalSite(routes: Record<string, RouteHandler> = {}): Promise<LocalSite> {
   const requests: RecordedRequest[] = [];
   const server = createServer((request, response) => {
@@ -34,7 +35,7 @@ export async function startLocalSite(routes: Record<string, RouteHandler> = {}):
         body: Buffer.concat(chunks).toString(),
         receivedAt: Date.now(),
       });
-      const handler = routes[path] ?? routes[path.split('?')[0]];
+      const handler = routes[path] ?? routes[path.split('?')[0]] ?? routes['*'];
       if (handler) return handler(request, response);
       response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not found</h1>');
     });

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import {
   ArrayMaxSize,
+  isURL,
   IsArray,
   IsBoolean,
   IsEmail,
@@ -18,6 +19,7 @@ import {
   Min,
   MinLength,
   ValidateIf,
+  ValidateBy,
   ValidateNested,
 } from 'class-validator';
 import { Type } from 'class-transformer';
@@ -69,3 +71,34 @@ export const Between = (min: number, max: number) =>
 /** Validates each item of an array of objects with the given DTO class. */
 export const EachNested = (type: () => new () => object) =>
   applyDecorators(Array(), ValidateNested({ each: true }), Type(type));
+
+/** An HTTP header field name: an RFC 9110 token. */
+export const HeaderName = () => Pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/);
+
+/** Text that cannot break out of an HTTP header line. */
+export const WithoutLineBreaks = () =>
+  ValidateBy(
+    { name: 'withoutLineBreaks', validator: { validate: (value) => typeof value !== 'string' || !/[\r\n]/.test(value) } },
+    { message: 'The :attribute field must not contain line breaks.' },
+  );
+
+/**
+ * An http(s) URL that may hold `{param}` placeholders and `{{variable}}` templates, filled in when it is called;
+ * it must be a valid URL once they are.
+ */
+export const HttpUrlTemplate = () =>
+  ValidateBy(
+    {
+      name: 'httpUrlTemplate',
+      validator: {
+        validate: (value) =>
+          typeof value === 'string' &&
+          isURL(value.replace(/\{\{\s*[A-Za-z_][A-Za-z0-9_.]*\s*\}\}|\{[A-Za-z_][A-Za-z0-9_]*\}/g, 'x'), {
+            protocols: ['http', 'https'],
+            require_protocol: true,
+            require_tld: false,
+          }),
+      },
+    },
+    field('must be a valid URL.'),
+  );

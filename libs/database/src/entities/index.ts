@@ -6,10 +6,12 @@ import { Knowledgebase } from './knowledgebase.entity';
 import { Language } from './language.entity';
 import { Passage } from './passage.entity';
 import { SessionToken } from './session-token.entity';
+import { Tool } from './tool.entity';
 import { User } from './user.entity';
 
 export * from './document.entity';
 export * from './document-page.entity';
+export * from './tool.entity';
 export { ApiKey, DocumentFile, Knowledgebase, Language, Passage, SessionToken, User };
 
 /** Every entity, for the data source. */
@@ -23,4 +25,5 @@ export const entities = [
   DocumentFile,
   DocumentPage,
   Passage,
+  Tool,
 ];

@@ -1,0 +1,206 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import {
+  CreateToolRequest,
+  DEFAULT_TOOL_TIMEOUT_SECONDS,
+  Errors,
+  MessageResponse,
+  TestToolRequest,
+  ToolEnvelope,
+  ToolHeader,
+  ToolMessageEnvelope,
+  ToolParameter,
+  ToolResponse,
+  ToolTestEnvelope,
+  TOOL_VALIDATION_MESSAGE,
+  UpdateToolRequest,
+  ValidationFailed,
+  toToolResponse,
+} from '@app/contracts';
+import { SecretBox } from '@app/crypto';
+import { InjectTenantRepository, TenantRepository, Tool } from '@app/database';
+import { validateToolArguments } from '@app/tools';
+import type { AuthenticatedUser } from '../auth/auth-context';
+import { ApiToolExecutor } from './tool-executor.provider';
+
+const nameTaken = () => new ValidationFailed({ name: ['The name has already been taken.'] }, TOOL_VALIDATION_MESSAGE);
+
+/** Laravel's `distinct` on schema item names, reported on the later duplicate. */
+function duplicateParameterNames(schema: ToolParameter[] | undefined): ValidationFailed | undefined {
+  const seen = new Set<string>();
+  const errors: Record<string, string[]> = {};
+  schema?.forEach((parameter, index) => {
+    if (seen.has(parameter.name)) {
+      errors[`schema.${index}.name`] = [`The schema.${index}.name field has a duplicate value.`];
+    }
+    seen.add(parameter.name);
+  });
+  return Object.keys(errors).length > 0 ? new ValidationFailed(errors, TOOL_VALIDATION_MESSAGE) : undefined;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505';
+}
+
+@Injectable()
+export class ToolsService {
+  constructor(
+    @InjectTenantRepository(Tool) private readonly tools: TenantRepository<Tool>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly secrets: SecretBox,
+    private readonly executor: ApiToolExecutor,
+  ) {}
+
+  /** A bare array, oldest first, as the public product answers. */
+  async list(user: AuthenticatedUser): Promise<ToolResponse[]> {
+    const tools = await this.tools.find(user.id, { order: { id: 'ASC' } });
+    return tools.map((tool) => this.toResponse(tool));
+  }
+
+  async get(user: AuthenticatedUser, id: number): Promise<ToolEnvelope> {
+    return { data: this.toResponse(await this.find(user, id)) };
+  }
+
+  async create(user: AuthenticatedUser, request: CreateToolRequest): Promise<ToolMessageEnvelope> {
+    const duplicate = duplicateParameterNames(request.schema);
+    if (duplicate) throw duplicate;
+    const tool = await this.unique(() =>
+      this.dataSource.transaction(async (manager) => {
+        const tools = this.tools.withManager(manager);
+        if (await tools.exists(user.id, { name: request.name })) throw nameTaken();
+        const created = await tools.create(user.id, {
+          name: request.name,
+          description: request.description,
+          endpoint: request.endpoint,
+          method: request.method,
+          bodyFormat: request.body_format ?? 'json',
+          timeoutSeconds: request.timeout ?? DEFAULT_TOOL_TIMEOUT_SECONDS,
+          headers: [],
+          staticFields: request.static_fields ?? [],
+          schema: normaliseSchema(request.schema ?? []),
+          automationFlowId: request.automation_flow_id ?? null,
+        });
+        // Header values are sealed with the tool's id, known only once the row exists.
+        if (request.headers?.length) await this.storeHeaders(manager, user, created, request.headers);
+        return created;
+      }),
+    );
+    return { message: 'Tool created successfully.', data: this.toResponse(tool) };
+  }
+
+  async update(user: AuthenticatedUser, id: number, request: UpdateToolRequest): Promise<ToolMessageEnvelope> {
+    const duplicate = duplicateParameterNames(request.schema);
+    const tool = await this.unique(() =>
+      this.dataSource.transaction(async (manager) => {
+        const tools = this.tools.withManager(manager);
+        const current = await tools.findOne(user.id, id);
+        if (!current) throw Errors.toolNotFound();
+        if (duplicate) throw duplicate;
+        if (request.name !== undefined && request.name !== current.name) {
+          if (await tools.exists(user.id, { name: request.name })) throw nameTaken();
+        }
+        // A tool linked to an automation flow keeps the flow's endpoint, method and body format.
+        const linked = current.automationFlowId !== null;
+        const changes: Partial<Tool> = {
+          ...(request.name !== undefined ? { name: request.name } : {}),
+          ...(request.description !== undefined ? { description: request.description } : {}),
+          ...(request.endpoint !== undefined && !linked ? { endpoint: request.endpoint } : {}),
+          ...(request.method !== undefined && !linked ? { method: request.method } : {}),
+          ...(request.body_format !== undefined && !linked ? { bodyFormat: request.body_format } : {}),
+          ...(request.timeout !== undefined ? { timeoutSeconds: request.timeout } : {}),
+          ...(request.static_fields !== undefined ? { staticFields: request.static_fields } : {}),
+          ...(request.schema !== undefined ? { schema: normaliseSchema(request.schema) } : {}),
+        };
+        Object.assign(current, changes);
+        if (request.headers !== undefined) current.headers = this.sealHeaders(current.id, request.headers);
+        // Saving touches updated_at even when only a list changed.
+        current.updatedAt = new Date();
+        await manager.save(current);
+        return current;
+      }),
+    );
+    return { message: 'Tool updated successfully.', data: this.toResponse(tool) };
+  }
+
+  /** Assistants using it lose it (the join rows cascade). */
+  async delete(user: AuthenticatedUser, id: number): Promise<MessageResponse> {
+    if (!(await this.tools.delete(user.id, id))) throw Errors.toolNotFound();
+    return { message: 'Tool deleted successfully.' };
+  }
+
+  async test(user: AuthenticatedUser, id: number, request: TestToolRequest): Promise<ToolTestEnvelope> {
+    const tool = await this.find(user, id);
+    const values = request.arguments ?? {};
+    const errors = validateToolArguments(tool.schema, values);
+    if (Object.keys(errors).length > 0) throw new ValidationFailed(errors);
+    const result = await this.executor.call(
+      { ...tool, headers: this.openHeaders(tool) },
+      values,
+      request.variables ?? {},
+    );
+    return {
+      data: {
+        request: result.request,
+        response: result.response && {
+          status: result.response.status,
+          headers: result.response.headers,
+          body: result.response.body,
+          body_truncated: result.response.bodyTruncated,
+        },
+        duration_ms: result.durationMs,
+        error: result.error,
+      },
+    };
+  }
+
+  private async find(user: AuthenticatedUser, id: number): Promise<Tool> {
+    const tool = await this.tools.findOne(user.id, id);
+    if (!tool) throw Errors.toolNotFound();
+    return tool;
+  }
+
+  private async storeHeaders(manager: EntityManager, user: AuthenticatedUser, tool: Tool, headers: ToolHeader[]) {
+    tool.headers = this.sealHeaders(tool.id, headers);
+    await this.tools.withManager(manager).update(user.id, tool.id, { headers: tool.headers });
+  }
+
+  private sealHeaders(toolId: number, headers: ToolHeader[]): Tool['headers'] {
+    return headers.map((header) => ({
+      name: header.name,
+      sealedValue: this.secrets.seal(header.value, headerContext(toolId)),
+    }));
+  }
+
+  private openHeaders(tool: Tool): ToolHeader[] {
+    return tool.headers.map((header) => ({
+      name: header.name,
+      value: this.secrets.open(header.sealedValue, headerContext(tool.id)),
+    }));
+  }
+
+  private toResponse(tool: Tool): ToolResponse {
+    return toToolResponse(tool, this.openHeaders(tool));
+  }
+
+  /** Two requests racing to the same name: the unique index decides, and the loser gets the usual 422. */
+  private async unique<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw nameTaken();
+      throw error;
+    }
+  }
+}
+
+const headerContext = (toolId: number) => `tool:${toolId}:header`;
+
+function normaliseSchema(schema: ToolParameter[]): Tool['schema'] {
+  return schema.map((parameter) => ({
+    name: parameter.name,
+    type: parameter.type,
+    description: parameter.description,
+    required: parameter.required ?? false,
+  }));
+}

@@ -1,0 +1,277 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Rule } from '../validation';
+
+export const TOOL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export const TOOL_BODY_FORMATS = ['json', 'form'] as const;
+export const TOOL_PARAMETER_TYPES = ['string', 'number', 'float', 'integer', 'boolean'] as const;
+export const TOOL_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const DEFAULT_TOOL_TIMEOUT_SECONDS = 10;
+export const MAX_TOOL_HEADERS = 50;
+export const MAX_TOOL_STATIC_FIELDS = 100;
+export const MAX_TOOL_PARAMETERS = 100;
+/** The validation summary the public product answers on tool create and update (compat). */
+export const TOOL_VALIDATION_MESSAGE = 'Validation failed';
+
+export class ToolHeader {
+  @ApiProperty({ type: String, maxLength: 255, example: 'Authorization' })
+  @Rule.RequiredText()
+  @Rule.HeaderName()
+  name: string;
+
+  @ApiProperty({ type: String, maxLength: 4096, description: 'May use `{{variable}}` templates; stored encrypted' })
+  @Rule.Required()
+  @Rule.String()
+  @Rule.MaxChars(4096)
+  @Rule.WithoutLineBreaks()
+  value: string;
+}
+
+export class ToolStaticField {
+  @ApiProperty({ type: String, maxLength: 255 })
+  @Rule.RequiredText()
+  key: string;
+
+  @ApiProperty({ type: String, maxLength: 4096, description: 'May use `{{variable}}` templates' })
+  @Rule.Required()
+  @Rule.String()
+  @Rule.MaxChars(4096)
+  value: string;
+}
+
+export class ToolParameter {
+  @ApiProperty({ type: String, maxLength: 64, pattern: TOOL_NAME_PATTERN.source })
+  @Rule.RequiredText(64)
+  @Rule.Pattern(TOOL_NAME_PATTERN)
+  name: string;
+
+  @ApiProperty({ enum: TOOL_PARAMETER_TYPES })
+  @Rule.Required()
+  @Rule.OneOf(TOOL_PARAMETER_TYPES)
+  type: string;
+
+  @ApiProperty({ type: String, maxLength: 1000 })
+  @Rule.RequiredText(1000)
+  description: string;
+
+  @ApiPropertyOptional({ type: Boolean, default: false })
+  @Rule.Optional()
+  @Rule.Boolean()
+  required?: boolean;
+}
+
+/** Fields shared by create (where the first four are required) and update (where everything is optional). */
+class ToolFields {
+  @ApiPropertyOptional({ type: String, enum: TOOL_BODY_FORMATS, default: 'json' })
+  @Rule.Sometimes()
+  @Rule.OneOf(TOOL_BODY_FORMATS)
+  body_format?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 30, default: DEFAULT_TOOL_TIMEOUT_SECONDS })
+  @Rule.Sometimes()
+  @Rule.Integer()
+  @Rule.Between(1, 30)
+  timeout?: number;
+
+  @ApiPropertyOptional({ type: [ToolHeader], maxItems: MAX_TOOL_HEADERS, description: 'Replaces every header' })
+  @Rule.Sometimes()
+  @Rule.ArrayMax(MAX_TOOL_HEADERS)
+  @Rule.EachNested(() => ToolHeader)
+  headers?: ToolHeader[];
+
+  @ApiPropertyOptional({
+    type: [ToolStaticField],
+    maxItems: MAX_TOOL_STATIC_FIELDS,
+    description: 'Replaces every field',
+  })
+  @Rule.Sometimes()
+  @Rule.ArrayMax(MAX_TOOL_STATIC_FIELDS)
+  @Rule.EachNested(() => ToolStaticField)
+  static_fields?: ToolStaticField[];
+
+  @ApiPropertyOptional({ type: [ToolParameter], maxItems: MAX_TOOL_PARAMETERS, description: 'Replaces the schema' })
+  @Rule.Sometimes()
+  @Rule.ArrayMax(MAX_TOOL_PARAMETERS)
+  @Rule.EachNested(() => ToolParameter)
+  schema?: ToolParameter[];
+}
+
+export class CreateToolRequest extends ToolFields {
+  @ApiProperty({ type: String, maxLength: 64, pattern: TOOL_NAME_PATTERN.source, example: 'lookup_order' })
+  @Rule.RequiredText(64)
+  @Rule.Pattern(TOOL_NAME_PATTERN)
+  name: string;
+
+  @ApiProperty({ type: String, maxLength: 255, description: 'When and how the assistant should use the tool' })
+  @Rule.RequiredText(255)
+  description: string;
+
+  @ApiProperty({
+    type: String,
+    maxLength: 2048,
+    example: 'https://api.example.com/orders/{order_id}',
+    description: 'http(s) URL; `{param}` placeholders are filled from the arguments',
+  })
+  @Rule.RequiredText(2048)
+  @Rule.HttpUrlTemplate()
+  endpoint: string;
+
+  @ApiProperty({ enum: TOOL_METHODS })
+  @Rule.Required()
+  @Rule.OneOf(TOOL_METHODS)
+  method: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 255,
+    nullable: true,
+    description: 'Links the tool to an automation-platform flow; `endpoint`, `method` and `body_format` are then fixed',
+  })
+  @Rule.OptionalText(255)
+  automation_flow_id?: string | null;
+}
+
+export class UpdateToolRequest extends ToolFields {
+  @ApiPropertyOptional({ type: String, maxLength: 64, pattern: TOOL_NAME_PATTERN.source })
+  @Rule.Sometimes()
+  @Rule.RequiredText(64)
+  @Rule.Pattern(TOOL_NAME_PATTERN)
+  name?: string;
+
+  @ApiPropertyOptional({ type: String, maxLength: 255 })
+  @Rule.Sometimes()
+  @Rule.RequiredText(255)
+  description?: string;
+
+  @ApiPropertyOptional({ type: String, maxLength: 2048 })
+  @Rule.Sometimes()
+  @Rule.RequiredText(2048)
+  @Rule.HttpUrlTemplate()
+  endpoint?: string;
+
+  @ApiPropertyOptional({ enum: TOOL_METHODS })
+  @Rule.Sometimes()
+  @Rule.OneOf(TOOL_METHODS)
+  method?: string;
+}
+
+export class ToolResponse {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ type: String }) name: string;
+  @ApiProperty({ type: String }) description: string;
+  @ApiProperty({ enum: ['http'] }) type: 'http';
+  @ApiProperty({ type: String }) endpoint: string;
+  @ApiProperty({ enum: TOOL_METHODS }) method: string;
+  @ApiProperty({ enum: TOOL_BODY_FORMATS }) body_format: string;
+  @ApiProperty({ type: 'integer' }) timeout: number;
+  @ApiProperty({ type: [ToolHeader] }) headers: ToolHeader[];
+  @ApiProperty({ type: [ToolStaticField] }) static_fields: ToolStaticField[];
+  @ApiProperty({ type: [ToolParameter] }) schema: ToolParameter[];
+  @ApiProperty({ type: String, nullable: true }) automation_flow_id: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}
+
+export class ToolEnvelope {
+  @ApiProperty({ type: ToolResponse }) data: ToolResponse;
+}
+
+export class ToolMessageEnvelope extends ToolEnvelope {
+  @ApiProperty({ type: String }) message: string;
+}
+
+export class TestToolRequest {
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'What the assistant would fill in, checked against the tool schema',
+  })
+  @Rule.Optional()
+  @Rule.PlainObject()
+  arguments?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'Call variables for `{{variable}}` templates',
+  })
+  @Rule.Optional()
+  @Rule.PlainObject()
+  variables?: Record<string, unknown>;
+}
+
+export class ToolTestRequestSent {
+  @ApiProperty({ enum: TOOL_METHODS }) method: string;
+  @ApiProperty({ type: String }) url: string;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) headers: Record<string, string>;
+  @ApiProperty({ type: String, nullable: true, description: 'The encoded body, or null for GET and DELETE' })
+  body: string | null;
+}
+
+export class ToolTestResponseReceived {
+  @ApiProperty({ type: 'integer' }) status: number;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) headers: Record<string, string>;
+  @ApiProperty({
+    nullable: true,
+    description: 'Parsed JSON when the response is JSON and complete, else the text',
+    oneOf: [
+      { type: 'object', additionalProperties: true },
+      { type: 'array', items: {} },
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+    ],
+  })
+  body: unknown;
+  @ApiProperty({ type: Boolean, description: 'The body was cut at 64 KB' }) body_truncated: boolean;
+}
+
+export class ToolTestResult {
+  @ApiProperty({ type: ToolTestRequestSent }) request: ToolTestRequestSent;
+  @ApiProperty({ type: ToolTestResponseReceived, nullable: true }) response: ToolTestResponseReceived | null;
+  @ApiProperty({ type: 'integer' }) duration_ms: number;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why no response was received (timeout, refused address, ...)',
+  })
+  error: string | null;
+}
+
+export class ToolTestEnvelope {
+  @ApiProperty({ type: ToolTestResult }) data: ToolTestResult;
+}
+
+export interface ToolLike {
+  id: number;
+  name: string;
+  description: string;
+  endpoint: string;
+  method: string;
+  bodyFormat: string;
+  timeoutSeconds: number;
+  staticFields: ToolStaticField[];
+  schema: ToolParameter[];
+  automationFlowId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** `headers` are passed opened (decrypted): only the owner ever receives a tool. */
+export function toToolResponse(tool: ToolLike, headers: ToolHeader[]): ToolResponse {
+  return {
+    id: tool.id,
+    name: tool.name,
+    description: tool.description,
+    type: 'http',
+    endpoint: tool.endpoint,
+    method: tool.method,
+    body_format: tool.bodyFormat,
+    timeout: tool.timeoutSeconds,
+    headers,
+    static_fields: tool.staticFields,
+    schema: tool.schema.map((parameter) => ({ ...parameter, required: parameter.required ?? false })),
+    automation_flow_id: tool.automationFlowId,
+    created_at: tool.createdAt.toISOString(),
+    updated_at: tool.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,35 @@
+/** What a tool is, as the runtime needs it to call it (header values opened). */
+export interface ToolDefinition {
+  method: string;
+  endpoint: string;
+  bodyFormat: string;
+  timeoutSeconds: number;
+  headers: { name: string; value: string }[];
+  staticFields: { key: string; value: string }[];
+  schema: { name: string; type: string; required?: boolean }[];
+}
+
+/** The HTTP request a tool call becomes. */
+export interface ToolHttpRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Encoded JSON or form body; null for GET and DELETE. */
+  body: string | null;
+}
+
+export interface ToolHttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Parsed JSON when the answer is complete JSON, else the text. */
+  body: unknown;
+  bodyTruncated: boolean;
+}
+
+export interface ToolCallResult {
+  request: ToolHttpRequest;
+  response: ToolHttpResponse | null;
+  durationMs: number;
+  /** Why no response came back (timeout, refused address, network), or null. */
+  error: string | null;
+}

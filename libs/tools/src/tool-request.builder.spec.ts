@@ -1,0 +1,90 @@
+import { validateToolArguments } from './tool-arguments';
+import { buildToolRequest } from './tool-request.builder';
+import type { ToolDefinition } from './tool-call.types';
+
+const tool = (overrides: Partial<ToolDefinition> = {}): ToolDefinition => ({
+  method: 'GET',
+  endpoint: 'https://api.example.com/orders/{order_id}',
+  bodyFormat: 'json',
+  timeoutSeconds: 10,
+  headers: [],
+  staticFields: [],
+  schema: [],
+  ...overrides,
+});
+
+describe('buildToolRequest', () => {
+  it('fills placeholders URL-encoded and moves the other arguments to the query string', () => {
+    const request = buildToolRequest(tool(), { order_id: 'A 1/2', include: ['lines'], n: 3 });
+    expect(request).toEqual({
+      method: 'GET',
+      url: 'https://api.example.com/orders/A%201%2F2?include=%5B%22lines%22%5D&n=3',
+      headers: {},
+      body: null,
+    });
+  });
+
+  it('merges static fields over the arguments in a JSON body', () => {
+    const request = buildToolRequest(
+      tool({ method: 'post', endpoint: 'https://x.example/y', staticFields: [{ key: 'source', value: 'voice' }] }),
+      { source: 'caller says', amount: 5 },
+    );
+    expect(request.method).toBe('POST');
+    expect(JSON.parse(request.body!)).toEqual({ source: 'voice', amount: 5 });
+    expect(request.headers['Content-Type']).toBe('application/json');
+  });
+
+  it('encodes a form body', () => {
+    const request = buildToolRequest(tool({ method: 'PUT', bodyFormat: 'form', endpoint: 'https://x.example/' }), {
+      name: 'Ada L',
+      ok: true,
+    });
+    expect(request.body).toBe('name=Ada+L&ok=true');
+    expect(request.headers['Content-Type']).toBe('application/x-www-form-urlencoded');
+  });
+
+  it('fills {{variables}} everywhere, unknown ones as empty, and keeps header values on one line', () => {
+    const request = buildToolRequest(
+      tool({
+        method: 'POST',
+        endpoint: 'https://x.example/{{tenant}}/items',
+        headers: [
+          { name: 'Authorization', value: 'Bearer {{ token }}' },
+          { name: 'X-Missing', value: '[{{nothing}}]' },
+        ],
+        staticFields: [{ key: 'caller', value: '{{caller}}' }],
+      }),
+      {},
+      { tenant: 'a b', token: 'abc\r\nX-Evil: 1', caller: 'Grace' },
+    );
+    expect(request.url).toBe('https://x.example/a%20b/items');
+    expect(request.headers).toMatchObject({ Authorization: 'Bearer abc X-Evil: 1', 'X-Missing': '[]' });
+    expect(JSON.parse(request.body!)).toEqual({ caller: 'Grace' });
+  });
+});
+
+describe('validateToolArguments', () => {
+  const schema = [
+    { name: 'id', type: 'string', required: true },
+    { name: 'count', type: 'integer' },
+    { name: 'price', type: 'number' },
+    { name: 'ratio', type: 'float' },
+    { name: 'gift', type: 'boolean' },
+  ];
+
+  it('accepts arguments of the declared types, and arguments the schema does not name', () => {
+    expect(validateToolArguments(schema, { id: 'x', count: 2, price: 1.5, ratio: 0, gift: false, extra: {} })).toEqual(
+      {},
+    );
+  });
+
+  it('reports each missing or mistyped argument in Laravel words', () => {
+    expect(validateToolArguments(schema, { id: null, count: 2.5, price: 'NaN', ratio: Infinity, gift: 1 })).toEqual({
+      'arguments.id': ['The arguments.id field is required.'],
+      'arguments.count': ['The arguments.count field must be an integer.'],
+      'arguments.price': ['The arguments.price field must be a number.'],
+      'arguments.ratio': ['The arguments.ratio field must be a number.'],
+      'arguments.gift': ['The arguments.gift field must be true or false.'],
+    });
+  });
+});

@@ -1,0 +1,68 @@
+import { OutboundHttpClient, OutboundRequestError } from '@app/outbound-http';
+import { buildToolRequest, InvalidToolEndpointError } from './tool-request.builder';
+import type { ToolCallResult, ToolDefinition } from './tool-call.types';
+
+/** The most of a tool's answer that is kept (and shown, and given to the assistant). */
+export const TOOL_RESPONSE_MAX_BYTES = 64 * 1024;
+/** Redirects are followed as a browser would, each hop checked against the address policy. */
+const MAX_REDIRECTS = 5;
+
+/**
+ * Calls a tool as an assistant does during a call, through the guarded client (no private, loopback or
+ * metadata address in any encoding, redirects re-checked), within the tool's timeout. Every failure to get an
+ * answer is reported in the result, never thrown: the caller shows it, and the assistant carries on.
+ */
+export class ToolExecutor {
+  constructor(private readonly http: OutboundHttpClient) {}
+
+  async call(
+    tool: ToolDefinition,
+    values: Record<string, unknown> = {},
+    variables: Record<string, unknown> = {},
+  ): Promise<ToolCallResult> {
+    let request;
+    try {
+      request = buildToolRequest(tool, values, variables);
+    } catch (error) {
+      if (!(error instanceof InvalidToolEndpointError)) throw error;
+      const unsent = { method: tool.method.toUpperCase(), url: error.endpoint, headers: {}, body: null };
+      return { request: unsent, response: null, durationMs: 0, error: error.message };
+    }
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const answer = await this.http.request(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body ?? undefined,
+        timeoutMs: tool.timeoutSeconds * 1000,
+        maxBytes: TOOL_RESPONSE_MAX_BYTES,
+        truncateBody: true,
+        maxRedirects: MAX_REDIRECTS,
+      });
+      const text = answer.body.toString('utf8');
+      return {
+        request,
+        response: {
+          status: answer.status,
+          headers: answer.headers,
+          body: !answer.truncated && /\bjson\b/i.test(answer.headers['content-type'] ?? '') ? parseJson(text) : text,
+          bodyTruncated: answer.truncated,
+        },
+        durationMs: elapsed(),
+        error: null,
+      };
+    } catch (error) {
+      if (!(error instanceof OutboundRequestError)) throw error;
+      return { request, response: null, durationMs: elapsed(), error: error.message };
+    }
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,66 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { testConfig } from './stack';
+import { waitFor } from './wait-for';
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+/** The API as its own process (from sources), against this run's database and Redis, with its output kept. */
+export class ApiProcess {
+  readonly output: string[] = [];
+  private constructor(
+    readonly child: ChildProcess,
+    readonly baseUrl: string,
+  ) {}
+
+  static async start(env: Record<string, string> = {}): Promise<ApiProcess> {
+    const config = testConfig();
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'apps/api/src/main.ts'],
+      {
+        env: {
+          ...process.env,
+          NODE_ENV: 'test',
+          PORT: String(port),
+          DATABASE_URL: config.databaseUrl,
+          REDIS_URL: config.redisUrl,
+          QUEUE_PREFIX: config.queuePrefix,
+          LOG_LEVEL: 'silent',
+          ENCRYPTION_KEY: config.encryptionKey.toString('base64'),
+          OUTBOUND_ALLOW_LOOPBACK: 'true',
+          ...env,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const api = new ApiProcess(child, `http://127.0.0.1:${port}/api`);
+    for (const stream of [child.stdout!, child.stderr!]) {
+      stream.setEncoding('utf8');
+      stream.on('data', (text: string) => api.output.push(text));
+    }
+    const ready = () =>
+      fetch(`${api.baseUrl}/health/ready`).then(
+        (response) => (response.status === 200 ? true : undefined),
+        () => undefined,
+      );
+    await waitFor(ready, 60_000, 200);
+    return api;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = once(this.child, 'exit');
+    this.child.kill('SIGKILL');
+    await exited;
+  }
+}

@@ -1,0 +1,476 @@
+import { LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
+import { createAccount, TestAccount } from './support/factories';
+import { Stack, startStack } from './support/stack';
+
+const echo = (request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) =>
+  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, path: request.url }));
+
+describe('Mid-call tools', () => {
+  let stack: Stack;
+  let account: TestAccount;
+  let other: TestAccount;
+  let site: LocalSite;
+
+  beforeAll(async () => {
+    site = await startLocalSite({
+      '*': echo,
+      '/never': () => undefined, // never answers
+      '/large': (_request, response) =>
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(200_000)),
+      '/text': (_request, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('plain words'),
+      '/private-redirect': (_request, response) =>
+        response.writeHead(302, { location: 'http://10.0.0.1/internal' }).end(),
+    });
+    stack = await startStack({ worker: false });
+    account = await createAccount(stack);
+    other = await createAccount(stack);
+  });
+  afterAll(async () => {
+    await stack.close();
+    await site.close();
+  });
+
+  const valid = (overrides: Record<string, unknown> = {}) => ({
+    name: 'lookup_order',
+    description: 'Finds an order by its number',
+    endpoint: `${site.origin}/orders/{order_id}`,
+    method: 'GET',
+    ...overrides,
+  });
+  const create = (body: object, owner = account) => stack.http.post('/api/user/tools').set(owner.auth).send(body);
+  const lastRequest = () => site.requests[site.requests.length - 1];
+
+  describe('CRUD', () => {
+    it('creates with defaults and answers every field of the resource', async () => {
+      const response = await create(valid({ name: 'defaults_tool', id: 99, user_id: 1 })).expect(201);
+      expect(response.body).toEqual({
+        message: 'Tool created successfully.',
+        data: {
+          id: expect.any(Number),
+          name: 'defaults_tool',
+          description: 'Finds an order by its number',
+          type: 'http',
+          endpoint: `${site.origin}/orders/{order_id}`,
+          method: 'GET',
+          body_format: 'json',
+          timeout: 10,
+          headers: [],
+          static_fields: [],
+          schema: [],
+          automation_flow_id: null,
+          created_at: expect.stringMatching(/Z$/),
+          updated_at: expect.stringMatching(/Z$/),
+        },
+      });
+      expect(response.body.data.id).not.toBe(99);
+    });
+
+    it('lists as a bare array, reads, updates partially and deletes', async () => {
+      const created = (
+        await create(
+          valid({
+            name: 'crud_tool',
+            headers: [{ name: 'X-Api-Key', value: 'secret-1' }],
+            static_fields: [{ key: 'source', value: 'phone' }],
+            schema: [{ name: 'order_id', type: 'string', description: 'The order', required: true }],
+          }),
+        ).expect(201)
+      ).body.data;
+      const list = await stack.http.get('/api/user/tools').set(account.auth).expect(200);
+      expect(Array.isArray(list.body)).toBe(true);
+      expect(list.body.map((tool: { name: string }) => tool.name)).toContain('crud_tool');
+
+      const read = await stack.http.get(`/api/user/tools/${created.id}`).set(account.auth).expect(200);
+      expect(read.body.data.headers).toEqual([{ name: 'X-Api-Key', value: 'secret-1' }]);
+
+      const updated = await stack.http
+        .put(`/api/user/tools/${created.id}`)
+        .set(account.auth)
+        .send({ timeout: 5, schema: [{ name: 'email', type: 'string', description: 'Email' }] })
+        .expect(200);
+      expect(updated.body.message).toBe('Tool updated successfully.');
+      expect(updated.body.data).toMatchObject({
+        name: 'crud_tool',
+        timeout: 5,
+        headers: [{ name: 'X-Api-Key', value: 'secret-1' }],
+        static_fields: [{ key: 'source', value: 'phone' }],
+        schema: [{ name: 'email', type: 'string', description: 'Email', required: false }],
+      });
+      const cleared = await stack.http
+        .put(`/api/user/tools/${created.id}`)
+        .set(account.auth)
+        .send({ headers: [], static_fields: [] })
+        .expect(200);
+      expect(cleared.body.data).toMatchObject({ headers: [], static_fields: [], schema: [{ name: 'email' }] });
+
+      await stack.http
+        .delete(`/api/user/tools/${created.id}`)
+        .set(account.auth)
+        .expect(200, { message: 'Tool deleted successfully.' });
+      await stack.http
+        .get(`/api/user/tools/${created.id}`)
+        .set(account.auth)
+        .expect(404, { message: 'Tool not found' });
+    });
+
+    it('ignores endpoint, method and body_format on update of a tool linked to an automation flow', async () => {
+      const created = (await create(valid({ name: 'flow_tool', automation_flow_id: 'flow-123' })).expect(201)).body
+        .data;
+      const updated = await stack.http
+        .put(`/api/user/tools/${created.id}`)
+        .set(account.auth)
+        .send({ endpoint: 'https://elsewhere.example.com/x', method: 'POST', body_format: 'form', description: 'New' })
+        .expect(200);
+      expect(updated.body.data).toMatchObject({
+        endpoint: created.endpoint,
+        method: 'GET',
+        body_format: 'json',
+        description: 'New',
+        automation_flow_id: 'flow-123',
+      });
+    });
+
+    it('stores header values encrypted, never readable in the row', async () => {
+      const created = (
+        await create(
+          valid({ name: 'secret_tool', headers: [{ name: 'Authorization', value: 'Bearer sk_live_TOPSECRET' }] }),
+        ).expect(201)
+      ).body.data;
+      const [row] = await stack.dataSource.query('SELECT headers::text AS headers FROM tools WHERE id = $1', [
+        created.id,
+      ]);
+      expect(row.headers).not.toContain('TOPSECRET');
+      expect(row.headers).toContain('Authorization');
+      // Moved onto another tool's row, the sealed value does not open.
+      const twin = (await create(valid({ name: 'twin_tool' })).expect(201)).body.data;
+      await stack.dataSource.query(
+        'UPDATE tools SET headers = (SELECT headers FROM tools WHERE id = $1) WHERE id = $2',
+        [created.id, twin.id],
+      );
+      const read = await stack.http.get(`/api/user/tools/${twin.id}`).set(account.auth);
+      expect(read.status).toBe(500);
+      expect(read.body).toEqual({ message: 'Server Error.' });
+      await stack.http.delete(`/api/user/tools/${twin.id}`).set(account.auth).expect(200);
+    });
+  });
+
+  describe('validation', () => {
+    const expectInvalid = async (
+      body: object,
+      field: string,
+      message: string,
+      path = '/api/user/tools',
+      method: 'post' | 'put' = 'post',
+    ) => {
+      const response = await stack.http[method](path).set(account.auth).send(body);
+      expect({ status: response.status, summary: response.body.message, field: response.body.errors?.[field] }).toEqual(
+        {
+          status: 422,
+          summary: 'Validation failed',
+          field: [message],
+        },
+      );
+    };
+
+    it.each([
+      [{ name: undefined }, 'name', 'The name field is required.'],
+      [{ name: '1starts_with_digit' }, 'name', 'The name field format is invalid.'],
+      [{ name: 'has-dash' }, 'name', 'The name field format is invalid.'],
+      [{ name: 'a'.repeat(65) }, 'name', 'The name field must not be greater than 64 characters.'],
+      [{ description: undefined }, 'description', 'The description field is required.'],
+      [
+        { description: 'd'.repeat(256) },
+        'description',
+        'The description field must not be greater than 255 characters.',
+      ],
+      [{ endpoint: undefined }, 'endpoint', 'The endpoint field is required.'],
+      [{ endpoint: 'ftp://example.com/x' }, 'endpoint', 'The endpoint field must be a valid URL.'],
+      [{ endpoint: 'not a url' }, 'endpoint', 'The endpoint field must be a valid URL.'],
+      [
+        { endpoint: `https://example.com/${'a'.repeat(2040)}` },
+        'endpoint',
+        'The endpoint field must not be greater than 2048 characters.',
+      ],
+      [{ method: undefined }, 'method', 'The method field is required.'],
+      [{ method: 'TRACE' }, 'method', 'The selected method is invalid.'],
+      [{ body_format: 'xml' }, 'body_format', 'The selected body format is invalid.'],
+      [{ timeout: 0 }, 'timeout', 'The timeout field must be between 1 and 30.'],
+      [{ timeout: 31 }, 'timeout', 'The timeout field must be between 1 and 30.'],
+      [{ timeout: 2.5 }, 'timeout', 'The timeout field must be an integer.'],
+      [
+        { headers: [{ name: 'Bad Header', value: 'x' }] },
+        'headers.0.name',
+        'The headers.0.name field format is invalid.',
+      ],
+      [
+        { headers: [{ name: 'X-Ok', value: 'a\r\nInjected: yes' }] },
+        'headers.0.value',
+        'The headers.0.value field must not contain line breaks.',
+      ],
+      [{ static_fields: [{ value: 'x' }] }, 'static_fields.0.key', 'The static fields.0.key field is required.'],
+      [
+        { schema: [{ name: 'a', type: 'date', description: 'd' }] },
+        'schema.0.type',
+        'The selected schema.0.type is invalid.',
+      ],
+      [
+        { schema: [{ name: '9x', type: 'string', description: 'd' }] },
+        'schema.0.name',
+        'The schema.0.name field format is invalid.',
+      ],
+      [
+        { schema: [{ name: 'a', type: 'string', description: 'd', required: 'yes' }] },
+        'schema.0.required',
+        'The schema.0.required field must be true or false.',
+      ],
+      [
+        {
+          schema: [
+            { name: 'a', type: 'string', description: 'd' },
+            { name: 'a', type: 'integer', description: 'd' },
+          ],
+        },
+        'schema.1.name',
+        'The schema.1.name field has a duplicate value.',
+      ],
+    ])('refuses %j on %s', async (overrides, field, message) => {
+      await expectInvalid(valid({ name: `v_${Math.random().toString(36).slice(2, 8)}`, ...overrides }), field, message);
+    });
+
+    it('accepts placeholders and templates in the endpoint', async () => {
+      await create(
+        valid({ name: 'templated', endpoint: 'https://{{tenant}}.example.com/orders/{order_id}?x={{y}}' }),
+      ).expect(201);
+    });
+
+    it('keeps names unique per account, and lets another account use the same name', async () => {
+      await create(valid({ name: 'unique_name' })).expect(201);
+      await expectInvalid(valid({ name: 'unique_name' }), 'name', 'The name has already been taken.');
+      await create(valid({ name: 'unique_name' }), other).expect(201);
+    });
+
+    it('answers update validation with the same shape, and a rejected update changes nothing', async () => {
+      const tool = (await create(valid({ name: 'stable_tool', timeout: 7 })).expect(201)).body.data;
+      await create(valid({ name: 'taken_name' })).expect(201);
+      await expectInvalid(
+        { timeout: 99, description: 'changed' },
+        'timeout',
+        'The timeout field must be between 1 and 30.',
+        `/api/user/tools/${tool.id}`,
+        'put',
+      );
+      await expectInvalid(
+        { name: 'taken_name', description: 'changed' },
+        'name',
+        'The name has already been taken.',
+        `/api/user/tools/${tool.id}`,
+        'put',
+      );
+      const read = await stack.http.get(`/api/user/tools/${tool.id}`).set(account.auth).expect(200);
+      expect(read.body.data).toMatchObject({ name: 'stable_tool', timeout: 7, description: tool.description });
+    });
+  });
+
+  describe('privacy', () => {
+    it('treats another account’s tool exactly like a missing one on every route', async () => {
+      const theirs = (await create(valid({ name: 'their_tool' }), other).expect(201)).body.data;
+      const notFound = { message: 'Tool not found' };
+      await stack.http.get(`/api/user/tools/${theirs.id}`).set(account.auth).expect(404, notFound);
+      await stack.http.put(`/api/user/tools/${theirs.id}`).set(account.auth).send({ timeout: 3 }).expect(404, notFound);
+      await stack.http.post(`/api/user/tools/${theirs.id}/test`).set(account.auth).send({}).expect(404, notFound);
+      await stack.http.delete(`/api/user/tools/${theirs.id}`).set(account.auth).expect(404, notFound);
+      await stack.http.get('/api/user/tools/999999999').set(account.auth).expect(404, notFound);
+      const mine = await stack.http.get('/api/user/tools').set(account.auth).expect(200);
+      expect(mine.body.map((tool: { id: number }) => tool.id)).not.toContain(theirs.id);
+      const still = await stack.http.get(`/api/user/tools/${theirs.id}`).set(other.auth).expect(200);
+      expect(still.body.data.timeout).toBe(10);
+    });
+  });
+
+  describe('test calls', () => {
+    const toolWith = async (overrides: Record<string, unknown>) =>
+      (await create(valid({ name: `t_${Math.random().toString(36).slice(2, 10)}`, ...overrides })).expect(201)).body
+        .data.id;
+    const callTool = (id: number, body: object = {}) =>
+      stack.http.post(`/api/user/tools/${id}/test`).set(account.auth).send(body);
+
+    it('fills placeholders (URL-encoded) and sends the rest in the query string for GET', async () => {
+      const id = await toolWith({
+        method: 'GET',
+        endpoint: `${site.origin}/orders/{order_id}`,
+        static_fields: [{ key: 'channel', value: 'voice' }],
+        headers: [{ name: 'X-Api-Key', value: 'k-123' }],
+      });
+      const response = await callTool(id, { arguments: { order_id: 'A 1/2', verbose: true } }).expect(200);
+      const sent = lastRequest();
+      expect(sent.method).toBe('GET');
+      expect(sent.path).toBe('/orders/A%201%2F2?verbose=true&channel=voice');
+      expect(sent.headers['x-api-key']).toBe('k-123');
+      expect(response.body.data).toMatchObject({
+        request: { method: 'GET', url: `${site.origin}/orders/A%201%2F2?verbose=true&channel=voice`, body: null },
+        response: {
+          status: 200,
+          body: { ok: true, path: '/orders/A%201%2F2?verbose=true&channel=voice' },
+          body_truncated: false,
+        },
+        duration_ms: expect.any(Number),
+        error: null,
+      });
+    });
+
+    it.each(['POST', 'PUT', 'PATCH'])('sends a JSON body with static fields merged for %s', async (method) => {
+      const id = await toolWith({
+        method,
+        endpoint: `${site.origin}/items`,
+        static_fields: [{ key: 'source', value: 'assistant' }],
+      });
+      await callTool(id, { arguments: { quantity: 2, note: 'hi' } }).expect(200);
+      expect(lastRequest()).toMatchObject({ method, path: '/items' });
+      expect(lastRequest().headers['content-type']).toBe('application/json');
+      expect(JSON.parse(lastRequest().body)).toEqual({ quantity: 2, note: 'hi', source: 'assistant' });
+    });
+
+    it('sends a form body for body_format form', async () => {
+      const id = await toolWith({ method: 'POST', body_format: 'form', endpoint: `${site.origin}/form` });
+      await callTool(id, { arguments: { name: 'Ada Lovelace', age: 36 } }).expect(200);
+      expect(lastRequest().headers['content-type']).toBe('application/x-www-form-urlencoded');
+      expect(lastRequest().body).toBe('name=Ada+Lovelace&age=36');
+    });
+
+    it('sends DELETE arguments in the query string', async () => {
+      const id = await toolWith({ method: 'DELETE', endpoint: `${site.origin}/bookings/{booking}` });
+      await callTool(id, { arguments: { booking: 7, reason: 'moved' } }).expect(200);
+      expect(lastRequest()).toMatchObject({ method: 'DELETE', path: '/bookings/7?reason=moved', body: '' });
+    });
+
+    it('fills {{variable}} templates in the endpoint, header values and static values', async () => {
+      const id = await toolWith({
+        method: 'POST',
+        endpoint: `${site.origin}/accounts/{{account}}/notes`,
+        headers: [{ name: 'Authorization', value: 'Bearer {{token}}' }],
+        static_fields: [{ key: 'caller', value: '{{caller_name}}' }],
+      });
+      await callTool(id, {
+        arguments: {},
+        variables: { account: 'acme co', token: 'tok-9', caller_name: 'Grace' },
+      }).expect(200);
+      expect(lastRequest().path).toBe('/accounts/acme%20co/notes');
+      expect(lastRequest().headers.authorization).toBe('Bearer tok-9');
+      expect(JSON.parse(lastRequest().body)).toEqual({ caller: 'Grace' });
+    });
+
+    it('validates arguments against the schema before calling', async () => {
+      const id = await toolWith({
+        schema: [
+          { name: 'order_id', type: 'string', description: 'Order', required: true },
+          { name: 'count', type: 'integer', description: 'Count' },
+          { name: 'price', type: 'float', description: 'Price' },
+          { name: 'gift', type: 'boolean', description: 'Gift' },
+        ],
+      });
+      const before = site.requests.length;
+      const response = await callTool(id, { arguments: { count: 1.5, price: 'cheap', gift: 'yes' } });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({
+        'arguments.order_id': ['The arguments.order_id field is required.'],
+        'arguments.count': ['The arguments.count field must be an integer.'],
+        'arguments.price': ['The arguments.price field must be a number.'],
+        'arguments.gift': ['The arguments.gift field must be true or false.'],
+      });
+      expect(site.requests.length).toBe(before);
+    });
+
+    it('honours the timeout against an endpoint that never answers', async () => {
+      const id = await toolWith({ endpoint: `${site.origin}/never`, timeout: 1 });
+      const started = Date.now();
+      const response = await callTool(id).expect(200);
+      expect(Date.now() - started).toBeLessThan(4_000);
+      expect(response.body.data).toMatchObject({
+        response: null,
+        error: expect.stringMatching(/timed out after 1000 ms/),
+      });
+    });
+
+    it('truncates a large answer at 64 KB and says so, and returns text as text', async () => {
+      const large = await callTool(await toolWith({ endpoint: `${site.origin}/large` })).expect(200);
+      expect(large.body.data.response.body).toHaveLength(64 * 1024);
+      expect(large.body.data.response.body_truncated).toBe(true);
+      const text = await callTool(await toolWith({ endpoint: `${site.origin}/text` })).expect(200);
+      expect(text.body.data.response).toMatchObject({ status: 200, body: 'plain words', body_truncated: false });
+    });
+
+    it('reports a refused connection in the result, not as an error of ours', async () => {
+      const id = await toolWith({ endpoint: 'http://127.0.0.1:1/closed' });
+      const response = await callTool(id).expect(200);
+      expect(response.body.data).toMatchObject({ response: null, error: expect.stringMatching(/Could not reach/) });
+    });
+
+    it('refuses a redirect to a private address', async () => {
+      const response = await callTool(await toolWith({ endpoint: `${site.origin}/private-redirect` })).expect(200);
+      expect(response.body.data).toMatchObject({
+        response: null,
+        error: expect.stringMatching(/10\.0\.0\.1.*not a public address/),
+      });
+    });
+  });
+});
+
+describe('Mid-call tool test calls without the loopback switch', () => {
+  let stack: Stack;
+  let account: TestAccount;
+  let site: LocalSite;
+
+  beforeAll(async () => {
+    site = await startLocalSite({ '*': echo });
+    stack = await startStack({ worker: false, env: { OUTBOUND_ALLOW_LOOPBACK: 'false' } });
+    account = await createAccount(stack);
+  });
+  afterAll(async () => {
+    await stack.close();
+    await site.close();
+  });
+
+  it.each([
+    ['loopback', (port: number) => `http://127.0.0.1:${port}/x`],
+    ['localhost', (port: number) => `http://localhost:${port}/x`],
+    ['hex', (port: number) => `http://0x7f000001:${port}/x`],
+    ['IPv6 loopback', (port: number) => `http://[::1]:${port}/x`],
+    ['IPv4-mapped IPv6', (port: number) => `http://[::ffff:127.0.0.1]:${port}/x`],
+    ['metadata', () => 'http://169.254.169.254/latest/meta-data/'],
+    ['private', () => 'http://10.0.0.1/x'],
+    ['CGNAT', () => 'http://100.64.0.1/x'],
+  ])('refuses %s addresses with nothing sent', async (_case, endpoint) => {
+    const tool = await stack.http
+      .post('/api/user/tools')
+      .set(account.auth)
+      .send({
+        name: `ssrf_${Math.random().toString(36).slice(2, 8)}`,
+        description: 'x',
+        endpoint: endpoint(site.port),
+        method: 'GET',
+      })
+      .expect(201);
+    const response = await stack.http
+      .post(`/api/user/tools/${tool.body.data.id}/test`)
+      .set(account.auth)
+      .send({})
+      .expect(200);
+    expect(response.body.data).toMatchObject({
+      response: null,
+      error: expect.stringMatching(/not a public address|Refused/),
+    });
+    expect(site.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['decimal', (port: number) => `http://2130706433:${port}/x`],
+    ['octal', (port: number) => `http://0177.0.0.1:${port}/x`],
+  ])('refuses %s IPv4 forms already as an invalid URL', async (_case, endpoint) => {
+    const response = await stack.http
+      .post('/api/user/tools')
+      .set(account.auth)
+      .send({ name: 'numeric_host', description: 'x', endpoint: endpoint(site.port), method: 'GET' });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ endpoint: ['The endpoint field must be a valid URL.'] });
+  });
+});
