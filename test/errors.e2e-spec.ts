@@ -1,5 +1,8 @@
-import { createAccount, TestAccount } from './support/factories';
+import Redis from 'ioredis';
+import { generateToken } from '@app/platform';
+import { bearer, createAccount, TestAccount } from './support/factories';
 import { Stack, startStack } from './support/stack';
+import { REDIS_URL } from './support/test-environment';
 import { TestRoutesModule } from './support/test-routes.module';
 
 describe('Error shapes', () => {
@@ -117,16 +120,71 @@ describe('Rate limits', () => {
   });
   afterAll(() => stack.close());
 
-  it('limits each token separately and answers 429 with Retry-After', async () => {
-    const first = await createAccount(stack);
-    const second = await createAccount(stack);
-    for (let request = 0; request < 5; request++) {
-      await stack.http.get('/api/user/me').set(first.auth).expect(200);
+  /** Each test starts with fresh counters (its own Redis keys are this suite's only). */
+  const resetCounters = async () => {
+    const redis = new Redis(REDIS_URL);
+    try {
+      const keys = await redis.keys(`${process.env.TEST_QUEUE_PREFIX}:rate-limit-suite:rate:*`);
+      if (keys.length > 0) await redis.del(...keys);
+    } finally {
+      redis.disconnect();
     }
-    const limited = await stack.http.get('/api/user/me').set(first.auth);
+  };
+
+  const tokenOf = async () => {
+    const account = await createAccount(stack);
+    await resetCounters();
+    return account;
+  };
+
+  it('gives each credential one budget across every route, with the budget in headers', async () => {
+    const first = await tokenOf();
+    const second = await createAccount(stack);
+    const remaining: string[] = [];
+    for (const path of [
+      '/api/user/me',
+      '/api/user/api-keys',
+      '/api/user/knowledgebases',
+      '/api/user/me',
+      '/api/user/tools',
+    ]) {
+      const response = await stack.http.get(path).set(first.auth).expect(200);
+      expect(response.headers['x-ratelimit-limit']).toBe('5');
+      remaining.push(response.headers['x-ratelimit-remaining']);
+    }
+    expect(remaining).toEqual(['4', '3', '2', '1', '0']);
+    const limited = await stack.http.get('/api/user/knowledgebases').set(first.auth);
     expect(limited.status).toBe(429);
     expect(limited.body).toEqual({ message: 'Too Many Attempts.' });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.headers['x-ratelimit-remaining']).toBe('0');
     await stack.http.get('/api/user/me').set(second.auth).expect(200);
+  });
+
+  it('limits made-up tokens per client address, and then stops looking them up', async () => {
+    await resetCounters();
+    for (let attempt = 0; attempt < 5; attempt++) {
+      await stack.http
+        .get('/api/user/me')
+        .set(bearer(generateToken('apiKey')))
+        .expect(401);
+    }
+    const queries = jest.spyOn(stack.dataSource, 'query');
+    try {
+      const limited = await stack.http.get('/api/user/me').set(bearer(generateToken('apiKey')));
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect(queries).not.toHaveBeenCalled();
+    } finally {
+      queries.mockRestore();
+    }
+  });
+
+  it('counts requests without credentials per address too, but never health checks', async () => {
+    const client = { 'X-Forwarded-For': '203.0.113.8' };
+    for (let attempt = 0; attempt < 5; attempt++) await stack.http.get('/api/user/me').set(client).expect(401);
+    await stack.http.get('/api/user/me').set(client).expect(429);
+    await stack.http.get('/api/user/me').set({ 'X-Forwarded-For': '203.0.113.9' }).expect(401);
+    await stack.http.get('/api/health').set(client).expect(200);
   });
 });

@@ -115,7 +115,13 @@ describe('OpenAPI document', () => {
         if (/(^id$|_id$|_count$|^total$|page$|^from$|^to$|_ms$)/.test(name) && property.type === 'number') {
           problems.push(`${where}.${name} is a number, not an integer`);
         }
-        if (property.type === 'object' && !property.properties && !property.additionalProperties && !property.$ref) {
+        if (
+          property.type === 'object' &&
+          !property.properties &&
+          !property.additionalProperties &&
+          !property.$ref &&
+          !property.allOf
+        ) {
           problems.push(`${where}.${name} is an object without properties`);
         }
       }

@@ -23,7 +23,6 @@ export function createApiDocument(app: INestApplication): OpenAPIObject {
           '`{message, errors}` for validation (422), `{message}` and `{error}`.',
       )
       .setVersion('1.0')
-      .setLicense('Proprietary', '')
       .addServer('/', 'The host serving this document')
       .addBearerAuth({
         type: 'http',
@@ -54,7 +53,24 @@ export function createApiDocument(app: INestApplication): OpenAPIObject {
       }
     }
   }
+  document.info.license = { name: 'Proprietary' };
+  pruneUnusedSchemas(document);
   return document;
+}
+
+/** Drops component schemas nothing refers to (a handler's DTO whose body is documented per media type). */
+function pruneUnusedSchemas(document: OpenAPIObject): void {
+  const schemas = document.components?.schemas ?? {};
+  const used = new Set<string>();
+  const pending = [JSON.stringify(document.paths)];
+  while (pending.length > 0) {
+    for (const match of pending.pop()!.matchAll(/#\/components\/schemas\/([^"]+)"/g)) {
+      if (used.has(match[1])) continue;
+      used.add(match[1]);
+      pending.push(JSON.stringify(schemas[match[1]] ?? {}));
+    }
+  }
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
 }
 
 /** Every create accepts `Idempotency-Key` (see IdempotencyInterceptor), with the answers it adds. */

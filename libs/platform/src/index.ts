@@ -19,3 +19,4 @@ export * from './http/allowed-methods';
 export * from './health/shutdown-state';
 export * from './metrics/metrics.registry';
 export * from './http/client-error';
+export * from './http/skip-rate-limit.decorator';

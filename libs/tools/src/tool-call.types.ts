@@ -21,7 +21,7 @@ export interface ToolHttpRequest {
 export interface ToolHttpResponse {
   status: number;
   headers: Record<string, string>;
-  /** Parsed JSON when the answer is complete JSON, else the text. */
+  /** A parsed JSON object or array when the answer is one and complete, else the text. */
   body: unknown;
   bodyTruncated: boolean;
 }

@@ -59,9 +59,11 @@ export class ToolExecutor {
   }
 }
 
+/** An object or array when the text is one; anything else (scalars included) stays text. */
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' ? value : text;
   } catch {
     return text;
   }

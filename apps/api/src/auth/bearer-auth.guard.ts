@@ -1,29 +1,57 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { Response } from 'express';
 import { Errors } from '@app/contracts';
-import { PUBLIC_ROUTE } from '@app/platform';
+import { PUBLIC_ROUTE, SKIP_RATE_LIMIT } from '@app/platform';
+import { RateLimiter, RateState } from '../rate-limit/rate-limiter.service';
 import { AuthenticatedRequest, bearerToken } from './auth-context';
 import { TokenAuthenticator } from './token-authenticator.service';
 
-/** Global guard: every route needs a valid bearer token unless marked @Public(). */
+/**
+ * Global guard: every route needs a valid bearer token unless marked @Public(), and every request counts against
+ * one per-minute budget (RATE_LIMIT_PER_MINUTE) across all routes:
+ * - an authenticated request against its credential (the API key or session token that made it);
+ * - a public request, and every request whose credentials fail, against its client address. An address over
+ *   its budget is refused before its token is looked up (known from memory, no round trip), so made-up tokens
+ *   cannot cost a query each.
+ */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly authenticator: TokenAuthenticator,
+    private readonly limiter: RateLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const isPublic = this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
-    if (isPublic) return true;
+    const targets = [context.getHandler(), context.getClass()];
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const response = context.switchToHttp().getResponse<Response>();
+    const counted = !this.reflector.getAllAndOverride<boolean>(SKIP_RATE_LIMIT, targets);
+    const address = `address:${request.ip}`;
+
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) {
+      if (counted) this.enforce(await this.limiter.hit(address), response);
+      return true;
+    }
+    this.enforce(this.limiter.knownExceeded(address), response);
+
     const token = bearerToken(request);
     const auth = token ? await this.authenticator.authenticate(token) : null;
-    if (!auth) throw Errors.unauthenticated();
+    if (!auth) {
+      this.enforce(await this.limiter.hit(address), response);
+      throw Errors.unauthenticated();
+    }
     request.auth = auth;
+    if (counted) this.enforce(await this.limiter.hit(`${auth.tokenKind}:${auth.tokenId}`), response);
     return true;
+  }
+
+  /** Sets the budget headers; past the budget, answers 429 with Retry-After. */
+  private enforce(state: RateState | undefined, response: Response): void {
+    if (!state) return;
+    response.setHeader('X-RateLimit-Limit', String(state.limit));
+    response.setHeader('X-RateLimit-Remaining', String(state.remaining));
+    if (state.exceeded) throw Errors.tooManyAttempts(state.resetSeconds);
   }
 }

@@ -211,15 +211,8 @@ export class ToolTestResponseReceived {
   @ApiProperty({ type: 'integer' }) status: number;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) headers: Record<string, string>;
   @ApiProperty({
-    nullable: true,
-    description: 'Parsed JSON when the response is JSON and complete, else the text',
-    oneOf: [
-      { type: 'object', additionalProperties: true },
-      { type: 'array', items: {} },
-      { type: 'string' },
-      { type: 'number' },
-      { type: 'boolean' },
-    ],
+    description: 'Parsed JSON when the response is a complete JSON object or array, else the text',
+    oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: {} }, { type: 'string' }],
   })
   body: unknown;
   @ApiProperty({ type: Boolean, description: 'The body was cut at 64 KB' }) body_truncated: boolean;

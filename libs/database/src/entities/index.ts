@@ -6,11 +6,15 @@ import { Knowledgebase } from './knowledgebase.entity';
 import { Language } from './language.entity';
 import { Passage } from './passage.entity';
 import { SessionToken } from './session-token.entity';
+import { PhoneNumber } from './phone-number.entity';
+import { SipTrunk } from './sip-trunk.entity';
 import { Tool } from './tool.entity';
 import { User } from './user.entity';
 
 export * from './document.entity';
 export * from './document-page.entity';
+export * from './phone-number.entity';
+export * from './sip-trunk.entity';
 export * from './tool.entity';
 export { ApiKey, DocumentFile, Knowledgebase, Language, Passage, SessionToken, User };
 
@@ -26,4 +30,6 @@ export const entities = [
   DocumentPage,
   Passage,
   Tool,
+  PhoneNumber,
+  SipTrunk,
 ];

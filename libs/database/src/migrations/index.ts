@@ -2,6 +2,7 @@ import { Accounts1763800000000 } from './1763800000000-accounts';
 import { Languages1763800000001 } from './1763800000001-languages';
 import { Knowledgebases1763800000002 } from './1763800000002-knowledgebases';
 import { Tools1763800000010 } from './1763800000010-tools';
+import { Telephony1763800000020 } from './1763800000020-telephony';
 import { IdempotencyKeys1763800000050 } from './1763800000050-idempotency-keys';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
@@ -10,5 +11,6 @@ export const migrations = [
   Languages1763800000001,
   Knowledgebases1763800000002,
   Tools1763800000010,
+  Telephony1763800000020,
   IdempotencyKeys1763800000050,
 ];

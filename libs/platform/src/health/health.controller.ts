@@ -1,9 +1,9 @@
 import { Controller, Get, Inject, Optional, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { ApiPublicResource } from '../http/api-docs.decorators';
 import { Public } from '../http/public.decorator';
+import { SkipRateLimit } from '../http/skip-rate-limit.decorator';
 import { HealthReport, HealthService } from './health.service';
 
 /** Extra readiness checks an app adds to the database and Redis ones (the worker adds its queues). */
@@ -38,7 +38,7 @@ export class HealthReportResponse {
 
 @ApiPublicResource('Health')
 @Public()
-@SkipThrottle()
+@SkipRateLimit()
 @Controller('health')
 export class HealthController {
   constructor(

@@ -1,6 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ThrottlerException } from '@nestjs/throttler';
 import type { Express, Request, Response } from 'express';
 import { DomainError, Errors } from '@app/contracts';
 import { allowedMethods } from './allowed-methods';
@@ -53,7 +52,6 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   private toDomainError(exception: unknown): DomainError {
     if (exception instanceof DomainError) return exception;
-    if (exception instanceof ThrottlerException) return Errors.tooManyAttempts();
 
     if (exception instanceof HttpException) {
       switch (exception.getStatus()) {

@@ -1,15 +1,15 @@
 import { Controller, Get, Global, Header, Module } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
 import { ApiPublicResource } from '../http/api-docs.decorators';
 import { Public } from '../http/public.decorator';
+import { SkipRateLimit } from '../http/skip-rate-limit.decorator';
 import { DatabasePoolMetrics } from './database-pool.metrics';
 import { MetricsRegistry } from './metrics.registry';
 
 /** Prometheus text format at `/api/metrics`, unauthenticated like health, for scrapers inside the network. */
 @ApiPublicResource('Health')
 @Public()
-@SkipThrottle()
+@SkipRateLimit()
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly registry: MetricsRegistry) {}

@@ -1,0 +1,40 @@
+import { Column, CreateDateColumn, Entity, UpdateDateColumn } from 'typeorm';
+import { OwnedEntity } from './owned.entity';
+
+export const PHONE_NUMBER_TYPES = ['normal', 'sip', 'caller_id'] as const;
+export type PhoneNumberType = (typeof PHONE_NUMBER_TYPES)[number];
+
+/** A number of the account: bought from a carrier (assigned by operations) or a SIP trunk's (type `sip`). */
+@Entity({ name: 'phone_numbers' })
+export class PhoneNumber extends OwnedEntity {
+  @Column({ name: 'phone_number', type: 'varchar', length: 32 })
+  phoneNumber: string;
+
+  @Column({ type: 'varchar', length: 50, nullable: true })
+  nickname: string | null;
+
+  @Column({ name: 'country_code', type: 'varchar', length: 2, nullable: true })
+  countryCode: string | null;
+
+  @Column({ type: 'varchar', length: 16 })
+  type: PhoneNumberType;
+
+  @Column({ name: 'sms_capable', type: 'boolean', default: false })
+  smsCapable: boolean;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  region: string | null;
+
+  @Column({ name: 'has_active_subscription', type: 'boolean', default: true })
+  hasActiveSubscription: boolean;
+
+  /** `provisioning` while a new SIP trunk is being set up at the provider; hidden from the account until `active`. */
+  @Column({ type: 'varchar', length: 16, default: 'active' })
+  status: 'provisioning' | 'active';
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

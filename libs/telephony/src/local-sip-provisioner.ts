@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import {
+  InboundTrunkSpec,
+  OutboundTrunkSpec,
+  ProvisionedInbound,
+  SipProvisioner,
+  SipProvisioningError,
+} from './sip-provisioner';
+
+export type LocalOperation = 'createInbound' | 'createOutbound' | 'deleteInbound' | 'deleteOutbound';
+
+export interface LocalTrunk {
+  id: string;
+  direction: 'inbound' | 'outbound';
+  spec: InboundTrunkSpec | OutboundTrunkSpec;
+  dispatchRuleId?: string;
+}
+
+const providerId = (prefix: string) => `${prefix}_${randomBytes(9).toString('base64url')}`;
+
+/**
+ * A provider for development and tests: issues LiveKit-style ids (`ST_...`, `SDR_...`) and keeps the trunks that
+ * exist in memory, so tests can see every create and delete. `failNext` makes the next call of an operation fail,
+ * to prove that a provider failure at any step leaves nothing behind.
+ */
+export class LocalSipProvisioner implements SipProvisioner {
+  readonly trunks = new Map<string, LocalTrunk>();
+  readonly log: { operation: LocalOperation; id: string }[] = [];
+  private readonly failures = new Map<LocalOperation, number>();
+
+  failNext(operation: LocalOperation, times = 1): void {
+    this.failures.set(operation, (this.failures.get(operation) ?? 0) + times);
+  }
+
+  async createInboundTrunk(spec: InboundTrunkSpec): Promise<ProvisionedInbound> {
+    this.maybeFail('createInbound');
+    const inbound = { trunkId: providerId('ST'), dispatchRuleId: providerId('SDR') };
+    this.trunks.set(inbound.trunkId, {
+      id: inbound.trunkId,
+      direction: 'inbound',
+      spec,
+      dispatchRuleId: inbound.dispatchRuleId,
+    });
+    this.log.push({ operation: 'createInbound', id: inbound.trunkId });
+    return inbound;
+  }
+
+  async createOutboundTrunk(spec: OutboundTrunkSpec): Promise<string> {
+    this.maybeFail('createOutbound');
+    const id = providerId('ST');
+    this.trunks.set(id, { id, direction: 'outbound', spec });
+    this.log.push({ operation: 'createOutbound', id });
+    return id;
+  }
+
+  async deleteInboundTrunk(inbound: ProvisionedInbound): Promise<void> {
+    this.maybeFail('deleteInbound');
+    this.trunks.delete(inbound.trunkId);
+    this.log.push({ operation: 'deleteInbound', id: inbound.trunkId });
+  }
+
+  async deleteOutboundTrunk(trunkId: string): Promise<void> {
+    this.maybeFail('deleteOutbound');
+    this.trunks.delete(trunkId);
+    this.log.push({ operation: 'deleteOutbound', id: trunkId });
+  }
+
+  private maybeFail(operation: LocalOperation): void {
+    const left = this.failures.get(operation) ?? 0;
+    if (left <= 0) return;
+    this.failures.set(operation, left - 1);
+    throw new SipProvisioningError(`Simulated provider failure on ${operation}`);
+  }
+}
