@@ -19,6 +19,7 @@ import { RateLimiter } from './rate-limit/rate-limiter.service';
 import { RequestInterceptorsModule } from './idempotency/request-interceptors.module';
 import { KnowledgebasesModule } from './knowledgebases/knowledgebases.module';
 import { LanguagesModule } from './languages/languages.module';
+import { TelephonyModule } from './telephony/telephony.module';
 import { ToolsModule } from './tools/tools.module';
 
 /** The HTTP API. It produces jobs and never consumes them. */
@@ -42,6 +43,7 @@ export class ApiModule {
         LanguagesModule,
         KnowledgebasesModule,
         ToolsModule,
+        TelephonyModule,
         ...extraModules,
       ],
       providers: [

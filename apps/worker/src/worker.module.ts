@@ -16,12 +16,14 @@ import { MaintenanceSchedule } from './maintenance/maintenance-schedule.service'
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { DocumentsModule } from './documents/documents.module';
 import { DocumentsProcessor } from './documents/documents.processor';
+import { TelephonyModule } from './telephony/telephony.module';
+import { TelephonyProcessor } from './telephony/telephony.processor';
 import { JobMetricsModule } from './job-metrics';
 import { JOB_PROCESSORS, WorkerRunner } from './worker-runner';
 import { queueReadinessChecks } from './queue-readiness';
 
 /** Every queue's consumer; the runner refuses to boot unless together they handle every declared job. */
-const processors = [MaintenanceProcessor, DocumentsProcessor];
+const processors = [MaintenanceProcessor, DocumentsProcessor, TelephonyProcessor];
 
 /** The worker: consumes every queue; its only HTTP routes are health checks and metrics. */
 @Module({})
@@ -39,6 +41,7 @@ export class WorkerModule {
         MetricsModule,
         JobMetricsModule,
         DocumentsModule,
+        TelephonyModule,
         HealthModule.forRoot([
           { provide: READINESS_CHECKS, inject: [JobQueue, AppConfig], useFactory: queueReadinessChecks },
         ]),

@@ -28,6 +28,10 @@ export class AppConfig {
   readonly outboundAllowLoopback: boolean;
   readonly sipProvisioner: 'local' | 'livekit';
   readonly livekit?: { url: string; apiKey: string; apiSecret: string };
+  /** How long a SIP trunk create or update waits for the provider before answering 502. */
+  readonly sipProvisionTimeoutSeconds: number;
+  /** The fixed-egress SIP proxy that trunks with `outbound_proxy` send their calls through, if any. */
+  readonly sipOutboundProxyAddress?: string;
   readonly logLevel: LogLevel;
   readonly shutdownGraceSeconds: number;
   /** After SIGTERM, how long readiness answers 503 while requests are still served, so balancers drain first. */
@@ -111,6 +115,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       env.LIVEKIT_URL && env.LIVEKIT_API_KEY && env.LIVEKIT_API_SECRET
         ? { url: env.LIVEKIT_URL, apiKey: env.LIVEKIT_API_KEY, apiSecret: env.LIVEKIT_API_SECRET }
         : undefined,
+    sipProvisionTimeoutSeconds: env.SIP_PROVISION_TIMEOUT_SECONDS,
+    sipOutboundProxyAddress: env.SIP_OUTBOUND_PROXY_ADDRESS,
     logLevel: env.LOG_LEVEL,
     shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,
     shutdownDrainSeconds: env.SHUTDOWN_DRAIN_SECONDS,

@@ -57,6 +57,11 @@ export const environmentSchema = z
     LIVEKIT_URL: z.url().optional(),
     LIVEKIT_API_KEY: z.string().min(1).optional(),
     LIVEKIT_API_SECRET: z.string().min(1).optional(),
+    SIP_PROVISION_TIMEOUT_SECONDS: integer(1, 120).default(20),
+    SIP_OUTBOUND_PROXY_ADDRESS: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, 'must be a host or host:port')
+      .optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SHUTDOWN_GRACE_SECONDS: integer(1, 600).default(25),
     QUEUE_DASHBOARD_USERNAME: z

@@ -10,3 +10,4 @@ export * from './dto/document.dto';
 export * from './dto/knowledgebase.dto';
 export * from './idempotency';
 export * from './dto/tool.dto';
+export * from './dto/telephony.dto';

@@ -4,6 +4,7 @@ import type { JobsOptions } from 'bullmq';
 export const Queues = {
   maintenance: 'maintenance',
   documents: 'documents',
+  telephony: 'telephony',
 } as const;
 
 export type QueueName = (typeof Queues)[keyof typeof Queues];
@@ -36,6 +37,10 @@ const keepHistory: JobsOptions = {
 /** Retry delays start at JOB_RETRY_DELAY_MS (applied by JobQueue) and double each attempt. */
 const retried = (attempts: number): JobsOptions => ({ ...keepHistory, attempts, backoff: { type: 'exponential' } });
 
+export interface SipProvisioningJob {
+  requestId: number;
+}
+
 export interface DocumentJob {
   documentId: number;
 }
@@ -58,6 +63,15 @@ export const Jobs = {
     retried(4),
     ({ documentId }) => `document-${documentId}`,
   ),
+  /** Creates or re-creates a SIP trunk's provider trunks for one request (the API waits for its outcome). */
+  provisionSipTrunk: defineJob<SipProvisioningJob>(
+    Queues.telephony,
+    'provision-sip-trunk',
+    { ...keepHistory, attempts: 1 },
+    ({ requestId }) => `sip-request-${requestId}`,
+  ),
+  /** Deletes provider trunks that were replaced or whose trunk was deleted; repeats until each is gone. */
+  cleanUpProviderTrunks: defineJob<Record<string, never>>(Queues.telephony, 'clean-up-provider-trunks', retried(3)),
 } as const;
 
 export type PayloadOf<Definition> = Definition extends JobDefinition<infer Payload> ? Payload : never;

@@ -27,13 +27,24 @@ export class LocalSipProvisioner implements SipProvisioner {
   readonly trunks = new Map<string, LocalTrunk>();
   readonly log: { operation: LocalOperation; id: string }[] = [];
   private readonly failures = new Map<LocalOperation, number>();
+  private readonly delays = new Map<LocalOperation, number>();
 
   failNext(operation: LocalOperation, times = 1): void {
     this.failures.set(operation, (this.failures.get(operation) ?? 0) + times);
   }
 
+  /** Makes the next call of an operation take this long, as a slow provider would. */
+  delayNext(operation: LocalOperation, milliseconds: number): void {
+    this.delays.set(operation, milliseconds);
+  }
+
+  /** The trunks that exist, by direction, for tests to compare with what the service believes. */
+  existing(direction: 'inbound' | 'outbound'): string[] {
+    return [...this.trunks.values()].filter((trunk) => trunk.direction === direction).map((trunk) => trunk.id);
+  }
+
   async createInboundTrunk(spec: InboundTrunkSpec): Promise<ProvisionedInbound> {
-    this.maybeFail('createInbound');
+    await this.maybeFail('createInbound');
     const inbound = { trunkId: providerId('ST'), dispatchRuleId: providerId('SDR') };
     this.trunks.set(inbound.trunkId, {
       id: inbound.trunkId,
@@ -46,7 +57,7 @@ export class LocalSipProvisioner implements SipProvisioner {
   }
 
   async createOutboundTrunk(spec: OutboundTrunkSpec): Promise<string> {
-    this.maybeFail('createOutbound');
+    await this.maybeFail('createOutbound');
     const id = providerId('ST');
     this.trunks.set(id, { id, direction: 'outbound', spec });
     this.log.push({ operation: 'createOutbound', id });
@@ -54,18 +65,23 @@ export class LocalSipProvisioner implements SipProvisioner {
   }
 
   async deleteInboundTrunk(inbound: ProvisionedInbound): Promise<void> {
-    this.maybeFail('deleteInbound');
+    await this.maybeFail('deleteInbound');
     this.trunks.delete(inbound.trunkId);
     this.log.push({ operation: 'deleteInbound', id: inbound.trunkId });
   }
 
   async deleteOutboundTrunk(trunkId: string): Promise<void> {
-    this.maybeFail('deleteOutbound');
+    await this.maybeFail('deleteOutbound');
     this.trunks.delete(trunkId);
     this.log.push({ operation: 'deleteOutbound', id: trunkId });
   }
 
-  private maybeFail(operation: LocalOperation): void {
+  private async maybeFail(operation: LocalOperation): Promise<void> {
+    const delay = this.delays.get(operation);
+    if (delay !== undefined) {
+      this.delays.delete(operation);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
     const left = this.failures.get(operation) ?? 0;
     if (left <= 0) return;
     this.failures.set(operation, left - 1);

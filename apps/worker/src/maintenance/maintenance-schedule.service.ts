@@ -13,6 +13,7 @@ export function repeatableJobs(config: AppConfig): RepeatableJob[] {
     { definition: Jobs.purgeExpiredSessions, everySeconds: config.sessionPurgeIntervalSeconds },
     { definition: Jobs.sweepStuckDocuments, everySeconds: config.documentSweepIntervalSeconds },
     { definition: Jobs.purgeIdempotencyKeys, everySeconds: 3600 },
+    { definition: Jobs.cleanUpProviderTrunks, everySeconds: 60 },
   ];
 }
 

@@ -15,6 +15,8 @@ export const Errors = {
   apiKeyNotFound: () => new NotFound('API key'),
   knowledgebaseNotFound: () => new NotFound('Knowledgebase', 'error'),
   documentNotFound: () => new NotFound('Document', 'error'),
+  sipTrunkNotFound: () => new NotFound('SIP trunk', 'error'),
+  phoneNumberNotFound: () => new NotFound('Phone number', 'error'),
   /** Without a period, as the public product answers (compat). */
   toolNotFound: () => new NotFound('Tool', 'message', 'Tool not found'),
   /** A job could not be enqueued: nothing was kept, the caller may simply retry. */

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import {
   ArrayMaxSize,
+  ArrayMinSize,
   isURL,
   IsArray,
   IsBoolean,
@@ -38,6 +39,9 @@ export const Required = () => IsNotEmpty(field('is required.'));
 export const RequiredWithout = (other: string) =>
   IsNotEmpty(field(`is required when ${other.replace(/_/g, ' ')} is not present.`));
 export const Optional = () => IsOptional();
+/** Laravel's `required_if`: reported under the `required` key, so the field's other rules are moot then. */
+export const RequiredWhen = (other: string, value: string) =>
+  IsNotEmpty(field(`is required when ${other} is ${value}.`));
 /** Laravel's `sometimes`: absent is fine, but a present value (null included) must pass the other rules. */
 export const Sometimes = () => ValidateIf((_object, value) => value !== undefined);
 /** Present-but-null is allowed and means "clear it"; absent leaves the value unchanged. */
@@ -50,6 +54,7 @@ export const Integer = () => IsInt(field('must be an integer.'));
 export const Numeric = () => IsNumber({ allowNaN: false, allowInfinity: false }, field('must be a number.'));
 export const Boolean = () => IsBoolean(field('must be true or false.'));
 export const Array = () => IsArray(field('must be an array.'));
+export const ArrayMin = (min: number) => ArrayMinSize(min, field(`must have at least ${min} items.`));
 export const ArrayMax = (max: number) => ArrayMaxSize(max, field(`must not have more than ${max} items.`));
 export const PlainObject = () => IsObject(field('must be an object.'));
 export const OneOf = (values: readonly unknown[]) =>
@@ -78,7 +83,10 @@ export const HeaderName = () => Pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/);
 /** Text that cannot break out of an HTTP header line. */
 export const WithoutLineBreaks = () =>
   ValidateBy(
-    { name: 'withoutLineBreaks', validator: { validate: (value) => typeof value !== 'string' || !/[\r\n]/.test(value) } },
+    {
+      name: 'withoutLineBreaks',
+      validator: { validate: (value) => typeof value !== 'string' || !/[\r\n]/.test(value) },
+    },
     { message: 'The :attribute field must not contain line breaks.' },
   );
 

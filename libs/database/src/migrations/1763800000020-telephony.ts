@@ -45,7 +45,8 @@ export class Telephony1763800000020 implements MigrationInterface {
     await queryRunner.query(`
       CREATE TABLE sip_provisioning_requests (
         id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        phone_number_id integer NOT NULL REFERENCES phone_numbers (id) ON DELETE CASCADE,
+        -- Kept when the number goes (a create that failed), so whoever waits can still read the outcome.
+        phone_number_id integer REFERENCES phone_numbers (id) ON DELETE SET NULL,
         kind varchar(8) NOT NULL CHECK (kind IN ('create', 'update')),
         changes jsonb NOT NULL,
         status varchar(16) NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'done', 'failed', 'abandoned')),

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Errors, MessageResponse, PhoneNumberListResponse, toPhoneNumberResponse } from '@app/contracts';
+import { InjectTenantRepository, PhoneNumber, TenantRepository } from '@app/database';
+import { JobQueue, Jobs } from '@app/jobs';
+import type { AuthenticatedUser } from '../auth/auth-context';
+
+@Injectable()
+export class PhoneNumbersService {
+  constructor(
+    @InjectTenantRepository(PhoneNumber) private readonly numbers: TenantRepository<PhoneNumber>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly jobs: JobQueue,
+  ) {}
+
+  /** Every number of the account, SIP trunks included (not those still being set up). */
+  async all(user: AuthenticatedUser): Promise<PhoneNumberListResponse> {
+    const numbers = await this.numbers.find(user.id, { where: { status: 'active' }, order: { id: 'ASC' } });
+    return { data: numbers.map(toPhoneNumberResponse) };
+  }
+
+  /** The legacy list: numbers that can send SMS and have an active subscription. */
+  async legacy(user: AuthenticatedUser): Promise<PhoneNumberListResponse> {
+    const numbers = await this.numbers.find(user.id, {
+      where: { status: 'active', smsCapable: true, hasActiveSubscription: true },
+      order: { id: 'ASC' },
+    });
+    return { data: numbers.map(toPhoneNumberResponse) };
+  }
+
+  /**
+   * Releases a number. A SIP trunk's provider trunks are recorded for deletion in the same transaction (waiting
+   * for any provisioning of it in flight), and the worker deletes them, retrying until they are gone.
+   */
+  async delete(user: AuthenticatedUser, id: number): Promise<MessageResponse> {
+    const hadTrunks = await this.dataSource.transaction(async (manager) => {
+      const [trunk] = await manager.query(
+        `SELECT inbound_trunk_id, inbound_dispatch_rule_id, outbound_trunk_id FROM sip_trunks
+          WHERE phone_number_id = $1 AND user_id = $2 FOR UPDATE`,
+        [id, user.id],
+      );
+      if (!(await this.numbers.withManager(manager).deleteWhere(user.id, { id, status: 'active' }))) {
+        throw Errors.phoneNumberNotFound();
+      }
+      if (!trunk) return false;
+      if (trunk.inbound_trunk_id) {
+        await manager.query(
+          `INSERT INTO provider_cleanups (kind, trunk_id, dispatch_rule_id) VALUES ('inbound', $1, $2)`,
+          [trunk.inbound_trunk_id, trunk.inbound_dispatch_rule_id],
+        );
+      }
+      if (trunk.outbound_trunk_id) {
+        await manager.query(`INSERT INTO provider_cleanups (kind, trunk_id) VALUES ('outbound', $1)`, [
+          trunk.outbound_trunk_id,
+        ]);
+      }
+      return true;
+    });
+    // The repeatable clean-up would get to them within a minute; this gets to them now.
+    if (hadTrunks) await this.jobs.enqueue(Jobs.cleanUpProviderTrunks, {}).catch(() => undefined);
+    return { message: 'Phone number deleted successfully.' };
+  }
+}

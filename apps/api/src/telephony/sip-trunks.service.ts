@@ -1,0 +1,243 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parsePhoneNumberFromString, isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
+import {
+  CreateSipTrunkRequest,
+  DomainError,
+  Errors,
+  isIpOrCidr,
+  SIP_TRUNK_CREATE_FAILED,
+  SIP_TRUNK_UPDATE_FAILED,
+  SipTrunkEnvelope,
+  SipTrunkListResponse,
+  SipTrunkMessageEnvelope,
+  toSipTrunkResponse,
+  UpdateSipTrunkRequest,
+  ValidationFailed,
+} from '@app/contracts';
+import { SecretBox } from '@app/crypto';
+import { InjectTenantRepository, PhoneNumber, SipTrunk, TenantRepository } from '@app/database';
+import { JobQueue, Jobs } from '@app/jobs';
+import type { AuthenticatedUser } from '../auth/auth-context';
+
+const POLL_MS = 100;
+const passwordContext = (trunkId: number) => `sip-trunk:${trunkId}:password`;
+
+const providerFailed = (message: string) => new DomainError('provider_failed', 502, { error: message });
+
+/** The stored form of changes a request carries to the worker (the password sealed, never in the queue). */
+type TrunkChanges = Record<string, unknown>;
+
+@Injectable()
+export class SipTrunksService {
+  constructor(
+    @InjectTenantRepository(PhoneNumber) private readonly numbers: TenantRepository<PhoneNumber>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly secrets: SecretBox,
+    private readonly jobs: JobQueue,
+    private readonly config: AppConfig,
+  ) {}
+
+  async list(user: AuthenticatedUser): Promise<SipTrunkListResponse> {
+    const numbers = await this.numbers.find(user.id, {
+      where: { type: 'sip', status: 'active' },
+      order: { id: 'ASC' },
+    });
+    if (numbers.length === 0) return { data: [] };
+    const trunks = await this.dataSource
+      .getRepository(SipTrunk)
+      .createQueryBuilder('trunk')
+      .where('trunk.user_id = :userId AND trunk.phone_number_id IN (:...ids)', {
+        userId: user.id,
+        ids: numbers.map((number) => number.id),
+      })
+      .getMany();
+    const byId = new Map(trunks.map((trunk) => [trunk.id, trunk]));
+    return {
+      data: numbers
+        .filter((number) => byId.has(number.id))
+        .map((number) => toSipTrunkResponse(number, byId.get(number.id)!)),
+    };
+  }
+
+  async get(user: AuthenticatedUser, id: number): Promise<SipTrunkEnvelope> {
+    return { data: await this.read(user, id) };
+  }
+
+  async create(user: AuthenticatedUser, request: CreateSipTrunkRequest): Promise<SipTrunkMessageEnvelope> {
+    if (request.sip_trunk_type === 'extension' && request.country_code === undefined) {
+      throw ValidationFailed.field(
+        'country_code',
+        'The country code field is required when sip trunk type is extension.',
+      );
+    }
+    const phoneNumber = this.normaliseNumber(request.sip_trunk_type, request.phone_number, request.country_code);
+    const countryCode = request.country_code ?? this.countryOf(request.sip_trunk_type, phoneNumber);
+    this.checkSettings(request);
+    const { numberId, requestId } = await this.dataSource.transaction(async (manager) => {
+      const number = await this.numbers.withManager(manager).create(user.id, {
+        phoneNumber,
+        nickname: request.nickname ?? null,
+        countryCode,
+        type: 'sip',
+        smsCapable: false,
+        region: request.sip_address,
+        hasActiveSubscription: true,
+        status: 'provisioning',
+      });
+      const sealed = this.secrets.seal(request.sip_password, passwordContext(number.id));
+      await manager.insert(SipTrunk, {
+        id: number.id,
+        userId: user.id,
+        sipTrunkType: request.sip_trunk_type,
+        sipUsername: request.sip_username,
+        sipPasswordSealed: sealed,
+        sipAddress: request.sip_address,
+        sipCallingFormat: request.sip_calling_format ?? '+e164',
+        inboundAuthorizationType: request.inbound_authorization_type ?? 'auth',
+        allowedInboundIps: request.inbound_authorization_type === 'ip' ? (request.allowed_inbound_ips ?? null) : null,
+        outboundProxy: request.outbound_proxy ?? false,
+      });
+      const changes: TrunkChanges = { phone_number: phoneNumber, country_code: countryCode ?? undefined };
+      const requestId = await this.insertRequest(manager, number.id, 'create', changes);
+      return { numberId: number.id, requestId };
+    });
+    await this.provision(requestId, SIP_TRUNK_CREATE_FAILED, async () => {
+      await this.dataSource.query(`DELETE FROM phone_numbers WHERE id = $1 AND status = 'provisioning'`, [numberId]);
+    });
+    return { message: 'SIP trunk created successfully.', data: await this.read(user, numberId) };
+  }
+
+  async update(user: AuthenticatedUser, id: number, request: UpdateSipTrunkRequest): Promise<SipTrunkMessageEnvelope> {
+    const current = await this.read(user, id);
+    this.checkSettings(request);
+    const changes: TrunkChanges = {};
+    if (request.phone_number !== undefined) {
+      changes.phone_number = this.normaliseNumber(
+        current.sip_trunk_type as 'number' | 'extension',
+        request.phone_number,
+        request.country_code ?? current.country_code ?? undefined,
+      );
+    }
+    for (const field of [
+      'nickname',
+      'sip_username',
+      'sip_address',
+      'sip_calling_format',
+      'inbound_authorization_type',
+      'outbound_proxy',
+      'country_code',
+    ] as const) {
+      if (request[field] !== undefined) changes[field] = request[field];
+    }
+    if (request.allowed_inbound_ips !== undefined && request.allowed_inbound_ips !== null) {
+      changes.allowed_inbound_ips = request.allowed_inbound_ips;
+    }
+    if (request.sip_password !== undefined)
+      changes.sip_password_sealed = this.secrets.seal(request.sip_password, passwordContext(id));
+    const requestId = await this.dataSource.transaction((manager) =>
+      this.insertRequest(manager, id, 'update', changes),
+    );
+    await this.provision(requestId, SIP_TRUNK_UPDATE_FAILED);
+    return { message: 'SIP trunk updated successfully.', data: await this.read(user, id) };
+  }
+
+  /** Enqueues the request and waits for the worker's outcome, at most SIP_PROVISION_TIMEOUT_SECONDS. */
+  private async provision(requestId: number, failure: string, onFailure?: () => Promise<void>): Promise<void> {
+    try {
+      await this.jobs.enqueue(Jobs.provisionSipTrunk, { requestId });
+    } catch {
+      await this.abandon(requestId);
+      await onFailure?.();
+      throw Errors.serviceUnavailable();
+    }
+    const deadline = Date.now() + this.config.sipProvisionTimeoutSeconds * 1000;
+    for (;;) {
+      const [row] = await this.dataSource.query(`SELECT status FROM sip_provisioning_requests WHERE id = $1`, [
+        requestId,
+      ]);
+      if (row?.status === 'done') return;
+      if (row?.status === 'failed') {
+        await onFailure?.();
+        throw providerFailed(failure);
+      }
+      if (Date.now() > deadline) {
+        // Give up, unless the worker settled it this very moment: the row decides, under its lock.
+        if (await this.abandon(requestId)) {
+          await onFailure?.();
+          throw providerFailed(failure);
+        }
+        continue;
+      }
+      await sleep(POLL_MS);
+    }
+  }
+
+  private async abandon(requestId: number): Promise<boolean> {
+    const [rows] = await this.dataSource.query(
+      `UPDATE sip_provisioning_requests SET status = 'abandoned', settled_at = now()
+        WHERE id = $1 AND status = 'pending' RETURNING id`,
+      [requestId],
+    );
+    return rows.length > 0;
+  }
+
+  private async insertRequest(
+    manager: import('typeorm').EntityManager,
+    numberId: number,
+    kind: 'create' | 'update',
+    changes: TrunkChanges,
+  ): Promise<number> {
+    const [row] = await manager.query(
+      `INSERT INTO sip_provisioning_requests (phone_number_id, kind, changes) VALUES ($1, $2, $3) RETURNING id`,
+      [numberId, kind, JSON.stringify(changes)],
+    );
+    return row.id;
+  }
+
+  private async read(user: AuthenticatedUser, id: number) {
+    const number = await this.numbers.findOneWhere(user.id, { id, type: 'sip', status: 'active' });
+    const trunk = number && (await this.dataSource.getRepository(SipTrunk).findOne({ where: { id, userId: user.id } }));
+    if (!number || !trunk) throw Errors.sipTrunkNotFound();
+    return toSipTrunkResponse(number, trunk);
+  }
+
+  /** Numbers are stored in E.164, the form carriers put in the INVITE, so inbound calls match. */
+  private normaliseNumber(type: 'number' | 'extension', value: string, country?: string): string {
+    if (type === 'extension') return value;
+    const parsed = parsePhoneNumberFromString(
+      value,
+      country && isSupportedCountry(country) ? (country as CountryCode) : undefined,
+    );
+    if (!parsed?.isValid()) {
+      throw ValidationFailed.field('phone_number', 'The phone number field must be a valid phone number.');
+    }
+    return parsed.number;
+  }
+
+  private countryOf(type: 'number' | 'extension', phoneNumber: string): string | null {
+    if (type === 'extension') return null;
+    return parsePhoneNumberFromString(phoneNumber)?.country ?? null;
+  }
+
+  private checkSettings(request: UpdateSipTrunkRequest): void {
+    const errors: Record<string, string[]> = {};
+    request.allowed_inbound_ips?.forEach((address, index) => {
+      if (!isIpOrCidr(address)) {
+        errors[`allowed_inbound_ips.${index}`] = [
+          `The allowed_inbound_ips.${index} field must be a valid IP address or CIDR range.`,
+        ];
+      }
+    });
+    if (request.country_code !== undefined && !isSupportedCountry(request.country_code)) {
+      errors.country_code = ['The selected country code is invalid.'];
+    }
+    if (request.outbound_proxy && !this.config.sipOutboundProxyAddress) {
+      errors.outbound_proxy = ['The outbound proxy is not available on this deployment.'];
+    }
+    if (Object.keys(errors).length > 0) throw new ValidationFailed(errors);
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { PhoneNumber, tenantRepositoryProvider } from '@app/database';
+import { PhoneNumbersService } from './phone-numbers.service';
+import { SipTrunksService } from './sip-trunks.service';
+import { PhoneNumbersController, SipTrunksController } from './telephony.controllers';
+
+@Module({
+  // The trunk routes come first so `/user/phone-numbers/sip-trunks` is never taken for a number's id.
+  controllers: [SipTrunksController, PhoneNumbersController],
+  providers: [SipTrunksService, PhoneNumbersService, tenantRepositoryProvider(PhoneNumber)],
+})
+export class TelephonyModule {}

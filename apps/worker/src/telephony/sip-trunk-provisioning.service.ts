@@ -1,0 +1,288 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig } from '@app/config';
+import { SecretBox } from '@app/crypto';
+import { PhoneNumber, SipTrunk } from '@app/database';
+import { JobQueue, Jobs } from '@app/jobs';
+import { ProvisionedInbound, SIP_PROVISIONER, SipProvisioner } from '@app/telephony';
+
+/** What a request asks for, as the API stored it (the password sealed for the trunk). */
+export interface TrunkChanges {
+  phone_number?: string;
+  nickname?: string | null;
+  sip_username?: string;
+  sip_password_sealed?: string;
+  sip_address?: string;
+  sip_calling_format?: string;
+  inbound_authorization_type?: 'auth' | 'ip';
+  allowed_inbound_ips?: string[] | null;
+  outbound_proxy?: boolean;
+  country_code?: string;
+}
+
+interface RequestRow {
+  id: number;
+  phone_number_id: number | null;
+  kind: 'create' | 'update';
+  changes: TrunkChanges;
+  status: string;
+}
+
+export const passwordContext = (trunkId: number) => `sip-trunk:${trunkId}:password`;
+
+/** The trunk as it should be once the request is applied. */
+interface TrunkState {
+  phoneNumber: string;
+  countryCode: string | null;
+  username: string;
+  password: string;
+  address: string;
+  authorization: 'auth' | 'ip';
+  allowedIps: string[] | null;
+  outboundProxy: boolean;
+}
+
+/**
+ * Carries out SIP trunk requests against the provider, make before break: the new trunks are created first, the
+ * row then points at them in the same transaction that settles the request, and only then are the old ones
+ * deleted (a delete that fails is recorded and retried by the clean-up job, never forgotten). A failure at any
+ * step removes what this request created and leaves the row as it was. The trunk row stays locked throughout, so
+ * two requests for one trunk run one after the other, each against the state the previous one left.
+ */
+@Injectable()
+export class SipTrunkProvisioning {
+  private readonly logger = new Logger(SipTrunkProvisioning.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(SIP_PROVISIONER) private readonly provider: SipProvisioner,
+    private readonly secrets: SecretBox,
+    private readonly config: AppConfig,
+    private readonly jobs: JobQueue,
+  ) {}
+
+  async process(requestId: number): Promise<{ status: string }> {
+    const replaced: { inbound?: ProvisionedInbound; outbound?: string } = {};
+    const outcome = await this.dataSource.transaction(async (manager) => {
+      const [request] = (await manager.query(`SELECT * FROM sip_provisioning_requests WHERE id = $1`, [
+        requestId,
+      ])) as RequestRow[];
+      if (!request || request.status !== 'pending' || request.phone_number_id === null) return 'skipped';
+      const trunk = await manager
+        .getRepository(SipTrunk)
+        .findOne({ where: { id: request.phone_number_id }, lock: { mode: 'pessimistic_write' } });
+      const number = await manager.getRepository(PhoneNumber).findOne({ where: { id: request.phone_number_id } });
+      if (!trunk || !number) return this.settle(manager, request, 'failed', 'The SIP trunk no longer exists.');
+
+      const current = this.stateOf(number, trunk);
+      const wanted = this.apply(current, request.changes, trunk.id);
+      const first = request.kind === 'create';
+      const recreateInbound =
+        first ||
+        wanted.phoneNumber !== current.phoneNumber ||
+        wanted.username !== current.username ||
+        wanted.password !== current.password ||
+        wanted.authorization !== current.authorization ||
+        JSON.stringify(wanted.allowedIps) !== JSON.stringify(current.allowedIps);
+      const recreateOutbound =
+        first ||
+        wanted.phoneNumber !== current.phoneNumber ||
+        wanted.username !== current.username ||
+        wanted.password !== current.password ||
+        wanted.address !== current.address ||
+        wanted.outboundProxy !== current.outboundProxy;
+
+      const created: { inbound?: ProvisionedInbound; outbound?: string } = {};
+      try {
+        if (recreateInbound)
+          created.inbound = await this.provider.createInboundTrunk(this.inboundSpec(trunk.id, wanted));
+        if (recreateOutbound)
+          created.outbound = await this.provider.createOutboundTrunk(this.outboundSpec(trunk.id, wanted));
+      } catch (error) {
+        await this.discard(manager, created);
+        this.logger.warn({ requestId, trunkId: trunk.id, error: (error as Error).message }, 'SIP provisioning failed');
+        return this.settle(manager, request, 'failed', (error as Error).message, first ? number.id : undefined);
+      }
+
+      // Settle first: if the API gave up waiting meanwhile, this request must leave nothing behind.
+      const settled = await manager.query(
+        `UPDATE sip_provisioning_requests SET status = 'done', settled_at = now()
+          WHERE id = $1 AND status = 'pending' RETURNING id`,
+        [request.id],
+      );
+      if (settled[0].length === 0) {
+        await this.discard(manager, created);
+        return 'abandoned';
+      }
+      if (created.inbound && trunk.inboundTrunkId && trunk.inboundDispatchRuleId) {
+        replaced.inbound = { trunkId: trunk.inboundTrunkId, dispatchRuleId: trunk.inboundDispatchRuleId };
+      }
+      if (created.outbound && trunk.outboundTrunkId) replaced.outbound = trunk.outboundTrunkId;
+      await this.record(manager, replaced);
+      await manager.update(
+        PhoneNumber,
+        { id: number.id },
+        {
+          phoneNumber: wanted.phoneNumber,
+          countryCode: wanted.countryCode,
+          region: wanted.address,
+          status: 'active',
+          ...(request.changes.nickname !== undefined ? { nickname: request.changes.nickname } : {}),
+        },
+      );
+      await manager.update(
+        SipTrunk,
+        { id: trunk.id },
+        {
+          sipUsername: wanted.username,
+          ...(request.changes.sip_password_sealed ? { sipPasswordSealed: request.changes.sip_password_sealed } : {}),
+          sipAddress: wanted.address,
+          sipCallingFormat: request.changes.sip_calling_format ?? trunk.sipCallingFormat,
+          inboundAuthorizationType: wanted.authorization,
+          allowedInboundIps: wanted.allowedIps,
+          outboundProxy: wanted.outboundProxy,
+          ...(created.inbound
+            ? { inboundTrunkId: created.inbound.trunkId, inboundDispatchRuleId: created.inbound.dispatchRuleId }
+            : {}),
+          ...(created.outbound ? { outboundTrunkId: created.outbound } : {}),
+          updatedAt: new Date(),
+        },
+      );
+      return 'done';
+    });
+    // Break after make: the old trunks go only now that nothing points at them.
+    if (replaced.inbound || replaced.outbound)
+      await this.jobs.enqueue(Jobs.cleanUpProviderTrunks, {}).catch(() => undefined);
+    return { status: outcome };
+  }
+
+  /** Deletes recorded provider trunks; each one that still fails stays recorded for the next run. */
+  async cleanUp(): Promise<{ deleted: number; remaining: number }> {
+    let deleted = 0;
+    let remaining = 0;
+    await this.dataSource.transaction(async (manager) => {
+      const rows: { id: number; kind: string; trunk_id: string; dispatch_rule_id: string | null }[] =
+        await manager.query(
+          `SELECT id, kind, trunk_id, dispatch_rule_id FROM provider_cleanups ORDER BY id LIMIT 100 FOR UPDATE SKIP LOCKED`,
+        );
+      for (const row of rows) {
+        try {
+          if (row.kind === 'inbound') {
+            await this.provider.deleteInboundTrunk({
+              trunkId: row.trunk_id,
+              dispatchRuleId: row.dispatch_rule_id ?? '',
+            });
+          } else {
+            await this.provider.deleteOutboundTrunk(row.trunk_id);
+          }
+          await manager.query(`DELETE FROM provider_cleanups WHERE id = $1`, [row.id]);
+          deleted++;
+        } catch (error) {
+          await manager.query(`UPDATE provider_cleanups SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [
+            row.id,
+            (error as Error).message.slice(0, 1000),
+          ]);
+          remaining++;
+        }
+      }
+    });
+    if (remaining > 0) this.logger.warn({ deleted, remaining }, 'some provider trunks could not be deleted yet');
+    return { deleted, remaining };
+  }
+
+  private stateOf(number: PhoneNumber, trunk: SipTrunk): TrunkState {
+    return {
+      phoneNumber: number.phoneNumber,
+      countryCode: number.countryCode,
+      username: trunk.sipUsername,
+      password: this.secrets.open(trunk.sipPasswordSealed, passwordContext(trunk.id)),
+      address: trunk.sipAddress,
+      authorization: trunk.inboundAuthorizationType,
+      allowedIps: trunk.inboundAuthorizationType === 'ip' ? trunk.allowedInboundIps : null,
+      outboundProxy: trunk.outboundProxy,
+    };
+  }
+
+  private apply(current: TrunkState, changes: TrunkChanges, trunkId: number): TrunkState {
+    const authorization = changes.inbound_authorization_type ?? current.authorization;
+    return {
+      phoneNumber: changes.phone_number ?? current.phoneNumber,
+      countryCode: changes.country_code ?? current.countryCode,
+      username: changes.sip_username ?? current.username,
+      password: changes.sip_password_sealed
+        ? this.secrets.open(changes.sip_password_sealed, passwordContext(trunkId))
+        : current.password,
+      address: changes.sip_address ?? current.address,
+      authorization,
+      // Switching to `auth` clears the list; with `ip` a list sent replaces the old one.
+      allowedIps: authorization === 'ip' ? (changes.allowed_inbound_ips ?? current.allowedIps) : null,
+      outboundProxy: changes.outbound_proxy ?? current.outboundProxy,
+    };
+  }
+
+  private inboundSpec(trunkId: number, state: TrunkState) {
+    return {
+      name: `trunk-${trunkId}-inbound`,
+      numbers: [state.phoneNumber],
+      ...(state.authorization === 'ip'
+        ? { allowedAddresses: state.allowedIps ?? [] }
+        : { credentials: { username: state.username, password: state.password } }),
+    };
+  }
+
+  private outboundSpec(trunkId: number, state: TrunkState) {
+    const proxy = state.outboundProxy ? this.config.sipOutboundProxyAddress : undefined;
+    return {
+      name: `trunk-${trunkId}-outbound`,
+      // Through the fixed-egress proxy, which forwards to the carrier named in X-Destination-Host.
+      address: proxy ?? state.address,
+      numbers: [state.phoneNumber],
+      credentials: { username: state.username, password: state.password },
+      ...(state.countryCode ? { destinationCountry: state.countryCode } : {}),
+      ...(proxy ? { headers: { 'X-Destination-Host': state.address } } : {}),
+    };
+  }
+
+  /** Takes back what a failed or abandoned request created; whatever cannot be deleted now is recorded. */
+  private async discard(manager: EntityManager, created: { inbound?: ProvisionedInbound; outbound?: string }) {
+    const leftovers: { inbound?: ProvisionedInbound; outbound?: string } = {};
+    if (created.inbound) {
+      await this.provider.deleteInboundTrunk(created.inbound).catch(() => (leftovers.inbound = created.inbound));
+    }
+    if (created.outbound) {
+      await this.provider.deleteOutboundTrunk(created.outbound).catch(() => (leftovers.outbound = created.outbound));
+    }
+    await this.record(manager, leftovers);
+  }
+
+  private async record(manager: EntityManager, trunks: { inbound?: ProvisionedInbound; outbound?: string }) {
+    if (trunks.inbound) {
+      await manager.query(
+        `INSERT INTO provider_cleanups (kind, trunk_id, dispatch_rule_id) VALUES ('inbound', $1, $2)`,
+        [trunks.inbound.trunkId, trunks.inbound.dispatchRuleId],
+      );
+    }
+    if (trunks.outbound) {
+      await manager.query(`INSERT INTO provider_cleanups (kind, trunk_id) VALUES ('outbound', $1)`, [trunks.outbound]);
+    }
+  }
+
+  private async settle(
+    manager: EntityManager,
+    request: RequestRow,
+    status: 'failed',
+    error: string,
+    pendingNumberId?: number,
+  ): Promise<string> {
+    await manager.query(
+      `UPDATE sip_provisioning_requests SET status = $2, error = $3, settled_at = now() WHERE id = $1 AND status = 'pending'`,
+      [request.id, status, error.slice(0, 1000)],
+    );
+    // A trunk that never came to be is removed with its number.
+    if (pendingNumberId !== undefined) {
+      await manager.query(`DELETE FROM phone_numbers WHERE id = $1 AND status = 'provisioning'`, [pendingNumberId]);
+    }
+    return status;
+  }
+}
