@@ -1,19 +1,24 @@
 import { LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
-import { ApiProcess } from './support/api-process';
+import { AppProcess } from './support/app-process';
 
 /** Secrets must never reach a log line, even at the most verbose level. */
 describe('Secrets in logs', () => {
-  let api: ApiProcess;
+  let api: AppProcess;
+  let worker: AppProcess;
   let site: LocalSite;
 
   beforeAll(async () => {
     site = await startLocalSite({
       '*': (_request, response) => response.writeHead(500, { 'content-type': 'text/plain' }).end('upstream failed'),
     });
-    api = await ApiProcess.start({ LOG_LEVEL: 'trace' });
-  }, 90_000);
+    [api, worker] = await Promise.all([
+      AppProcess.start({ LOG_LEVEL: 'trace' }),
+      AppProcess.start({ LOG_LEVEL: 'trace' }, 'worker'),
+    ]);
+  }, 120_000);
   afterAll(async () => {
     await api?.stop();
+    await worker?.stop();
     await site?.close();
   });
 
@@ -47,9 +52,25 @@ describe('Secrets in logs', () => {
     expect(site.requests[0].headers.authorization).toBe(`Bearer ${secret}`);
     await call('GET', `/user/tools/${created.body.data.id}`, token);
 
-    const logs = api.output.join('');
+    const sipPassword = 'sip-pw-NEVER-IN-LOGS-5521';
+    const trunk = await call('POST', '/user/phone-numbers/sip-trunks', token, {
+      sip_trunk_type: 'number',
+      phone_number: '+14155550100',
+      sip_username: 'acme-user',
+      sip_password: sipPassword,
+      sip_address: 'sip.carrier.example.com',
+    });
+    expect(trunk.status).toBe(201);
+    const updated = await call('PUT', `/user/phone-numbers/sip-trunks/${trunk.body.data.id}`, token, {
+      sip_password: `${sipPassword}-2`,
+    });
+    expect(updated.status).toBe(200);
+
+    const logs = api.output.join('') + worker.output.join('');
     expect(logs).toContain('"method":"POST"'); // the request lines are there
+    expect(logs).toContain('provision-sip-trunk'); // and the worker's job lines
     expect(logs).not.toContain(secret);
     expect(logs).not.toContain(token);
+    expect(logs).not.toContain(sipPassword);
   });
 });

@@ -1,13 +1,13 @@
 import { once } from 'node:events';
-import { ApiProcess } from './support/api-process';
+import { AppProcess } from './support/app-process';
 import { waitFor } from './support/wait-for';
 
 describe('Shutdown behind a load balancer', () => {
-  let api: ApiProcess | undefined;
+  let api: AppProcess | undefined;
   afterEach(() => api?.stop());
 
   it('answers readiness 503 at once on SIGTERM, keeps serving for the drain delay, then exits', async () => {
-    api = await ApiProcess.start({ SHUTDOWN_DRAIN_SECONDS: '3' });
+    api = await AppProcess.start({ SHUTDOWN_DRAIN_SECONDS: '3' });
     const status = (path: string) =>
       fetch(`${api!.baseUrl}${path}`).then(
         (response) => response.status,

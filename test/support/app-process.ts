@@ -13,25 +13,26 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** The API as its own process (from sources), against this run's database and Redis, with its output kept. */
-export class ApiProcess {
+/** The API (or a worker) as its own process, from sources, against this run's database and Redis, output kept. */
+export class AppProcess {
   readonly output: string[] = [];
   private constructor(
     readonly child: ChildProcess,
     readonly baseUrl: string,
   ) {}
 
-  static async start(env: Record<string, string> = {}): Promise<ApiProcess> {
+  static async start(env: Record<string, string> = {}, app: 'api' | 'worker' = 'api'): Promise<AppProcess> {
     const config = testConfig();
     const port = await freePort();
     const child = spawn(
       process.execPath,
-      ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'apps/api/src/main.ts'],
+      ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', `apps/${app}/src/main.ts`],
       {
         env: {
           ...process.env,
           NODE_ENV: 'test',
           PORT: String(port),
+          WORKER_PORT: String(port),
           DATABASE_URL: config.databaseUrl,
           REDIS_URL: config.redisUrl,
           QUEUE_PREFIX: config.queuePrefix,
@@ -43,7 +44,7 @@ export class ApiProcess {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
-    const api = new ApiProcess(child, `http://127.0.0.1:${port}/api`);
+    const api = new AppProcess(child, `http://127.0.0.1:${port}/api`);
     for (const stream of [child.stdout!, child.stderr!]) {
       stream.setEncoding('utf8');
       stream.on('data', (text: string) => api.output.push(text));
