@@ -126,6 +126,10 @@ function closeObjects(node: any): any {
   if (!node || typeof node !== 'object') return node;
   const record: Schema = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, closeObjects(value)]));
   if (record.properties && record.additionalProperties === undefined) record.additionalProperties = false;
+  // `nullable` admits null whatever the other keywords say (an `enum` without null included).
+  if (record.nullable === true && Array.isArray(record.enum) && !record.enum.includes(null)) {
+    record.enum = [...record.enum, null];
+  }
   if (record.nullable === true && record.type === undefined) {
     const { nullable: _nullable, ...rest } = record;
     return { anyOf: [rest, { type: 'null' }] };

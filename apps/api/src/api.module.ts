@@ -13,6 +13,7 @@ import {
   RedisModule,
 } from '@app/platform';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AssistantsModule } from './assistants/assistants.module';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
@@ -41,6 +42,7 @@ export class ApiModule {
         AuthModule,
         ApiKeysModule,
         LanguagesModule,
+        AssistantsModule,
         KnowledgebasesModule,
         ToolsModule,
         TelephonyModule,

@@ -11,3 +11,5 @@ export * from './dto/knowledgebase.dto';
 export * from './idempotency';
 export * from './dto/tool.dto';
 export * from './dto/telephony.dto';
+export * from './dto/organisation.dto';
+export * from './dto/assistant.dto';

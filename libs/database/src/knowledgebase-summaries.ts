@@ -12,6 +12,7 @@ interface SummaryRow {
   documents_count: number;
   processing_count: number;
   failed_count: number;
+  assistants_count: number;
 }
 
 /**
@@ -36,7 +37,8 @@ export class KnowledgebaseSummaries {
       `SELECT kb.id, kb.name, kb.description, kb.created_at, kb.updated_at,
               count(d.id)::int AS documents_count,
               count(d.id) FILTER (WHERE d.status = 'processing')::int AS processing_count,
-              count(d.id) FILTER (WHERE d.status = 'failed')::int AS failed_count
+              count(d.id) FILTER (WHERE d.status = 'failed')::int AS failed_count,
+              (SELECT count(*) FROM assistants a WHERE a.knowledgebase_id = kb.id)::int AS assistants_count
          FROM knowledgebases kb
          LEFT JOIN documents d ON d.knowledgebase_id = kb.id
         WHERE kb.user_id = $1 AND ($2::int IS NULL OR kb.id = $2)
@@ -53,8 +55,7 @@ export class KnowledgebaseSummaries {
       documentsCount: row.documents_count,
       processingCount: row.processing_count,
       failedCount: row.failed_count,
-      // Assistants do not exist yet; this becomes a count of the assistants linked to the knowledgebase.
-      assistantsCount: 0,
+      assistantsCount: row.assistants_count,
     }));
   }
 }

@@ -15,6 +15,9 @@ export const Errors = {
   apiKeyNotFound: () => new NotFound('API key'),
   knowledgebaseNotFound: () => new NotFound('Knowledgebase', 'error'),
   documentNotFound: () => new NotFound('Document', 'error'),
+  folderNotFound: () => new NotFound('Folder'),
+  labelNotFound: () => new NotFound('Label'),
+  assistantNotFound: () => new NotFound('Assistant'),
   sipTrunkNotFound: () => new NotFound('SIP trunk', 'error'),
   phoneNumberNotFound: () => new NotFound('Phone number', 'error'),
   /** Without a period, as the public product answers (compat). */

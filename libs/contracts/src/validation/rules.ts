@@ -50,7 +50,7 @@ export const String = () => IsString(field('must be a string.'));
 export const MaxChars = (max: number) => MaxLength(max, field(`must not be greater than ${max} characters.`));
 export const MinChars = (min: number) => MinLength(min, field(`must be at least ${min} characters.`));
 export const Email = () => IsEmail({}, field('must be a valid email address.'));
-export const Integer = () => IsInt(field('must be an integer.'));
+export const Integer = (options: { each?: boolean } = {}) => IsInt({ ...field('must be an integer.'), ...options });
 export const Numeric = () => IsNumber({ allowNaN: false, allowInfinity: false }, field('must be a number.'));
 export const Boolean = () => IsBoolean(field('must be true or false.'));
 export const Array = () => IsArray(field('must be an array.'));

@@ -6,6 +6,8 @@ import { Knowledgebase } from './knowledgebase.entity';
 import { Language } from './language.entity';
 import { Passage } from './passage.entity';
 import { SessionToken } from './session-token.entity';
+import { Assistant } from './assistant.entity';
+import { Folder, Label } from './organisation.entity';
 import { PhoneNumber } from './phone-number.entity';
 import { SipTrunk } from './sip-trunk.entity';
 import { Tool } from './tool.entity';
@@ -13,6 +15,8 @@ import { User } from './user.entity';
 
 export * from './document.entity';
 export * from './document-page.entity';
+export * from './assistant.entity';
+export * from './organisation.entity';
 export * from './phone-number.entity';
 export * from './sip-trunk.entity';
 export * from './tool.entity';
@@ -32,4 +36,7 @@ export const entities = [
   Tool,
   PhoneNumber,
   SipTrunk,
+  Folder,
+  Label,
+  Assistant,
 ];

@@ -3,6 +3,7 @@ import { Languages1763800000001 } from './1763800000001-languages';
 import { Knowledgebases1763800000002 } from './1763800000002-knowledgebases';
 import { Tools1763800000010 } from './1763800000010-tools';
 import { Telephony1763800000020 } from './1763800000020-telephony';
+import { Assistants1763800000040 } from './1763800000040-assistants';
 import { IdempotencyKeys1763800000050 } from './1763800000050-idempotency-keys';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
@@ -12,5 +13,6 @@ export const migrations = [
   Knowledgebases1763800000002,
   Tools1763800000010,
   Telephony1763800000020,
+  Assistants1763800000040,
   IdempotencyKeys1763800000050,
 ];

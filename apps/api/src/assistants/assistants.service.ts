@@ -1,0 +1,355 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Request } from 'express';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { AppConfig } from '@app/config';
+import {
+  AssistantEnvelope,
+  AssistantListQuery,
+  AssistantMessageEnvelope,
+  AssistantResponse,
+  CreateAssistantRequest,
+  Errors,
+  humaniseAttribute,
+  LengthAwarePage,
+  lengthAwarePage,
+  MessageResponse,
+  UpdateAssistantRequest,
+  ValidationFailed,
+} from '@app/contracts';
+import { SecretBox } from '@app/crypto';
+import { Assistant, InjectTenantRepository, TenantRepository } from '@app/database';
+import { pageLocation } from '@app/platform';
+import type { AuthenticatedUser } from '../auth/auth-context';
+
+const secretContext = (assistantId: number) => `assistant:${assistantId}:webhook-secret`;
+/** `whsec_` and 32 random bytes in base64, as Standard Webhooks signing secrets are written. */
+const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+interface Links {
+  labels: Map<number, { id: number; name: string; color: string | null }[]>;
+  tools: Map<number, { id: number; name: string }[]>;
+  languages: Map<number, number[]>;
+  folders: Map<number, { id: number; name: string; color: string | null }>;
+}
+
+/** A reference the request makes: a single id field or a list, and the table of the account it must be in. */
+interface Reference {
+  field: string;
+  ids: number[];
+  list: boolean;
+  table: 'folders' | 'labels' | 'tools' | 'knowledgebases' | 'phone_numbers' | 'languages';
+}
+
+@Injectable()
+export class AssistantsService {
+  constructor(
+    @InjectTenantRepository(Assistant) private readonly assistants: TenantRepository<Assistant>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly secrets: SecretBox,
+    private readonly config: AppConfig,
+  ) {}
+
+  async list(
+    user: AuthenticatedUser,
+    query: AssistantListQuery,
+    request: Request,
+  ): Promise<LengthAwarePage<AssistantResponse>> {
+    const conditions = ['a.user_id = $1'];
+    const parameters: unknown[] = [user.id];
+    if (query.folder_id !== undefined) {
+      parameters.push(query.folder_id);
+      conditions.push(`a.folder_id = $${parameters.length}`);
+    }
+    if (query.label_id !== undefined) {
+      parameters.push(query.label_id);
+      conditions.push(
+        `EXISTS (SELECT 1 FROM assistant_labels l WHERE l.assistant_id = a.id AND l.label_id = $${parameters.length})`,
+      );
+    }
+    if (query.search) {
+      parameters.push(`%${query.search.replace(/[\\\\%_]/g, (character) => `\\${character}`)}%`);
+      conditions.push(`a.name ILIKE $${parameters.length}`);
+    }
+    const where = conditions.join(' AND ');
+    const [ids, [{ total }]] = await Promise.all([
+      this.dataSource.query(
+        `SELECT a.id FROM assistants a WHERE ${where} ORDER BY a.id DESC LIMIT $${parameters.length + 1} OFFSET $${parameters.length + 2}`,
+        [...parameters, query.per_page, (query.page - 1) * query.per_page],
+      ) as Promise<{ id: number }[]>,
+      this.dataSource.query(`SELECT count(*)::int AS total FROM assistants a WHERE ${where}`, parameters),
+    ]);
+    const data = await this.responses(
+      user,
+      ids.map((row) => row.id),
+    );
+    return lengthAwarePage(
+      data,
+      total,
+      { page: query.page, perPage: query.per_page },
+      pageLocation(request, this.config.appUrl),
+    );
+  }
+
+  async get(user: AuthenticatedUser, id: number): Promise<AssistantEnvelope> {
+    return { data: await this.one(user, id) };
+  }
+
+  async create(user: AuthenticatedUser, request: CreateAssistantRequest): Promise<AssistantMessageEnvelope> {
+    const id = await this.dataSource.transaction(async (manager) => {
+      await this.checkReferences(manager, user, request);
+      const created = await this.assistants.withManager(manager).create(user.id, {
+        name: request.name,
+        type: request.type,
+        languageId: request.language_id,
+        voiceId: request.voice_id ?? null,
+        timezone: request.timezone ?? 'UTC',
+        initialMessage: request.initial_message ?? null,
+        systemPrompt: request.system_prompt ?? null,
+        knowledgebaseId: request.knowledgebase_id ?? null,
+        phoneNumberId: request.phone_number_id ?? null,
+        folderId: request.folder_id ?? null,
+        webhookUrl: request.webhook_url ?? null,
+        isWebhookActive: request.is_webhook_active ?? false,
+        webhookSecretSealed: null,
+        variables: request.variables ?? {},
+        postCallSchema: request.post_call_schema ?? [],
+        maxDuration: request.max_duration ?? 600,
+        record: request.record ?? false,
+        status: request.status ?? 'active',
+      });
+      if (created.webhookUrl) await this.storeSecret(manager, created.id, newWebhookSecret());
+      await this.replaceLinks(manager, created.id, request);
+      return created.id;
+    });
+    return { message: 'Assistant created successfully.', data: await this.one(user, id) };
+  }
+
+  async update(
+    user: AuthenticatedUser,
+    id: number,
+    request: UpdateAssistantRequest,
+  ): Promise<AssistantMessageEnvelope> {
+    await this.dataSource.transaction(async (manager) => {
+      const current = await this.assistants.withManager(manager).findOne(user.id, id);
+      if (!current) throw Errors.assistantNotFound();
+      await this.checkReferences(manager, user, request);
+      const fields: Partial<Assistant> = {};
+      const set = <K extends keyof Assistant>(key: K, value: Assistant[K] | undefined) => {
+        if (value !== undefined) fields[key] = value;
+      };
+      set('name', request.name);
+      set('type', request.type);
+      set('languageId', request.language_id);
+      set('voiceId', request.voice_id);
+      set('timezone', request.timezone);
+      set('initialMessage', request.initial_message);
+      set('systemPrompt', request.system_prompt);
+      set('knowledgebaseId', request.knowledgebase_id);
+      set('phoneNumberId', request.phone_number_id);
+      set('folderId', request.folder_id);
+      set('webhookUrl', request.webhook_url);
+      set('isWebhookActive', request.is_webhook_active);
+      set('variables', request.variables);
+      set('postCallSchema', request.post_call_schema);
+      set('maxDuration', request.max_duration);
+      set('record', request.record);
+      set('status', request.status);
+      await this.assistants.withManager(manager).update(user.id, id, { ...fields, updatedAt: new Date() });
+      // The signing secret is made when a webhook URL is first set, and kept (rotated only on request).
+      if (request.webhook_url && !current.webhookSecretSealed) await this.storeSecret(manager, id, newWebhookSecret());
+      await this.replaceLinks(manager, id, request);
+    });
+    return { message: 'Assistant updated successfully.', data: await this.one(user, id) };
+  }
+
+  /** Its calls stay (their assistant becomes null; they keep its name). */
+  async delete(user: AuthenticatedUser, id: number): Promise<MessageResponse> {
+    if (!(await this.assistants.delete(user.id, id))) throw Errors.assistantNotFound();
+    return { message: 'Assistant deleted successfully.' };
+  }
+
+  async rotateWebhookSecret(user: AuthenticatedUser, id: number): Promise<AssistantMessageEnvelope> {
+    if (!(await this.assistants.exists(user.id, { id }))) throw Errors.assistantNotFound();
+    await this.storeSecret(this.dataSource.manager, id, newWebhookSecret());
+    return { message: 'Webhook secret rotated successfully.', data: await this.one(user, id) };
+  }
+
+  private async storeSecret(manager: EntityManager, id: number, secret: string): Promise<void> {
+    await manager.update(Assistant, { id }, { webhookSecretSealed: this.secrets.seal(secret, secretContext(id)) });
+  }
+
+  /**
+   * Every referenced id must exist in the account (languages: exist at all); the failures are reported together,
+   * on the request's own field names (`label_ids.1`), before anything is written.
+   */
+  private async checkReferences(
+    manager: EntityManager,
+    user: AuthenticatedUser,
+    request: CreateAssistantRequest | UpdateAssistantRequest,
+  ): Promise<void> {
+    const references: Reference[] = [];
+    const single = (field: string, value: number | null | undefined, table: Reference['table']) => {
+      if (value !== undefined && value !== null) references.push({ field, ids: [value], list: false, table });
+    };
+    single('language_id', request.language_id, 'languages');
+    single('knowledgebase_id', request.knowledgebase_id, 'knowledgebases');
+    single('phone_number_id', request.phone_number_id, 'phone_numbers');
+    single('folder_id', request.folder_id, 'folders');
+    if (request.secondary_language_ids)
+      references.push({
+        field: 'secondary_language_ids',
+        ids: request.secondary_language_ids,
+        list: true,
+        table: 'languages',
+      });
+    if (request.label_ids) references.push({ field: 'label_ids', ids: request.label_ids, list: true, table: 'labels' });
+    if (request.tool_ids) references.push({ field: 'tool_ids', ids: request.tool_ids, list: true, table: 'tools' });
+
+    const errors: Record<string, string[]> = {};
+    for (const reference of references) {
+      const owned = reference.table === 'languages' ? '' : 'AND user_id = $2';
+      const active = reference.table === 'phone_numbers' ? `AND status = 'active'` : '';
+      const rows: { id: number }[] = await manager.query(
+        `SELECT id FROM ${reference.table} WHERE id = ANY($1::int[]) ${owned} ${active}`,
+        reference.table === 'languages' ? [reference.ids] : [reference.ids, user.id],
+      );
+      const found = new Set(rows.map((row) => row.id));
+      reference.ids.forEach((id, index) => {
+        if (found.has(id)) return;
+        const key = reference.list ? `${reference.field}.${index}` : reference.field;
+        errors[key] = [`The selected ${humaniseAttribute(key)} is invalid.`];
+      });
+    }
+    if (Object.keys(errors).length > 0) throw new ValidationFailed(errors);
+  }
+
+  /** A list sent replaces the old one; `[]` clears it; a list not sent stays. */
+  private async replaceLinks(
+    manager: EntityManager,
+    id: number,
+    request: CreateAssistantRequest | UpdateAssistantRequest,
+  ) {
+    if (request.label_ids) {
+      await manager.query(`DELETE FROM assistant_labels WHERE assistant_id = $1`, [id]);
+      await manager.query(
+        `INSERT INTO assistant_labels (assistant_id, label_id) SELECT $1, unnest($2::int[]) ON CONFLICT DO NOTHING`,
+        [id, request.label_ids],
+      );
+    }
+    if (request.tool_ids) {
+      await manager.query(`DELETE FROM assistant_tools WHERE assistant_id = $1`, [id]);
+      await manager.query(
+        `INSERT INTO assistant_tools (assistant_id, tool_id) SELECT $1, unnest($2::int[]) ON CONFLICT DO NOTHING`,
+        [id, request.tool_ids],
+      );
+    }
+    if (request.secondary_language_ids) {
+      await manager.query(`DELETE FROM assistant_secondary_languages WHERE assistant_id = $1`, [id]);
+      await manager.query(
+        `INSERT INTO assistant_secondary_languages (assistant_id, language_id, position)
+         SELECT $1, language_id, min(position) FROM unnest($2::int[]) WITH ORDINALITY AS item(language_id, position)
+         GROUP BY language_id`,
+        [id, request.secondary_language_ids],
+      );
+    }
+  }
+
+  private async one(user: AuthenticatedUser, id: number): Promise<AssistantResponse> {
+    const [response] = await this.responses(user, [id]);
+    if (!response) throw Errors.assistantNotFound();
+    return response;
+  }
+
+  /** The responses of a page of assistants, in order, with a fixed number of queries whatever the page size. */
+  private async responses(user: AuthenticatedUser, ids: number[]): Promise<AssistantResponse[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.assistants.find(user.id, { where: { id: In(ids) } });
+    const links = await this.links(
+      ids,
+      rows.flatMap((row) => (row.folderId ? [row.folderId] : [])),
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [this.toResponse(row, links)] : [];
+    });
+  }
+
+  private async links(ids: number[], folderIds: number[]): Promise<Links> {
+    const [labels, tools, languages, folders] = await Promise.all([
+      this.dataSource.query(
+        `SELECT al.assistant_id, l.id, l.name, l.color FROM assistant_labels al JOIN labels l ON l.id = al.label_id
+          WHERE al.assistant_id = ANY($1::int[]) ORDER BY l.id`,
+        [ids],
+      ),
+      this.dataSource.query(
+        `SELECT at.assistant_id, t.id, t.name FROM assistant_tools at JOIN tools t ON t.id = at.tool_id
+          WHERE at.assistant_id = ANY($1::int[]) ORDER BY t.id`,
+        [ids],
+      ),
+      this.dataSource.query(
+        `SELECT assistant_id, language_id FROM assistant_secondary_languages
+          WHERE assistant_id = ANY($1::int[]) ORDER BY position`,
+        [ids],
+      ),
+      folderIds.length > 0
+        ? this.dataSource.query(`SELECT id, name, color FROM folders WHERE id = ANY($1::int[])`, [folderIds])
+        : Promise.resolve([]),
+    ]);
+    const group = <T>(items: (T & { assistant_id: number })[], pick: (item: T) => unknown) => {
+      const map = new Map<number, unknown[]>();
+      for (const item of items) map.set(item.assistant_id, [...(map.get(item.assistant_id) ?? []), pick(item)]);
+      return map;
+    };
+    return {
+      labels: group(labels, ({ id, name, color }: { id: number; name: string; color: string | null }) => ({
+        id,
+        name,
+        color,
+      })) as Links['labels'],
+      tools: group(tools, ({ id, name }: { id: number; name: string }) => ({ id, name })) as Links['tools'],
+      languages: group(languages, ({ language_id }: { language_id: number }) => language_id) as Links['languages'],
+      folders: new Map(
+        (folders as { id: number; name: string; color: string | null }[]).map((folder) => [folder.id, folder]),
+      ),
+    };
+  }
+
+  private toResponse(row: Assistant, links: Links): AssistantResponse {
+    const labels = links.labels.get(row.id) ?? [];
+    const tools = links.tools.get(row.id) ?? [];
+    return {
+      id: row.id,
+      name: row.name,
+      type: row.type,
+      language_id: row.languageId,
+      secondary_language_ids: links.languages.get(row.id) ?? [],
+      voice_id: row.voiceId,
+      timezone: row.timezone,
+      initial_message: row.initialMessage,
+      system_prompt: row.systemPrompt,
+      knowledgebase_id: row.knowledgebaseId,
+      phone_number_id: row.phoneNumberId,
+      tool_ids: tools.map((tool) => tool.id),
+      tools,
+      folder_id: row.folderId,
+      folder: row.folderId ? (links.folders.get(row.folderId) ?? null) : null,
+      label_ids: labels.map((label) => label.id),
+      labels,
+      webhook_url: row.webhookUrl,
+      is_webhook_active: row.isWebhookActive,
+      webhook_secret: row.webhookSecretSealed
+        ? this.secrets.open(row.webhookSecretSealed, secretContext(row.id))
+        : null,
+      variables: row.variables,
+      post_call_schema: row.postCallSchema,
+      max_duration: row.maxDuration,
+      record: row.record,
+      status: row.status,
+      created_at: row.createdAt.toISOString(),
+      updated_at: row.updatedAt.toISOString(),
+    };
+  }
+}

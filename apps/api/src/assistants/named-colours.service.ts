@@ -1,0 +1,118 @@
+import { DataSource, QueryFailedError } from 'typeorm';
+import {
+  CreateNamedColourRequest,
+  DomainError,
+  MessageResponse,
+  NamedColourMessageEnvelope,
+  NamedColourResponse,
+  NamedColourRow,
+  PageQuery,
+  SlimPage,
+  slimPage,
+  toNamedColourResponse,
+  UpdateNamedColourRequest,
+  ValidationFailed,
+} from '@app/contracts';
+import type { AuthenticatedUser } from '../auth/auth-context';
+
+const nameTaken = () => ValidationFailed.field('name', 'The name has already been taken.');
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505';
+}
+
+/** How a folder or a label is told apart: its table, how its assistants are found, and its words. */
+export interface NamedColourKind {
+  table: 'folders' | 'labels';
+  /** SQL counting the assistants of row `item` (aliased `item` in the queries). */
+  assistantsCount: string;
+  noun: string;
+  notFound: () => DomainError;
+}
+
+/**
+ * Folders and labels: a name unique per account whatever its letter case, an optional colour, and the number of
+ * assistants using it, counted in the same query as the rows (never a query per row).
+ */
+export class NamedColours {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly kind: NamedColourKind,
+  ) {}
+
+  async list(user: AuthenticatedUser, query: PageQuery): Promise<SlimPage<NamedColourResponse>> {
+    const [rows, [{ total }]] = await Promise.all([
+      this.dataSource.query(
+        `SELECT item.id, item.name, item.color, ${this.kind.assistantsCount} AS assistants_count
+           FROM ${this.kind.table} item
+          WHERE item.user_id = $1
+          ORDER BY item.id DESC
+          LIMIT $2 OFFSET $3`,
+        [user.id, query.per_page, (query.page - 1) * query.per_page],
+      ),
+      this.dataSource.query(`SELECT count(*)::int AS total FROM ${this.kind.table} WHERE user_id = $1`, [user.id]),
+    ]);
+    return slimPage((rows as NamedColourRow[]).map(toNamedColourResponse), total, {
+      page: query.page,
+      perPage: query.per_page,
+    });
+  }
+
+  async create(user: AuthenticatedUser, request: CreateNamedColourRequest): Promise<NamedColourMessageEnvelope> {
+    const [row] = await this.unique(() =>
+      this.dataSource.query(
+        `INSERT INTO ${this.kind.table} (user_id, name, color) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING
+         RETURNING id, name, color, 0 AS assistants_count`,
+        [user.id, request.name, request.color ?? null],
+      ),
+    );
+    if (!row) throw nameTaken();
+    return { message: `${this.kind.noun} created successfully.`, data: toNamedColourResponse(row) };
+  }
+
+  async update(
+    user: AuthenticatedUser,
+    id: number,
+    request: UpdateNamedColourRequest,
+  ): Promise<NamedColourMessageEnvelope> {
+    const [rows] = (await this.unique(() =>
+      this.dataSource.query(
+        `UPDATE ${this.kind.table} item
+            SET name = CASE WHEN $3::boolean THEN $4 ELSE item.name END,
+                color = CASE WHEN $5::boolean THEN $6 ELSE item.color END,
+                updated_at = now()
+          WHERE item.id = $1 AND item.user_id = $2
+          RETURNING item.id, item.name, item.color, ${this.kind.assistantsCount} AS assistants_count`,
+        [
+          id,
+          user.id,
+          request.name !== undefined,
+          request.name ?? null,
+          request.color !== undefined,
+          request.color ?? null,
+        ],
+      ),
+    )) as [NamedColourRow[], number];
+    if (rows.length === 0) throw this.kind.notFound();
+    return { message: `${this.kind.noun} updated successfully.`, data: toNamedColourResponse(rows[0]) };
+  }
+
+  async delete(user: AuthenticatedUser, id: number): Promise<MessageResponse> {
+    const [, deleted] = (await this.dataSource.query(`DELETE FROM ${this.kind.table} WHERE id = $1 AND user_id = $2`, [
+      id,
+      user.id,
+    ])) as [unknown, number];
+    if (deleted === 0) throw this.kind.notFound();
+    return { message: `${this.kind.noun} deleted successfully.` };
+  }
+
+  private async unique<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw nameTaken();
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Errors } from '@app/contracts';
+import { NamedColours } from './named-colours.service';
+
+@Injectable()
+export class FoldersService extends NamedColours {
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    super(dataSource, {
+      table: 'folders',
+      assistantsCount: '(SELECT count(*) FROM assistants a WHERE a.folder_id = item.id)::int',
+      noun: 'Folder',
+      notFound: Errors.folderNotFound,
+    });
+  }
+}
+
+@Injectable()
+export class LabelsService extends NamedColours {
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    super(dataSource, {
+      table: 'labels',
+      assistantsCount: '(SELECT count(*) FROM assistant_labels l WHERE l.label_id = item.id)::int',
+      noun: 'Label',
+      notFound: Errors.labelNotFound,
+    });
+  }
+}

@@ -1,0 +1,262 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ValidateBy } from 'class-validator';
+import { PageQuery } from './pagination.dto';
+import { COLORS } from './organisation.dto';
+import { Rule } from '../validation';
+
+export const ASSISTANT_TYPES = ['inbound', 'outbound'] as const;
+export const ASSISTANT_STATUSES = ['active', 'inactive'] as const;
+export const POST_CALL_FIELD_TYPES = ['string', 'number', 'integer', 'boolean'] as const;
+export const DEFAULT_ASSISTANTS_PER_PAGE = 10;
+export const MAX_LINKED_ITEMS = 100;
+export const MAX_VARIABLES = 100;
+const TIMEZONES = new Set<string>([...Intl.supportedValuesOf('timeZone'), 'UTC']);
+
+/** An IANA time zone name, e.g. `Europe/Berlin`. */
+export const TimeZone = () =>
+  ValidateBy(
+    { name: 'timeZone', validator: { validate: (value) => typeof value === 'string' && TIMEZONES.has(value) } },
+    { message: 'The :attribute field must be a valid timezone.' },
+  );
+
+/** Key-value data for the call: at most MAX_VARIABLES keys of scalar values. */
+const ScalarMap = () =>
+  ValidateBy(
+    {
+      name: 'scalarMap',
+      validator: {
+        validate: (value) =>
+          value !== null &&
+          typeof value === 'object' &&
+          !Array.isArray(value) &&
+          Object.keys(value).length <= MAX_VARIABLES &&
+          Object.entries(value).every(
+            ([key, item]) =>
+              key.length <= 64 &&
+              (item === null ||
+                typeof item === 'number' ||
+                typeof item === 'boolean' ||
+                (typeof item === 'string' && item.length <= 4096)),
+          ),
+      },
+    },
+    { message: `The :attribute field must be an object of at most ${MAX_VARIABLES} text, number or boolean values.` },
+  );
+
+export class PostCallField {
+  @ApiProperty({ type: String, maxLength: 64 })
+  @Rule.RequiredText(64)
+  @Rule.Pattern(/^[A-Za-z_][A-Za-z0-9_]*$/)
+  name: string;
+
+  @ApiProperty({ enum: POST_CALL_FIELD_TYPES })
+  @Rule.Required()
+  @Rule.OneOf(POST_CALL_FIELD_TYPES)
+  type: string;
+
+  @ApiProperty({ type: String, maxLength: 1000 })
+  @Rule.RequiredText(1000)
+  description: string;
+}
+
+/** Everything but the three fields required on create. */
+class AssistantOptionalFields {
+  @ApiPropertyOptional({ type: [Number], maxItems: MAX_LINKED_ITEMS, description: 'Replaces the list; `[]` clears it' })
+  @Rule.Sometimes()
+  @Rule.Array()
+  @Rule.ArrayMax(MAX_LINKED_ITEMS)
+  @Rule.Integer({ each: true })
+  secondary_language_ids?: number[];
+
+  @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true, description: 'A voice of the speech provider' })
+  @Rule.OptionalText(255)
+  voice_id?: string | null;
+
+  @ApiPropertyOptional({ type: String, default: 'UTC', example: 'Europe/Berlin' })
+  @Rule.Sometimes()
+  @Rule.Required()
+  @TimeZone()
+  timezone?: string;
+
+  @ApiPropertyOptional({ type: String, maxLength: 200, nullable: true })
+  @Rule.OptionalText(200)
+  initial_message?: string | null;
+
+  @ApiPropertyOptional({ type: String, maxLength: 65536, nullable: true })
+  @Rule.OptionalText(65536)
+  system_prompt?: string | null;
+
+  @ApiPropertyOptional({ type: 'integer', nullable: true })
+  @Rule.Optional()
+  @Rule.Integer()
+  knowledgebase_id?: number | null;
+
+  @ApiPropertyOptional({ type: 'integer', nullable: true })
+  @Rule.Optional()
+  @Rule.Integer()
+  phone_number_id?: number | null;
+
+  @ApiPropertyOptional({ type: [Number], maxItems: MAX_LINKED_ITEMS, description: 'Replaces the list; `[]` clears it' })
+  @Rule.Sometimes()
+  @Rule.Array()
+  @Rule.ArrayMax(MAX_LINKED_ITEMS)
+  @Rule.Integer({ each: true })
+  tool_ids?: number[];
+
+  @ApiPropertyOptional({ type: 'integer', nullable: true, description: '`null` takes it out of its folder' })
+  @Rule.Optional()
+  @Rule.Integer()
+  folder_id?: number | null;
+
+  @ApiPropertyOptional({ type: [Number], maxItems: MAX_LINKED_ITEMS, description: 'Replaces the list; `[]` clears it' })
+  @Rule.Sometimes()
+  @Rule.Array()
+  @Rule.ArrayMax(MAX_LINKED_ITEMS)
+  @Rule.Integer({ each: true })
+  label_ids?: number[];
+
+  @ApiPropertyOptional({ type: String, format: 'uri', maxLength: 2048, nullable: true })
+  @Rule.OptionalText(2048)
+  @Rule.HttpUrl()
+  webhook_url?: string | null;
+
+  @ApiPropertyOptional({ type: Boolean, default: false })
+  @Rule.Sometimes()
+  @Rule.Boolean()
+  is_webhook_active?: boolean;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Default call variables' })
+  @Rule.Sometimes()
+  @ScalarMap()
+  variables?: Record<string, string | number | boolean | null>;
+
+  @ApiPropertyOptional({ type: [PostCallField], maxItems: MAX_LINKED_ITEMS })
+  @Rule.Sometimes()
+  @Rule.ArrayMax(MAX_LINKED_ITEMS)
+  @Rule.EachNested(() => PostCallField)
+  post_call_schema?: PostCallField[];
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 7200, default: 600, description: 'Seconds' })
+  @Rule.Sometimes()
+  @Rule.Integer()
+  @Rule.Between(10, 7200)
+  max_duration?: number;
+
+  @ApiPropertyOptional({ type: Boolean, default: false })
+  @Rule.Sometimes()
+  @Rule.Boolean()
+  record?: boolean;
+
+  @ApiPropertyOptional({ enum: ASSISTANT_STATUSES, default: 'active' })
+  @Rule.Sometimes()
+  @Rule.OneOf(ASSISTANT_STATUSES)
+  status?: 'active' | 'inactive';
+}
+
+export class CreateAssistantRequest extends AssistantOptionalFields {
+  @ApiProperty({ type: String, maxLength: 255 })
+  @Rule.RequiredText()
+  name: string;
+
+  @ApiProperty({ enum: ASSISTANT_TYPES })
+  @Rule.Required()
+  @Rule.OneOf(ASSISTANT_TYPES)
+  type: 'inbound' | 'outbound';
+
+  @ApiProperty({ type: 'integer' })
+  @Rule.Required()
+  @Rule.Integer()
+  language_id: number;
+}
+
+export class UpdateAssistantRequest extends AssistantOptionalFields {
+  @ApiPropertyOptional({ type: String, maxLength: 255 })
+  @Rule.Sometimes()
+  @Rule.RequiredText()
+  name?: string;
+
+  @ApiPropertyOptional({ enum: ASSISTANT_TYPES })
+  @Rule.Sometimes()
+  @Rule.OneOf(ASSISTANT_TYPES)
+  type?: 'inbound' | 'outbound';
+
+  @ApiPropertyOptional({ type: 'integer' })
+  @Rule.Sometimes()
+  @Rule.Integer()
+  language_id?: number;
+}
+
+export class AssistantListQuery extends PageQuery {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: DEFAULT_ASSISTANTS_PER_PAGE })
+  @Type(() => Number)
+  @Rule.Integer()
+  @Rule.Between(1, 100)
+  override per_page: number = DEFAULT_ASSISTANTS_PER_PAGE;
+
+  @ApiPropertyOptional({ type: 'integer', description: 'Only assistants in this folder' })
+  @Rule.Optional()
+  @Type(() => Number)
+  @Rule.Integer()
+  @Rule.Between(1, 2_147_483_647)
+  folder_id?: number;
+
+  @ApiPropertyOptional({ type: 'integer', description: 'Only assistants with this label' })
+  @Rule.Optional()
+  @Type(() => Number)
+  @Rule.Integer()
+  @Rule.Between(1, 2_147_483_647)
+  label_id?: number;
+
+  @ApiPropertyOptional({ type: String, maxLength: 255, description: 'Part of the name, any letter case' })
+  @Rule.OptionalText()
+  search?: string;
+}
+
+class LinkedItem {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ type: String }) name: string;
+}
+
+class LinkedColourItem extends LinkedItem {
+  @ApiProperty({ enum: COLORS, nullable: true }) color: string | null;
+}
+
+export class AssistantResponse {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ type: String }) name: string;
+  @ApiProperty({ enum: ASSISTANT_TYPES }) type: string;
+  @ApiProperty({ type: 'integer' }) language_id: number;
+  @ApiProperty({ type: [Number] }) secondary_language_ids: number[];
+  @ApiProperty({ type: String, nullable: true }) voice_id: string | null;
+  @ApiProperty({ type: String }) timezone: string;
+  @ApiProperty({ type: String, nullable: true }) initial_message: string | null;
+  @ApiProperty({ type: String, nullable: true }) system_prompt: string | null;
+  @ApiProperty({ type: 'integer', nullable: true }) knowledgebase_id: number | null;
+  @ApiProperty({ type: 'integer', nullable: true }) phone_number_id: number | null;
+  @ApiProperty({ type: [Number] }) tool_ids: number[];
+  @ApiProperty({ type: [LinkedItem] }) tools: LinkedItem[];
+  @ApiProperty({ type: 'integer', nullable: true }) folder_id: number | null;
+  @ApiProperty({ type: LinkedColourItem, nullable: true }) folder: LinkedColourItem | null;
+  @ApiProperty({ type: [Number] }) label_ids: number[];
+  @ApiProperty({ type: [LinkedColourItem] }) labels: LinkedColourItem[];
+  @ApiProperty({ type: String, nullable: true }) webhook_url: string | null;
+  @ApiProperty({ type: Boolean }) is_webhook_active: boolean;
+  @ApiProperty({ type: String, nullable: true, description: 'Signs webhook deliveries (`whsec_...`); owner only' })
+  webhook_secret: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: true }) variables: Record<string, unknown>;
+  @ApiProperty({ type: [PostCallField] }) post_call_schema: PostCallField[];
+  @ApiProperty({ type: 'integer' }) max_duration: number;
+  @ApiProperty({ type: Boolean }) record: boolean;
+  @ApiProperty({ enum: ASSISTANT_STATUSES }) status: string;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}
+
+export class AssistantEnvelope {
+  @ApiProperty({ type: AssistantResponse }) data: AssistantResponse;
+}
+
+export class AssistantMessageEnvelope extends AssistantEnvelope {
+  @ApiProperty({ type: String }) message: string;
+}

@@ -1,0 +1,73 @@
+import { Column, CreateDateColumn, Entity, UpdateDateColumn } from 'typeorm';
+import { OwnedEntity } from './owned.entity';
+
+export interface PostCallField {
+  name: string;
+  type: string;
+  description: string;
+}
+
+/** An AI voice assistant. Its labels, tools and secondary languages live in join tables. */
+@Entity({ name: 'assistants' })
+export class Assistant extends OwnedEntity {
+  @Column({ type: 'varchar', length: 255 })
+  name: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  type: 'inbound' | 'outbound';
+
+  @Column({ name: 'language_id', type: 'integer' })
+  languageId: number;
+
+  @Column({ name: 'voice_id', type: 'varchar', length: 255, nullable: true })
+  voiceId: string | null;
+
+  @Column({ type: 'varchar', length: 64 })
+  timezone: string;
+
+  @Column({ name: 'initial_message', type: 'varchar', length: 200, nullable: true })
+  initialMessage: string | null;
+
+  @Column({ name: 'system_prompt', type: 'text', nullable: true })
+  systemPrompt: string | null;
+
+  @Column({ name: 'knowledgebase_id', type: 'integer', nullable: true })
+  knowledgebaseId: number | null;
+
+  @Column({ name: 'phone_number_id', type: 'integer', nullable: true })
+  phoneNumberId: number | null;
+
+  @Column({ name: 'folder_id', type: 'integer', nullable: true })
+  folderId: number | null;
+
+  @Column({ name: 'webhook_url', type: 'varchar', length: 2048, nullable: true })
+  webhookUrl: string | null;
+
+  @Column({ name: 'is_webhook_active', type: 'boolean' })
+  isWebhookActive: boolean;
+
+  /** Sealed with SecretBox, context `assistant:<id>:webhook-secret`. */
+  @Column({ name: 'webhook_secret_sealed', type: 'text', nullable: true })
+  webhookSecretSealed: string | null;
+
+  @Column({ type: 'jsonb' })
+  variables: Record<string, string | number | boolean | null>;
+
+  @Column({ name: 'post_call_schema', type: 'jsonb' })
+  postCallSchema: PostCallField[];
+
+  @Column({ name: 'max_duration', type: 'integer' })
+  maxDuration: number;
+
+  @Column({ type: 'boolean' })
+  record: boolean;
+
+  @Column({ type: 'varchar', length: 16 })
+  status: 'active' | 'inactive';
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}
