@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { restrictSocketsToLoopback } from '../libs/outbound-http/test/loopback-only-sockets';
 import { createAccount, TestAccount } from './support/factories';
@@ -612,10 +614,18 @@ describe('Mid-call tools: detaching, failures reported, and the address policy w
       expect(site.requests.length).toBe(before);
     });
 
-    it('admits loopback itself', async () => {
-      const id = await createTool({ endpoint: `http://127.0.0.2:${site.port}/loopback` });
-      const response = await callTool(id);
-      expect(response.body.data.response).toMatchObject({ status: 200 });
+    it('admits the rest of 127.0.0.0/8', async () => {
+      const server = createServer((_request, response) => response.end('from 127.0.0.2'));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
+      try {
+        const { port } = server.address() as AddressInfo;
+        const id = await createTool({ endpoint: `http://127.0.0.2:${port}/loopback` });
+        const response = await callTool(id);
+        expect(response.body.data).toMatchObject({ response: { status: 200, body: 'from 127.0.0.2' }, error: null });
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
     });
   });
 });
@@ -642,14 +652,14 @@ describe('Mid-call tool test calls without the loopback switch: encodings filled
 
   // Forms the endpoint validation would refuse can still arrive through a `{{variable}}` in the host.
   it.each([
-    ['decimal', '2130706433'],
-    ['octal', '0177.0.0.1'],
+    ['in decimal', '2130706433'],
+    ['in octal', '0177.0.0.1'],
     ['short', '127.1'],
-    ['dotted hex', '0x7f.0.0.1'],
-    ['short hex', '0x7f.1'],
-    ['other loopback', '127.42.0.9'],
-    ['zero', '0'],
-  ])('refuses a %s loopback host with nothing sent', async (_case, host) => {
+    ['in dotted hex', '0x7f.0.0.1'],
+    ['in short hex', '0x7f.1'],
+    ['as another 127/8 address', '127.42.0.9'],
+    ['as 0', '0'],
+  ])('refuses loopback written %s, filled in from a variable, with nothing sent', async (_case, host) => {
     const created = await stack.http
       .post('/api/user/tools')
       .set(account.auth)
