@@ -532,6 +532,27 @@ describe('Mid-call tools: detaching, failures reported, and the address policy w
     expect(response.body.data).toMatchObject({ response: null, error: expect.stringMatching(/Could not reach/) });
   });
 
+  it('follows at most 5 redirects', async () => {
+    const hops = await startLocalSite({
+      '*': (request, response) => {
+        const hop = Number(request.url?.split('/')[2]);
+        if (hop >= 6) return response.writeHead(200, { 'content-type': 'text/plain' }).end(`arrived after hop ${hop}`);
+        response.writeHead(302, { location: `/hop/${hop + 1}` }).end();
+      },
+    });
+    try {
+      const five = await callTool(await createTool({ endpoint: `${hops.origin}/hop/1` }));
+      expect(five.body.data).toMatchObject({ response: { status: 200, body: 'arrived after hop 6' }, error: null });
+      const six = await callTool(await createTool({ endpoint: `${hops.origin}/hop/0` }));
+      expect(six.body.data).toMatchObject({
+        response: null,
+        error: expect.stringMatching(/Stopped after 5 redirects/),
+      });
+    } finally {
+      await hops.close();
+    }
+  });
+
   it('reports a header a variable fills with control characters, without sending it broken', async () => {
     const id = await createTool({ headers: [{ name: 'X-Caller', value: 'caller {{name}}' }] });
     await callTool(id, { variables: { name: 'Ada\u0001\u0007Lovelace' } });
