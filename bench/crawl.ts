@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crawlWebsite, OutboundHttpClient } from '@app/outbound-http';
-import { CRAWLER_USER_AGENT as USER_AGENT } from '../apps/worker/src/documents/outbound-http.provider';
+import { CRAWLER_USER_AGENT as USER_AGENT } from '../apps/worker/src/documents/crawler-user-agent';
 import { TextSource } from './support/pdf-fixtures';
 import { fixed, median, nowMs, printTable, runMain, timed } from './support/report';
 import { ApiClient, startBenchStack } from './support/stack';

@@ -1,4 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
+import { restrictSocketsToLoopback } from '../libs/outbound-http/test/loopback-only-sockets';
 import { createAccount, TestAccount } from './support/factories';
 import { Stack, startStack } from './support/stack';
 
@@ -472,5 +475,256 @@ describe('Mid-call tool test calls without the loopback switch', () => {
       .send({ name: 'numeric_host', description: 'x', endpoint: endpoint(site.port), method: 'GET' });
     expect(response.status).toBe(422);
     expect(response.body.errors).toEqual({ endpoint: ['The endpoint field must be a valid URL.'] });
+  });
+});
+
+describe('Mid-call tools: detaching, failures reported, and the address policy with the loopback switch on', () => {
+  let stack: Stack;
+  let account: TestAccount;
+  let site: LocalSite;
+
+  beforeAll(async () => {
+    site = await startLocalSite({ '*': echo });
+    stack = await startStack({ worker: false });
+    account = await createAccount(stack);
+  });
+  afterAll(async () => {
+    await stack.close();
+    await site.close();
+  });
+
+  const createTool = async (overrides: Record<string, unknown>) =>
+    (
+      await stack.http
+        .post('/api/user/tools')
+        .set(account.auth)
+        .send({
+          name: `g_${Math.random().toString(36).slice(2, 10)}`,
+          description: 'x',
+          endpoint: `${site.origin}/x`,
+          method: 'GET',
+          ...overrides,
+        })
+        .expect(201)
+    ).body.data.id as number;
+  const callTool = (id: number, body: object = {}) =>
+    stack.http.post(`/api/user/tools/${id}/test`).set(account.auth).send(body).expect(200);
+
+  it('deleting a tool detaches it from every assistant that uses it, and from nothing else', async () => {
+    const doomed = await createTool({});
+    const kept = await createTool({});
+    await stack.dataSource.query(
+      'INSERT INTO assistant_tools (assistant_id, tool_id) VALUES (101, $1), (102, $1), (101, $2)',
+      [doomed, kept],
+    );
+    await stack.http.delete(`/api/user/tools/${doomed}`).set(account.auth).expect(200);
+    const rows: { assistant_id: number; tool_id: number }[] = await stack.dataSource.query(
+      'SELECT assistant_id, tool_id FROM assistant_tools WHERE tool_id = ANY($1) ORDER BY assistant_id',
+      [[doomed, kept]],
+    );
+    expect(rows).toEqual([{ assistant_id: 101, tool_id: kept }]);
+  });
+
+  it('reports a TLS failure in the result, not as an error of ours', async () => {
+    // The echo server speaks plain HTTP: a TLS handshake with it fails.
+    const id = await createTool({ endpoint: `https://127.0.0.1:${site.port}/tls` });
+    const response = await callTool(id);
+    expect(response.body.data).toMatchObject({ response: null, error: expect.stringMatching(/Could not reach/) });
+  });
+
+  it('follows at most 5 redirects', async () => {
+    const hops = await startLocalSite({
+      '*': (request, response) => {
+        const hop = Number(request.url?.split('/')[2]);
+        if (hop >= 6) return response.writeHead(200, { 'content-type': 'text/plain' }).end(`arrived after hop ${hop}`);
+        response.writeHead(302, { location: `/hop/${hop + 1}` }).end();
+      },
+    });
+    try {
+      const five = await callTool(await createTool({ endpoint: `${hops.origin}/hop/1` }));
+      expect(five.body.data).toMatchObject({ response: { status: 200, body: 'arrived after hop 6' }, error: null });
+      const six = await callTool(await createTool({ endpoint: `${hops.origin}/hop/0` }));
+      expect(six.body.data).toMatchObject({
+        response: null,
+        error: expect.stringMatching(/Stopped after 5 redirects/),
+      });
+    } finally {
+      await hops.close();
+    }
+  });
+
+  it('reports a header a variable fills with control characters, without sending it broken', async () => {
+    const id = await createTool({ headers: [{ name: 'X-Caller', value: 'caller {{name}}' }] });
+    await callTool(id, { variables: { name: 'Ada\u0001\u0007Lovelace' } });
+    expect(site.requests[site.requests.length - 1].headers['x-caller']).toBe('caller Ada Lovelace');
+  });
+
+  it.each([
+    ['Transfer-Encoding', 'chunked'],
+    ['Content-Length', '5'],
+    ['Host', 'internal.example'],
+    ['Connection', 'close'],
+  ])('refuses %s as a tool header: the client sets it from the request itself', async (name, value) => {
+    const response = await stack.http
+      .post('/api/user/tools')
+      .set(account.auth)
+      .send({
+        name: 'reserved_header',
+        description: 'x',
+        endpoint: `${site.origin}/x`,
+        method: 'GET',
+        headers: [{ name, value }],
+      })
+      .expect(422);
+    expect(response.body).toEqual({
+      message: 'Validation failed',
+      errors: { 'headers.0.name': ['The selected headers.0.name is invalid.'] },
+    });
+  });
+
+  it('refuses header values with control characters other than line breaks', async () => {
+    const response = await stack.http
+      .post('/api/user/tools')
+      .set(account.auth)
+      .send({
+        name: 'control_value',
+        description: 'x',
+        endpoint: `${site.origin}/x`,
+        method: 'GET',
+        headers: [{ name: 'X-A', value: 'a\u0001b' }],
+      })
+      .expect(422);
+    expect(response.body.errors).toEqual({ 'headers.0.value': ['The headers.0.value field format is invalid.'] });
+  });
+
+  // OUTBOUND_ALLOW_LOOPBACK=true (this stack) admits 127.0.0.0/8 and ::1, nothing else.
+  describe('with loopback allowed, every other special-purpose address stays refused', () => {
+    let net: ReturnType<typeof restrictSocketsToLoopback>;
+    beforeEach(() => {
+      net = restrictSocketsToLoopback();
+    });
+    afterEach(() => net.restore());
+
+    it.each([
+      ['private 10/8', 'http://10.0.0.1/x'],
+      ['private 10/8 as one hex number', 'http://0x0a000001/x'],
+      ['private 172.16/12', 'http://172.16.0.1/x'],
+      ['private 192.168/16', 'http://192.168.1.1/x'],
+      ['CGNAT', 'http://100.64.0.1/x'],
+      ['metadata', 'http://169.254.169.254/latest/meta-data/'],
+      ['metadata in dotted hex', 'http://0xa9.0xfe.0xa9.0xfe/latest/meta-data/'],
+      ['metadata as one hex number', 'http://0xa9fea9fe/latest/meta-data/'],
+      ['metadata IPv4-mapped', 'http://[::ffff:169.254.169.254]/latest/meta-data/'],
+      ['metadata IPv6 (AWS)', 'http://[fd00:ec2::254]/latest/meta-data/'],
+      ['multicast', 'http://224.0.0.1/x'],
+      ['unspecified', 'http://0.0.0.0/x'],
+      ['IPv6 unspecified', 'http://[::]/x'],
+      ['IPv6 unique local', 'http://[fd00::1]/x'],
+      ['IPv6 link-local', 'http://[fe80::1]/x'],
+      ['IPv6 multicast', 'http://[ff02::1]/x'],
+      ['NAT64 of loopback', 'http://[64:ff9b::7f00:1]/x'],
+    ])('refuses %s with no connection attempted', async (_case, endpoint) => {
+      const id = await createTool({ endpoint });
+      const before = site.requests.length;
+      const response = await callTool(id);
+      expect(response.body.data).toMatchObject({
+        response: null,
+        error: expect.stringMatching(/not a public address/),
+      });
+      expect(net.destinations.filter((host) => !/^(127\.|::1$|::ffff:127\.|localhost$)/.test(host))).toEqual([]);
+      expect(site.requests.length).toBe(before);
+    });
+
+    it('admits the rest of 127.0.0.0/8', async () => {
+      const server = createServer((_request, response) => response.end('from 127.0.0.2'));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
+      try {
+        const { port } = server.address() as AddressInfo;
+        const id = await createTool({ endpoint: `http://127.0.0.2:${port}/loopback` });
+        const response = await callTool(id);
+        expect(response.body.data).toMatchObject({ response: { status: 200, body: 'from 127.0.0.2' }, error: null });
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+  });
+});
+
+describe('Mid-call tool test calls without the loopback switch: encodings filled in at call time', () => {
+  let stack: Stack;
+  let account: TestAccount;
+  let site: LocalSite;
+  let net: ReturnType<typeof restrictSocketsToLoopback>;
+
+  beforeAll(async () => {
+    site = await startLocalSite({ '*': echo });
+    stack = await startStack({ worker: false, env: { OUTBOUND_ALLOW_LOOPBACK: 'false' } });
+    account = await createAccount(stack);
+  });
+  afterAll(async () => {
+    await stack.close();
+    await site.close();
+  });
+  beforeEach(() => {
+    net = restrictSocketsToLoopback();
+  });
+  afterEach(() => net.restore());
+
+  // Forms the endpoint validation would refuse can still arrive through a `{{variable}}` in the host.
+  it.each([
+    ['in decimal', '2130706433'],
+    ['in octal', '0177.0.0.1'],
+    ['short', '127.1'],
+    ['in dotted hex', '0x7f.0.0.1'],
+    ['in short hex', '0x7f.1'],
+    ['as another 127/8 address', '127.42.0.9'],
+    ['as 0', '0'],
+  ])('refuses loopback written %s, filled in from a variable, with nothing sent', async (_case, host) => {
+    const created = await stack.http
+      .post('/api/user/tools')
+      .set(account.auth)
+      .send({
+        name: `enc_${Math.random().toString(36).slice(2, 8)}`,
+        description: 'x',
+        endpoint: `http://{{host}}:${site.port}/x`,
+        method: 'GET',
+      })
+      .expect(201);
+    const response = await stack.http
+      .post(`/api/user/tools/${created.body.data.id}/test`)
+      .set(account.auth)
+      .send({ variables: { host } })
+      .expect(200);
+    expect(response.body.data).toMatchObject({ response: null, error: expect.stringMatching(/not a public address/) });
+    expect(
+      net.destinations.filter((destination) => destination !== '127.0.0.1' && destination !== 'localhost'),
+    ).toEqual([]);
+    expect(site.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['unspecified (reaches local servers on Linux)', (port: number) => `http://0.0.0.0:${port}/x`],
+    ['IPv4-mapped in hex', (port: number) => `http://[::ffff:7f00:1]:${port}/x`],
+    ['IPv4-mapped long form', (port: number) => `http://[0:0:0:0:0:ffff:127.0.0.1]:${port}/x`],
+    ['IPv6 loopback long form', (port: number) => `http://[0:0:0:0:0:0:0:1]:${port}/x`],
+  ])('refuses the %s address with nothing sent', async (_case, endpoint) => {
+    const created = await stack.http
+      .post('/api/user/tools')
+      .set(account.auth)
+      .send({
+        name: `lit_${Math.random().toString(36).slice(2, 8)}`,
+        description: 'x',
+        endpoint: endpoint(site.port),
+        method: 'GET',
+      })
+      .expect(201);
+    const response = await stack.http
+      .post(`/api/user/tools/${created.body.data.id}/test`)
+      .set(account.auth)
+      .send({})
+      .expect(200);
+    expect(response.body.data).toMatchObject({ response: null, error: expect.stringMatching(/not a public address/) });
+    expect(site.requests).toHaveLength(0);
   });
 });

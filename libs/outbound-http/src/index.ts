@@ -3,3 +3,4 @@ export * from './crawler';
 export * from './html-text';
 export * from './outbound-http.client';
 export * from './outbound-request.error';
+export * from './outbound-http.module';

@@ -61,6 +61,15 @@ describe('buildToolRequest', () => {
     expect(request.headers).toMatchObject({ Authorization: 'Bearer abc X-Evil: 1', 'X-Missing': '[]' });
     expect(JSON.parse(request.body!)).toEqual({ caller: 'Grace' });
   });
+
+  it('turns any control character a variable brings into a header value into a space, tabs aside', () => {
+    const request = buildToolRequest(
+      tool({ headers: [{ name: 'X-Caller', value: '{{name}}' }] }),
+      {},
+      { name: 'Ada\u0000\u0001\u007fLove\tlace\u001b' },
+    );
+    expect(request.headers['X-Caller']).toBe('Ada Love\tlace ');
+  });
 });
 
 describe('validateToolArguments', () => {

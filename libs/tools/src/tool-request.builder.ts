@@ -24,8 +24,8 @@ function fillVariables(text: string, variables: Record<string, unknown>, encode:
   });
 }
 
-/** Header values never carry line breaks, whatever a variable holds. */
-const headerSafe = (value: string) => value.replace(/[\r\n]+/g, ' ');
+/** Header values never carry line breaks or other control characters (tab aside), whatever a variable holds. */
+const headerSafe = (value: string) => value.replace(/[\x00-\x08\x0a-\x1f\x7f]+/g, ' ');
 
 /**
  * Builds the request a tool call makes, exactly as the assistant's runtime does:

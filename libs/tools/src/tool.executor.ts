@@ -2,6 +2,9 @@ import { OutboundHttpClient, OutboundRequestError } from '@app/outbound-http';
 import { buildToolRequest, InvalidToolEndpointError } from './tool-request.builder';
 import type { ToolCallResult, ToolDefinition } from './tool-call.types';
 
+/** How tool calls introduce themselves to the user's endpoint. */
+export const TOOL_USER_AGENT = 'VoiceAssistantTools/1.0';
+
 /** The most of a tool's answer that is kept (and shown, and given to the assistant). */
 export const TOOL_RESPONSE_MAX_BYTES = 64 * 1024;
 /** Redirects are followed as a browser would, each hop checked against the address policy. */

@@ -20,9 +20,8 @@ import {
 } from '@app/contracts';
 import { SecretBox } from '@app/crypto';
 import { InjectTenantRepository, TenantRepository, Tool } from '@app/database';
-import { validateToolArguments } from '@app/tools';
+import { ToolExecutor, validateToolArguments } from '@app/tools';
 import type { AuthenticatedUser } from '../auth/auth-context';
-import { ApiToolExecutor } from './tool-executor.provider';
 
 const nameTaken = () => new ValidationFailed({ name: ['The name has already been taken.'] }, TOOL_VALIDATION_MESSAGE);
 
@@ -49,7 +48,7 @@ export class ToolsService {
     @InjectTenantRepository(Tool) private readonly tools: TenantRepository<Tool>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly secrets: SecretBox,
-    private readonly executor: ApiToolExecutor,
+    private readonly executor: ToolExecutor,
   ) {}
 
   /** A bare array, oldest first, as the public product answers. */

@@ -4,10 +4,10 @@ import { AppConfig } from '@app/config';
 import { ExtractionError, normaliseWhitespace, runExtractionInThread, splitIntoPassages } from '@app/extraction';
 import { Document, FileDocumentType } from '@app/database';
 import { DocumentJob, isFinalAttempt } from '@app/jobs';
-import { CrawledPage, OutboundRequestError, crawlWebsite } from '@app/outbound-http';
+import { CrawledPage, OutboundHttp, OutboundRequestError, crawlWebsite } from '@app/outbound-http';
 import { JobMetrics } from '../job-metrics';
 import { DocumentStore, IngestedPage, IngestedPassage, IngestionResult } from './document-store.service';
-import { CRAWLER_USER_AGENT, OutboundHttp } from './outbound-http.provider';
+import { CRAWLER_USER_AGENT } from './crawler-user-agent';
 
 /** A failure worth retrying (the site is down, answered 5xx or 429); anything else fails the document at once. */
 export class TransientIngestionError extends Error {}

@@ -1,13 +1,15 @@
 import { Module } from '@nestjs/common';
+import { OutboundHttpModule } from '@app/outbound-http';
+import { CRAWLER_USER_AGENT } from './crawler-user-agent';
 import { DocumentIngestion } from './document-ingestion.service';
 import { DocumentStore } from './document-store.service';
 import { DocumentSweeper } from './document-sweeper.service';
 import { DocumentsProcessor } from './documents.processor';
-import { OutboundHttp } from './outbound-http.provider';
 
 /** Document ingestion: the processor, what it uses, and the sweeper the maintenance queue runs. */
 @Module({
-  providers: [DocumentsProcessor, DocumentIngestion, DocumentStore, DocumentSweeper, OutboundHttp],
+  imports: [OutboundHttpModule.forRoot(CRAWLER_USER_AGENT)],
+  providers: [DocumentsProcessor, DocumentIngestion, DocumentStore, DocumentSweeper],
   exports: [DocumentsProcessor, DocumentSweeper],
 })
 export class DocumentsModule {}

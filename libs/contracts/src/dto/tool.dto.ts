@@ -9,6 +9,24 @@ export const DEFAULT_TOOL_TIMEOUT_SECONDS = 10;
 export const MAX_TOOL_HEADERS = 50;
 export const MAX_TOOL_STATIC_FIELDS = 100;
 export const MAX_TOOL_PARAMETERS = 100;
+/**
+ * Framing headers the client derives from the request itself; a tool setting them would either be refused by the
+ * HTTP client at call time or desynchronise the message, so they are refused when the tool is saved.
+ */
+export const RESERVED_TOOL_HEADERS = [
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+  'proxy-connection',
+];
+/** Control characters other than tab; line breaks have their own rule and message. */
+const HEADER_VALUE_WITHOUT_CONTROLS = /^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$/;
 /** The validation summary the public product answers on tool create and update (compat). */
 export const TOOL_VALIDATION_MESSAGE = 'Validation failed';
 
@@ -16,6 +34,7 @@ export class ToolHeader {
   @ApiProperty({ type: String, maxLength: 255, example: 'Authorization' })
   @Rule.RequiredText()
   @Rule.HeaderName()
+  @Rule.NotOneOf(RESERVED_TOOL_HEADERS, true)
   name: string;
 
   @ApiProperty({ type: String, maxLength: 4096, description: 'May use `{{variable}}` templates; stored encrypted' })
@@ -23,6 +42,7 @@ export class ToolHeader {
   @Rule.String()
   @Rule.MaxChars(4096)
   @Rule.WithoutLineBreaks()
+  @Rule.Pattern(HEADER_VALUE_WITHOUT_CONTROLS)
   value: string;
 }
 

@@ -59,6 +59,18 @@ export const ArrayMax = (max: number) => ArrayMaxSize(max, field(`must not have 
 export const PlainObject = () => IsObject(field('must be an object.'));
 export const OneOf = (values: readonly unknown[]) =>
   IsIn([...values], { message: 'The selected :attribute is invalid.' });
+/** Laravel's `not_in`; `ignoreCase` compares lower-cased (header names). */
+export const NotOneOf = (values: readonly string[], ignoreCase = false) =>
+  ValidateBy(
+    {
+      name: 'notOneOf',
+      validator: {
+        validate: (value: unknown) =>
+          typeof value !== 'string' || !values.includes(ignoreCase ? value.toLowerCase() : value),
+      },
+    },
+    { message: 'The selected :attribute is invalid.' },
+  );
 export const Pattern = (pattern: RegExp) => Matches(pattern, { message: 'The :attribute field format is invalid.' });
 export const HttpUrl = () =>
   IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, field('must be a valid URL.'));
