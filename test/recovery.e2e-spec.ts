@@ -17,7 +17,7 @@ describe('Recovery that does not depend on luck', () => {
     redis = new Redis(REDIS_URL);
   });
   afterAll(async () => {
-    redis.disconnect();
+    redis?.disconnect();
     await stack.close();
   });
 

@@ -20,6 +20,9 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     OUTBOUND_ALLOW_LOOPBACK: 'true',
+    // Every test request comes from 127.0.0.1: one address's budget would be spent across suites within a minute.
+    // The rate-limit tests set their own small limit.
+    RATE_LIMIT_PER_MINUTE: '1000000',
     ...overrides,
   });
 }

@@ -15,6 +15,7 @@ import {
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AssistantsModule } from './assistants/assistants.module';
 import { AuthModule } from './auth/auth.module';
+import { CampaignsModule } from './campaigns/campaigns.module';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
 import { RequestInterceptorsModule } from './idempotency/request-interceptors.module';
@@ -43,6 +44,7 @@ export class ApiModule {
         ApiKeysModule,
         LanguagesModule,
         AssistantsModule,
+        CampaignsModule,
         KnowledgebasesModule,
         ToolsModule,
         TelephonyModule,

@@ -16,6 +16,7 @@ import { MaintenanceSchedule } from './maintenance/maintenance-schedule.service'
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { DocumentsModule } from './documents/documents.module';
 import { DocumentsProcessor } from './documents/documents.processor';
+import { LeadsModule, LeadsProcessor } from './leads/leads.processor';
 import { TelephonyModule } from './telephony/telephony.module';
 import { TelephonyProcessor } from './telephony/telephony.processor';
 import { JobMetricsModule } from './job-metrics';
@@ -23,7 +24,7 @@ import { JOB_PROCESSORS, WorkerRunner } from './worker-runner';
 import { queueReadinessChecks } from './queue-readiness';
 
 /** Every queue's consumer; the runner refuses to boot unless together they handle every declared job. */
-const processors = [MaintenanceProcessor, DocumentsProcessor, TelephonyProcessor];
+const processors = [MaintenanceProcessor, DocumentsProcessor, TelephonyProcessor, LeadsProcessor];
 
 /** The worker: consumes every queue; its only HTTP routes are health checks and metrics. */
 @Module({})
@@ -42,6 +43,7 @@ export class WorkerModule {
         JobMetricsModule,
         DocumentsModule,
         TelephonyModule,
+        LeadsModule,
         HealthModule.forRoot([
           { provide: READINESS_CHECKS, inject: [JobQueue, AppConfig], useFactory: queueReadinessChecks },
         ]),

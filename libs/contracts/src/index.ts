@@ -13,3 +13,6 @@ export * from './dto/tool.dto';
 export * from './dto/telephony.dto';
 export * from './dto/organisation.dto';
 export * from './dto/assistant.dto';
+export * from './dto/campaign.dto';
+export * from './dto/lead.dto';
+export * from './phone-numbers';

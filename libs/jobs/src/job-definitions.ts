@@ -5,6 +5,7 @@ export const Queues = {
   maintenance: 'maintenance',
   documents: 'documents',
   telephony: 'telephony',
+  leads: 'leads',
 } as const;
 
 export type QueueName = (typeof Queues)[keyof typeof Queues];
@@ -36,6 +37,10 @@ const keepHistory: JobsOptions = {
 
 /** Retry delays start at JOB_RETRY_DELAY_MS (applied by JobQueue) and double each attempt. */
 const retried = (attempts: number): JobsOptions => ({ ...keepHistory, attempts, backoff: { type: 'exponential' } });
+
+export interface LeadImportJob {
+  importId: number;
+}
 
 export interface SipProvisioningJob {
   requestId: number;
@@ -69,6 +74,13 @@ export const Jobs = {
     'provision-sip-trunk',
     { ...keepHistory, attempts: 1 },
     ({ requestId }) => `sip-request-${requestId}`,
+  ),
+  /** Reads a CSV of leads into a campaign in batches, resuming where it stopped. */
+  importLeads: defineJob<LeadImportJob>(
+    Queues.leads,
+    'import-leads',
+    retried(4),
+    ({ importId }) => `lead-import-${importId}`,
   ),
   /** Deletes provider trunks that were replaced or whose trunk was deleted; repeats until each is gone. */
   cleanUpProviderTrunks: defineJob<Record<string, never>>(Queues.telephony, 'clean-up-provider-trunks', retried(3)),

@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parsePhoneNumberFromString, isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
+import { isSupportedCountry } from 'libphonenumber-js/max';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
   CreateSipTrunkRequest,
+  countryOfNumber,
+  INVALID_PHONE_NUMBER,
+  toE164,
   DomainError,
   Errors,
   isIpOrCidr,
@@ -208,19 +211,14 @@ export class SipTrunksService {
   /** Numbers are stored in E.164, the form carriers put in the INVITE, so inbound calls match. */
   private normaliseNumber(type: 'number' | 'extension', value: string, country?: string): string {
     if (type === 'extension') return value;
-    const parsed = parsePhoneNumberFromString(
-      value,
-      country && isSupportedCountry(country) ? (country as CountryCode) : undefined,
-    );
-    if (!parsed?.isValid()) {
-      throw ValidationFailed.field('phone_number', 'The phone number field must be a valid phone number.');
-    }
-    return parsed.number;
+    const e164 = toE164(value, country);
+    if (!e164) throw ValidationFailed.field('phone_number', INVALID_PHONE_NUMBER('phone number'));
+    return e164;
   }
 
   private countryOf(type: 'number' | 'extension', phoneNumber: string): string | null {
     if (type === 'extension') return null;
-    return parsePhoneNumberFromString(phoneNumber)?.country ?? null;
+    return countryOfNumber(phoneNumber) ?? null;
   }
 
   private checkSettings(request: UpdateSipTrunkRequest): void {

@@ -21,7 +21,7 @@ export const TimeZone = () =>
   );
 
 /** Key-value data for the call: at most MAX_VARIABLES keys of scalar values. */
-const ScalarMap = () =>
+export const ScalarMap = () =>
   ValidateBy(
     {
       name: 'scalarMap',

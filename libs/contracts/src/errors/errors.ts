@@ -18,6 +18,9 @@ export const Errors = {
   folderNotFound: () => new NotFound('Folder'),
   labelNotFound: () => new NotFound('Label'),
   assistantNotFound: () => new NotFound('Assistant'),
+  campaignNotFound: () => new NotFound('Campaign'),
+  leadNotFound: () => new NotFound('Lead'),
+  leadImportNotFound: () => new NotFound('Lead import'),
   sipTrunkNotFound: () => new NotFound('SIP trunk', 'error'),
   phoneNumberNotFound: () => new NotFound('Phone number', 'error'),
   /** Without a period, as the public product answers (compat). */

@@ -57,8 +57,8 @@ export const Array = () => IsArray(field('must be an array.'));
 export const ArrayMin = (min: number) => ArrayMinSize(min, field(`must have at least ${min} items.`));
 export const ArrayMax = (max: number) => ArrayMaxSize(max, field(`must not have more than ${max} items.`));
 export const PlainObject = () => IsObject(field('must be an object.'));
-export const OneOf = (values: readonly unknown[]) =>
-  IsIn([...values], { message: 'The selected :attribute is invalid.' });
+export const OneOf = (values: readonly unknown[], options: { each?: boolean } = {}) =>
+  IsIn([...values], { message: 'The selected :attribute is invalid.', ...options });
 /** Laravel's `not_in`; `ignoreCase` compares lower-cased (header names). */
 export const NotOneOf = (values: readonly string[], ignoreCase = false) =>
   ValidateBy(

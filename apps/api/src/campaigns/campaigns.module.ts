@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { CampaignsController, LeadsController } from './campaigns.controllers';
+import { CampaignsService } from './campaigns.service';
+import { LeadImportsService } from './lead-imports.service';
+import { LeadsService } from './leads.service';
+
+@Module({
+  controllers: [CampaignsController, LeadsController],
+  providers: [CampaignsService, LeadsService, LeadImportsService],
+})
+export class CampaignsModule {}

@@ -1,0 +1,231 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Request } from 'express';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig } from '@app/config';
+import {
+  CreateLeadRequest,
+  Errors,
+  INVALID_PHONE_NUMBER,
+  LeadEnvelope,
+  LeadListQuery,
+  LeadMessageEnvelope,
+  LeadResponse,
+  LengthAwarePage,
+  lengthAwarePage,
+  MessageResponse,
+  SecondaryContactRequest,
+  toE164,
+  UpdateLeadRequest,
+  utcDateTime,
+  ValidationFailed,
+} from '@app/contracts';
+import { pageLocation } from '@app/platform';
+import type { AuthenticatedUser } from '../auth/auth-context';
+
+interface LeadRow {
+  id: number;
+  campaign_id: number;
+  campaign_name: string;
+  phone_number: string;
+  variables: Record<string, unknown>;
+  status: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface ContactRow {
+  id: number;
+  lead_id: number;
+  phone_number: string;
+  variables: Record<string, unknown>;
+  status: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const SELECT_LEADS = `
+  SELECT l.id, l.campaign_id, c.name AS campaign_name, l.phone_number, l.variables, l.status, l.created_at, l.updated_at
+    FROM leads l JOIN campaigns c ON c.id = l.campaign_id`;
+
+@Injectable()
+export class LeadsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Newest first; each filter is one indexed condition, and the total is exact. */
+  async list(user: AuthenticatedUser, query: LeadListQuery, request: Request): Promise<LengthAwarePage<LeadResponse>> {
+    const conditions = ['l.user_id = $1'];
+    const parameters: unknown[] = [user.id];
+    const add = (condition: (placeholder: string) => string, value: unknown) => {
+      parameters.push(value);
+      conditions.push(condition(`$${parameters.length}`));
+    };
+    if (query.status) add((p) => `l.status = ${p}`, query.status);
+    if (query.campaign_id !== undefined) add((p) => `l.campaign_id = ${p}`, query.campaign_id);
+    if (query.phone_number) add((p) => `l.phone_number LIKE ${p}`, `%${query.phone_number}%`);
+    if (query.date_from) add((p) => `l.created_at >= ${p}::date`, query.date_from);
+    if (query.date_to) add((p) => `l.created_at < ${p}::date + 1`, query.date_to);
+    const where = conditions.join(' AND ');
+    const [rows, [{ total }]] = await Promise.all([
+      this.dataSource.query(
+        `${SELECT_LEADS} WHERE ${where} ORDER BY l.id DESC LIMIT $${parameters.length + 1} OFFSET $${parameters.length + 2}`,
+        [...parameters, query.per_page, (query.page - 1) * query.per_page],
+      ) as Promise<LeadRow[]>,
+      this.dataSource.query(`SELECT count(*)::int AS total FROM leads l WHERE ${where}`, parameters),
+    ]);
+    const data = await this.responses(this.dataSource.manager, rows);
+    return lengthAwarePage(
+      data,
+      total,
+      { page: query.page, perPage: query.per_page },
+      pageLocation(request, this.config.appUrl),
+    );
+  }
+
+  async get(user: AuthenticatedUser, id: number): Promise<LeadEnvelope> {
+    return { data: await this.read(this.dataSource.manager, user, id) };
+  }
+
+  async create(user: AuthenticatedUser, request: CreateLeadRequest): Promise<LeadMessageEnvelope> {
+    const phoneNumber = this.normalise(request.phone_number, 'phone_number');
+    const contacts = this.normaliseContacts(request.secondary_contacts);
+    const data = await this.dataSource.transaction(async (manager) => {
+      const allowDuplicate = request.allow_duplicate ?? request.allow_dupplicate ?? false;
+      // Without duplicates, the campaign's row lock makes check and insert one step for creates racing each other.
+      const [campaign] = await manager.query(
+        `SELECT id FROM campaigns WHERE id = $1 AND user_id = $2 ${allowDuplicate ? 'FOR SHARE' : 'FOR UPDATE'}`,
+        [request.campaign_id, user.id],
+      );
+      if (!campaign) throw ValidationFailed.field('campaign_id', 'The selected campaign id is invalid.');
+      if (!allowDuplicate) {
+        const [existing] = await manager.query(
+          `SELECT 1 FROM leads WHERE campaign_id = $1 AND phone_number = $2 LIMIT 1`,
+          [campaign.id, phoneNumber],
+        );
+        if (existing) throw ValidationFailed.field('phone_number', 'The phone number has already been taken.');
+      }
+      const [{ id }] = await manager.query(
+        `INSERT INTO leads (user_id, campaign_id, phone_number, variables) VALUES ($1, $2, $3, $4) RETURNING id`,
+        [user.id, campaign.id, phoneNumber, JSON.stringify(request.variables ?? {})],
+      );
+      await this.replaceContacts(manager, id, contacts);
+      return this.read(manager, user, id);
+    });
+    return { message: 'Lead created successfully.', data };
+  }
+
+  async update(user: AuthenticatedUser, id: number, request: UpdateLeadRequest): Promise<LeadMessageEnvelope> {
+    const phoneNumber =
+      request.phone_number === undefined ? undefined : this.normalise(request.phone_number, 'phone_number');
+    const contacts =
+      request.secondary_contacts === undefined ? undefined : this.normaliseContacts(request.secondary_contacts);
+    const data = await this.dataSource.transaction(async (manager) => {
+      const current = await this.read(manager, user, id);
+      if (
+        request.status !== undefined &&
+        !['blacklisted', 'created'].includes(current.status) &&
+        request.status === 'created'
+      ) {
+        throw ValidationFailed.field('status', 'Only a blacklisted lead can be taken back.');
+      }
+      await manager.query(
+        `UPDATE leads SET phone_number = COALESCE($3, phone_number), variables = COALESCE($4::jsonb, variables),
+                          status = COALESCE($5, status), updated_at = now()
+          WHERE id = $1 AND user_id = $2`,
+        [
+          id,
+          user.id,
+          phoneNumber ?? null,
+          request.variables === undefined ? null : JSON.stringify(request.variables),
+          request.status ?? null,
+        ],
+      );
+      if (contacts) await this.replaceContacts(manager, id, contacts);
+      return this.read(manager, user, id);
+    });
+    return { message: 'Lead updated successfully.', data };
+  }
+
+  async delete(user: AuthenticatedUser, id: number): Promise<MessageResponse> {
+    const [, deleted] = (await this.dataSource.query(`DELETE FROM leads WHERE id = $1 AND user_id = $2`, [
+      id,
+      user.id,
+    ])) as [unknown, number];
+    if (deleted === 0) throw Errors.leadNotFound();
+    return { message: 'Lead deleted successfully.' };
+  }
+
+  private normalise(value: string, field: string): string {
+    const e164 = toE164(value);
+    if (!e164) throw ValidationFailed.field(field, INVALID_PHONE_NUMBER(field.replace(/_/g, ' ')));
+    return e164;
+  }
+
+  private normaliseContacts(contacts: SecondaryContactRequest[] = []) {
+    const errors: Record<string, string[]> = {};
+    const normalised = contacts.map((contact, index) => {
+      const e164 = toE164(contact.phone_number);
+      if (!e164)
+        errors[`secondary_contacts.${index}.phone_number`] = [
+          INVALID_PHONE_NUMBER(`secondary contacts.${index}.phone number`),
+        ];
+      return { phoneNumber: e164 ?? '', variables: contact.variables ?? {} };
+    });
+    if (Object.keys(errors).length > 0) throw new ValidationFailed(errors);
+    return normalised;
+  }
+
+  private async replaceContacts(
+    manager: EntityManager,
+    leadId: number,
+    contacts: { phoneNumber: string; variables: object }[],
+  ) {
+    await manager.query(`DELETE FROM lead_secondary_contacts WHERE lead_id = $1`, [leadId]);
+    if (contacts.length === 0) return;
+    await manager.query(
+      `INSERT INTO lead_secondary_contacts (lead_id, position, phone_number, variables)
+       SELECT $1, position, contact->>'phoneNumber', contact->'variables'
+         FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS item(contact, position)`,
+      [leadId, JSON.stringify(contacts)],
+    );
+  }
+
+  private async read(manager: EntityManager, user: AuthenticatedUser, id: number): Promise<LeadResponse> {
+    const rows: LeadRow[] = await manager.query(`${SELECT_LEADS} WHERE l.id = $1 AND l.user_id = $2`, [id, user.id]);
+    if (rows.length === 0) throw Errors.leadNotFound();
+    return (await this.responses(manager, rows))[0];
+  }
+
+  /** One query for the secondary contacts of the whole page. */
+  private async responses(manager: EntityManager, rows: LeadRow[]): Promise<LeadResponse[]> {
+    if (rows.length === 0) return [];
+    const contacts: ContactRow[] = await manager.query(
+      `SELECT id, lead_id, phone_number, variables, status, created_at, updated_at FROM lead_secondary_contacts
+        WHERE lead_id = ANY($1::int[]) ORDER BY lead_id, position`,
+      [rows.map((row) => row.id)],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      campaign_id: row.campaign_id,
+      phone_number: row.phone_number,
+      variables: row.variables,
+      status: row.status,
+      created_at: utcDateTime(row.created_at),
+      updated_at: utcDateTime(row.updated_at),
+      campaign: { id: row.campaign_id, name: row.campaign_name },
+      secondary_contacts: contacts
+        .filter((contact) => contact.lead_id === row.id)
+        .map((contact) => ({
+          id: contact.id,
+          phone_number: contact.phone_number,
+          variables: contact.variables,
+          status: contact.status,
+          created_at: utcDateTime(contact.created_at),
+          updated_at: utcDateTime(contact.updated_at),
+        })),
+    }));
+  }
+}

@@ -1,0 +1,222 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { ValidateBy } from 'class-validator';
+import { Rule } from '../validation';
+import { ScalarMap } from './assistant.dto';
+import { PageQuery } from './pagination.dto';
+
+export const LEAD_STATUSES = [
+  'created',
+  'scheduled',
+  'processing',
+  'completed',
+  'rescheduled',
+  'reached-max-retries',
+  'blacklisted',
+] as const;
+export const MAX_SECONDARY_CONTACTS = 10;
+
+/** `YYYY-MM-DD HH:MM:SS` in UTC, as leads and calls show their times. */
+export function utcDateTime(date: Date): string {
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** A calendar date `YYYY-MM-DD` that exists. */
+const CalendarDate = () =>
+  ValidateBy(
+    {
+      name: 'calendarDate',
+      validator: {
+        validate: (value) =>
+          typeof value === 'string' &&
+          /^\d{4}-\d{2}-\d{2}$/.test(value) &&
+          !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
+          new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
+      },
+    },
+    { message: 'The :attribute field must match the format Y-m-d.' },
+  );
+
+export class SecondaryContactRequest {
+  @ApiProperty({ type: String, maxLength: 32, description: 'E.164' })
+  @Rule.RequiredText(32)
+  phone_number: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @Rule.Sometimes()
+  @ScalarMap()
+  variables?: Record<string, string | number | boolean | null>;
+}
+
+const asBoolean = ({ value }: { value: unknown }) =>
+  value === 'true' || value === '1' || value === 1
+    ? true
+    : value === 'false' || value === '0' || value === 0
+      ? false
+      : value;
+
+export class CreateLeadRequest {
+  @ApiProperty({ type: String, maxLength: 32, description: 'International format; stored as E.164' })
+  @Rule.RequiredText(32)
+  phone_number: string;
+
+  @ApiProperty({ type: 'integer' })
+  @Rule.Required()
+  @Rule.Integer()
+  campaign_id: number;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Text, number or boolean values' })
+  @Rule.Sometimes()
+  @ScalarMap()
+  variables?: Record<string, string | number | boolean | null>;
+
+  @ApiPropertyOptional({ type: [SecondaryContactRequest], maxItems: MAX_SECONDARY_CONTACTS })
+  @Rule.Sometimes()
+  @Rule.ArrayMax(MAX_SECONDARY_CONTACTS)
+  @Rule.EachNested(() => SecondaryContactRequest)
+  secondary_contacts?: SecondaryContactRequest[];
+
+  @ApiPropertyOptional({ type: Boolean, default: false, description: 'Allow a number already in the campaign' })
+  @Rule.Optional()
+  @Transform(asBoolean)
+  @Rule.Boolean()
+  allow_duplicate?: boolean;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    description: 'Old spelling of `allow_duplicate`, still accepted',
+    deprecated: true,
+  })
+  @Rule.Optional()
+  @Transform(asBoolean)
+  @Rule.Boolean()
+  allow_dupplicate?: boolean;
+}
+
+export class UpdateLeadRequest {
+  @ApiPropertyOptional({ type: String, maxLength: 32 })
+  @Rule.Sometimes()
+  @Rule.RequiredText(32)
+  phone_number?: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @Rule.Sometimes()
+  @ScalarMap()
+  variables?: Record<string, string | number | boolean | null>;
+
+  @ApiPropertyOptional({
+    type: [SecondaryContactRequest],
+    maxItems: MAX_SECONDARY_CONTACTS,
+    description: 'Replaces them',
+  })
+  @Rule.Sometimes()
+  @Rule.ArrayMax(MAX_SECONDARY_CONTACTS)
+  @Rule.EachNested(() => SecondaryContactRequest)
+  secondary_contacts?: SecondaryContactRequest[];
+
+  @ApiPropertyOptional({ enum: ['blacklisted', 'created'], description: 'Blacklist a lead, or take it back' })
+  @Rule.Sometimes()
+  @Rule.OneOf(['blacklisted', 'created'])
+  status?: 'blacklisted' | 'created';
+}
+
+export class LeadListQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: LEAD_STATUSES })
+  @Rule.Optional()
+  @Rule.OneOf(LEAD_STATUSES)
+  status?: string;
+
+  @ApiPropertyOptional({ type: 'integer' })
+  @Rule.Optional()
+  @Type(() => Number)
+  @Rule.Integer()
+  @Rule.Between(1, 2_147_483_647)
+  campaign_id?: number;
+
+  @ApiPropertyOptional({ type: String, maxLength: 32, description: 'Part of the number' })
+  @Rule.OptionalText(32)
+  @Rule.Pattern(/^\+?[0-9]+$/)
+  phone_number?: string;
+
+  @ApiPropertyOptional({ type: String, format: 'date', description: 'Created on or after (UTC)' })
+  @Rule.Optional()
+  @CalendarDate()
+  date_from?: string;
+
+  @ApiPropertyOptional({ type: String, format: 'date', description: 'Created on or before (UTC)' })
+  @Rule.Optional()
+  @CalendarDate()
+  date_to?: string;
+}
+
+export class SecondaryContactResponse {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ type: String }) phone_number: string;
+  @ApiProperty({ type: 'object', additionalProperties: true }) variables: Record<string, unknown>;
+  @ApiProperty({ enum: LEAD_STATUSES }) status: string;
+  @ApiProperty({ type: String, example: '2026-01-02 03:04:05' }) created_at: string;
+  @ApiProperty({ type: String, example: '2026-01-02 03:04:05' }) updated_at: string;
+}
+
+class LeadCampaign {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ type: String }) name: string;
+}
+
+export class LeadResponse {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ type: 'integer' }) campaign_id: number;
+  @ApiProperty({ type: String }) phone_number: string;
+  @ApiProperty({ type: 'object', additionalProperties: true }) variables: Record<string, unknown>;
+  @ApiProperty({ enum: LEAD_STATUSES }) status: string;
+  @ApiProperty({ type: String, example: '2026-01-02 03:04:05' }) created_at: string;
+  @ApiProperty({ type: String, example: '2026-01-02 03:04:05' }) updated_at: string;
+  @ApiProperty({ type: LeadCampaign }) campaign: LeadCampaign;
+  @ApiProperty({ type: [SecondaryContactResponse] }) secondary_contacts: SecondaryContactResponse[];
+}
+
+export class LeadEnvelope {
+  @ApiProperty({ type: LeadResponse }) data: LeadResponse;
+}
+
+export class LeadMessageEnvelope extends LeadEnvelope {
+  @ApiProperty({ type: String }) message: string;
+}
+
+export class LeadImportError {
+  @ApiProperty({ type: 'integer', description: 'Line of the file (the header is line 1)' }) row: number;
+  @ApiProperty({ type: String }) column: string;
+  @ApiProperty({ type: String }) message: string;
+}
+
+export class LeadImportResponse {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ enum: ['pending', 'processing', 'completed', 'failed'] }) status: string;
+  @ApiProperty({ type: 'integer' }) rows_total: number;
+  @ApiProperty({ type: 'integer' }) rows_imported: number;
+  @ApiProperty({ type: 'integer' }) rows_failed: number;
+  @ApiProperty({ type: [LeadImportError], description: 'The first 100; all of them as CSV at `.../errors.csv`' })
+  errors: LeadImportError[];
+}
+
+export class LeadImportEnvelope {
+  @ApiProperty({ type: LeadImportResponse }) data: LeadImportResponse;
+}
+
+class LeadImportAccepted {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ enum: ['pending'] }) status: string;
+}
+
+export class LeadImportAcceptedResponse {
+  @ApiProperty({ type: String }) message: string;
+  @ApiProperty({ type: LeadImportAccepted }) data: LeadImportAccepted;
+}
+
+/** A CSV upload of leads (the upload interceptor hands the file over as `file`). */
+export class ImportLeadsRequest {
+  @ApiProperty({ type: 'string', format: 'binary', description: 'CSV, at most 20 MB' })
+  @Transform(({ obj }) => obj.file, { toClassOnly: true })
+  @Rule.Required()
+  file?: { originalName: string; size: number; buffer: Buffer };
+}
