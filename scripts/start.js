@@ -11,7 +11,12 @@ async function main() {
   await migrate();
   const children = Object.entries(apps).map(([name, entry]) => {
     // Locally nothing balances traffic, so there is nothing to drain before stopping.
-    const env = { ...process.env, SHUTDOWN_DRAIN_SECONDS: process.env.SHUTDOWN_DRAIN_SECONDS ?? '0' };
+    // Readable lines at a terminal; JSON when the output goes to a file or a collector.
+    const env = {
+      ...process.env,
+      SHUTDOWN_DRAIN_SECONDS: process.env.SHUTDOWN_DRAIN_SECONDS ?? '0',
+      LOG_FORMAT: process.env.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
+    };
     const child = spawn(process.execPath, [path.join(__dirname, '..', entry)], { stdio: 'inherit', env });
     child.on('exit', (code, signal) => {
       console.log(`${name} exited (${signal ?? code}).`);

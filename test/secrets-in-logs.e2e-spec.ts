@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { AppProcess } from './support/app-process';
 
@@ -23,10 +25,14 @@ describe('Secrets in logs', () => {
   });
 
   it('logs no tool header value, neither when stored nor when a test call sends it', async () => {
-    const call = async (method: string, path: string, token?: string, body?: object) => {
+    const call = async (method: string, path: string, token?: string, body?: object, requestId?: string) => {
       const response = await fetch(`${api.baseUrl}${path}`, {
         method,
-        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(requestId ? { 'x-request-id': requestId } : {}),
+        },
         body: body ? JSON.stringify(body) : undefined,
       });
       return { status: response.status, body: (await response.json()) as any };
@@ -53,13 +59,19 @@ describe('Secrets in logs', () => {
     await call('GET', `/user/tools/${created.body.data.id}`, token);
 
     const sipPassword = 'sip-pw-NEVER-IN-LOGS-5521';
-    const trunk = await call('POST', '/user/phone-numbers/sip-trunks', token, {
-      sip_trunk_type: 'number',
-      phone_number: '+14155550100',
-      sip_username: 'acme-user',
-      sip_password: sipPassword,
-      sip_address: 'sip.carrier.example.com',
-    });
+    const trunk = await call(
+      'POST',
+      '/user/phone-numbers/sip-trunks',
+      token,
+      {
+        sip_trunk_type: 'number',
+        phone_number: '+14155550100',
+        sip_username: 'acme-user',
+        sip_password: sipPassword,
+        sip_address: 'sip.carrier.example.com',
+      },
+      'trunk-request-42',
+    );
     expect(trunk.status).toBe(201);
     const updated = await call('PUT', `/user/phone-numbers/sip-trunks/${trunk.body.data.id}`, token, {
       sip_password: `${sipPassword}-2`,
@@ -72,5 +84,37 @@ describe('Secrets in logs', () => {
     expect(logs).not.toContain(secret);
     expect(logs).not.toContain(token);
     expect(logs).not.toContain(sipPassword);
+
+    // Every line is JSON; request lines name the account and carry no response headers; job lines carry the
+    // id of the request that enqueued them.
+    const lines = logs.split('\n').filter(Boolean);
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, any>);
+    const trunkLine = parsed.find((line) => line.req?.path === '/api/user/phone-numbers/sip-trunks' && line.res);
+    expect(trunkLine).toMatchObject({ userId: registered.body.user.id, req: { id: 'trunk-request-42' } });
+    expect(trunkLine!.res).toEqual({ statusCode: 201 });
+    const jobLine = parsed.find((line) => line.msg === 'job started' && line.job === 'provision-sip-trunk');
+    expect(jobLine).toMatchObject({ requestId: 'trunk-request-42' });
+    expect(parsed.some((line) => typeof line.msg === 'string' && line.msg.startsWith('Listening on http://'))).toBe(
+      true,
+    );
   });
+
+  it('writes a boot failure as one JSON line', async () => {
+    const failing = spawn(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'apps/api/src/main.ts'],
+      { env: { ...process.env, PORT: 'not-a-port' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    failing.stdout.on('data', (chunk) => (output += chunk));
+    failing.stderr.on('data', (chunk) => (output += chunk));
+    const [code] = await once(failing, 'exit');
+    expect(code).toBe(1);
+    const lines = output.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({
+      level: 'fatal',
+      msg: expect.stringContaining('PORT: must be a number'),
+    });
+  }, 60_000);
 });

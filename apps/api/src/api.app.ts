@@ -1,4 +1,4 @@
-import { INestApplication } from '@nestjs/common';
+import { ConsoleLogger, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
@@ -27,6 +27,8 @@ export async function createApiApp(
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config, extraModules), {
     bodyParser: false,
     bufferLogs: true,
+    // Until the JSON logger takes over (and if boot fails before it does), Nest's own lines are JSON too.
+    logger: new ConsoleLogger({ json: true, colors: false }),
   });
   app.useLogger(app.get(Logger));
   app.set('trust proxy', 'loopback');

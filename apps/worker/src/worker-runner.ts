@@ -52,7 +52,11 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
       const queue = processor.queueName;
       worker.on('active', (job) => {
         this.metrics.started(queue, job);
-        this.logger.log({ queue, job: job.name, jobId: job.id, attempt: job.attemptsMade + 1 }, 'job started');
+        const requestId = (job.data as { enqueuedBy?: { requestId?: string } } | undefined)?.enqueuedBy?.requestId;
+        this.logger.log(
+          { queue, job: job.name, jobId: job.id, attempt: job.attemptsMade + 1, requestId },
+          'job started',
+        );
       });
       // A handler that records a failure itself (a document that cannot be parsed) returns `status: 'failed'`:
       // that is a failed job in the metrics and the log, not a completed one.
@@ -74,7 +78,17 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
 
   private finished(queue: string, job: Job, outcome: 'completed' | 'failed' | 'retrying', error?: string): void {
     const durationMs = this.metrics.finishedAttempt(queue, job, outcome);
-    const line = { queue, job: job.name, jobId: job.id, attempt: job.attemptsMade, outcome, durationMs, error };
+    const requestId = (job.data as { enqueuedBy?: { requestId?: string } } | undefined)?.enqueuedBy?.requestId;
+    const line = {
+      queue,
+      job: job.name,
+      jobId: job.id,
+      attempt: job.attemptsMade,
+      outcome,
+      durationMs,
+      error,
+      requestId,
+    };
     if (outcome === 'completed') this.logger.log(line, 'job finished');
     else this.logger.warn(line, 'job finished');
   }

@@ -1,4 +1,4 @@
-import { INestApplication } from '@nestjs/common';
+import { ConsoleLogger, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from '@app/config';
@@ -9,7 +9,11 @@ import { WorkerModule } from './worker.module';
  * BullMQ workers, which wait for the jobs in hand to finish before the process exits.
  */
 export async function createWorkerApp(config: AppConfig): Promise<INestApplication> {
-  const app = await NestFactory.create(WorkerModule.forRoot(config), { bufferLogs: true });
+  const app = await NestFactory.create(WorkerModule.forRoot(config), {
+    bufferLogs: true,
+    // Until the JSON logger takes over (and if boot fails before it does), Nest's own lines are JSON too.
+    logger: new ConsoleLogger({ json: true, colors: false }),
+  });
   app.useLogger(app.get(Logger));
   app.setGlobalPrefix('api');
   app.enableShutdownHooks();

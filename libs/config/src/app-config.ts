@@ -33,6 +33,8 @@ export class AppConfig {
   /** The fixed-egress SIP proxy that trunks with `outbound_proxy` send their calls through, if any. */
   readonly sipOutboundProxyAddress?: string;
   readonly logLevel: LogLevel;
+  /** `json` (one JSON object a line) or `pretty` (readable, for development). */
+  readonly logFormat: 'json' | 'pretty';
   readonly shutdownGraceSeconds: number;
   /** After SIGTERM, how long readiness answers 503 while requests are still served, so balancers drain first. */
   readonly shutdownDrainSeconds: number;
@@ -118,6 +120,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     sipProvisionTimeoutSeconds: env.SIP_PROVISION_TIMEOUT_SECONDS,
     sipOutboundProxyAddress: env.SIP_OUTBOUND_PROXY_ADDRESS,
     logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT,
     shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,
     shutdownDrainSeconds: env.SHUTDOWN_DRAIN_SECONDS,
     queueDashboard:

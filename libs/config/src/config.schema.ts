@@ -62,6 +62,7 @@ export const environmentSchema = z
       .string()
       .regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, 'must be a host or host:port')
       .optional(),
+    LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SHUTDOWN_GRACE_SECONDS: integer(1, 600).default(25),
     QUEUE_DASHBOARD_USERNAME: z

@@ -10,7 +10,10 @@ export const Queues = {
 
 export type QueueName = (typeof Queues)[keyof typeof Queues];
 
-/** A job's name, queue, default options and (as a phantom type) its payload. */
+/**
+ * A job's name, queue, default options and (as a phantom type) its payload. A job enqueued while handling a
+ * request also carries `enqueuedBy: { requestId }` beside its payload, for the logs.
+ */
 export interface JobDefinition<Payload> {
   readonly name: string;
   readonly queue: QueueName;

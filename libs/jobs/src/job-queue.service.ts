@@ -4,7 +4,7 @@ import { ModuleRef } from '@nestjs/core';
 import type { Job, JobsOptions, Queue } from 'bullmq';
 import { Counter } from 'prom-client';
 import { AppConfig } from '@app/config';
-import { MetricsRegistry } from '@app/platform';
+import { currentRequestId, MetricsRegistry } from '@app/platform';
 import { Queues, type JobDefinition, type QueueName } from './job-definitions';
 
 /** A request waits at most this long for Redis to take a job before it is told to retry. */
@@ -77,9 +77,11 @@ export class JobQueue implements OnModuleInit {
     payload: Payload,
     options: JobsOptions = {},
   ): Promise<Job> {
+    // The request that asked for the work travels with it, so the job's log lines can be joined to the request's.
+    const requestId = currentRequestId();
     const adding = this.queue(definition.queue).add(
       definition.name,
-      payload,
+      requestId ? { ...payload, enqueuedBy: { requestId } } : payload,
       this.optionsFor(definition, payload, options),
     );
     let timer: NodeJS.Timeout | undefined;

@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { AppConfig, ConfigurationError, loadConfig } from '@app/config';
 import { exitAfterGracePeriod } from './shutdown';
 
@@ -15,9 +16,19 @@ export function runProcess(
     exitAfterGracePeriod(config.shutdownGraceSeconds);
     const app = await create(config);
     await app.listen(portOf(config), '0.0.0.0');
+    new Logger('Bootstrap').log(`Listening on http://localhost:${portOf(config)}/api`);
   };
   boot().catch((error: unknown) => {
-    console.error(error instanceof ConfigurationError ? error.message : error);
+    // One JSON line, like every other line the process writes, so log collectors keep it whole.
+    const message =
+      error instanceof ConfigurationError
+        ? error.message
+        : error instanceof Error
+          ? (error.stack ?? error.message)
+          : String(error);
+    console.error(
+      JSON.stringify({ level: 'fatal', time: new Date().toISOString(), context: 'Bootstrap', msg: message }),
+    );
     process.exit(1);
   });
 }
