@@ -513,16 +513,22 @@ describe('Mid-call tools: detaching, failures reported, and the address policy w
   it('deleting a tool detaches it from every assistant that uses it, and from nothing else', async () => {
     const doomed = await createTool({});
     const kept = await createTool({});
-    await stack.dataSource.query(
-      'INSERT INTO assistant_tools (assistant_id, tool_id) VALUES (101, $1), (102, $1), (101, $2)',
-      [doomed, kept],
-    );
+    const [language] = await stack.dataSource.query(`SELECT id FROM languages WHERE iso_2 = 'en'`);
+    const assistant = async (toolIds: number[]) =>
+      (
+        await stack.http
+          .post('/api/user/assistant')
+          .set(account.auth)
+          .send({ name: 'Uses tools', type: 'inbound', language_id: language.id, tool_ids: toolIds })
+          .expect(201)
+      ).body.data.id as number;
+    const first = await assistant([doomed, kept]);
+    const second = await assistant([doomed]);
     await stack.http.delete(`/api/user/tools/${doomed}`).set(account.auth).expect(200);
-    const rows: { assistant_id: number; tool_id: number }[] = await stack.dataSource.query(
-      'SELECT assistant_id, tool_id FROM assistant_tools WHERE tool_id = ANY($1) ORDER BY assistant_id',
-      [[doomed, kept]],
-    );
-    expect(rows).toEqual([{ assistant_id: 101, tool_id: kept }]);
+    const read = async (id: number) =>
+      (await stack.http.get(`/api/user/assistant/${id}`).set(account.auth).expect(200)).body.data.tool_ids;
+    expect(await read(first)).toEqual([kept]);
+    expect(await read(second)).toEqual([]);
   });
 
   it('reports a TLS failure in the result, not as an error of ours', async () => {
