@@ -290,6 +290,58 @@ describe('Campaigns and leads', () => {
       }
     });
 
+    it('keeps exact totals through creates, status changes, imports, deletes and a deleted campaign', async () => {
+      const fresh = await createAccount(stack);
+      const assistant = (
+        await post('assistant', { name: 'T', type: 'outbound', language_id: english }, fresh).expect(201)
+      ).body.data.id;
+      const first = (await post('campaign', { name: 'First', assistant_id: assistant }, fresh).expect(201)).body.data
+        .id;
+      const second = (await post('campaign', { name: 'Second', assistant_id: assistant }, fresh).expect(201)).body.data
+        .id;
+      const ids: number[] = [];
+      for (let index = 0; index < 6; index++) {
+        ids.push(
+          (
+            await post(
+              'lead',
+              { phone_number: `+1415555${1200 + index}`, campaign_id: index % 2 ? first : second },
+              fresh,
+            ).expect(201)
+          ).body.data.id,
+        );
+      }
+      await stack.http.patch(`/api/user/leads/${ids[0]}`).set(fresh.auth).send({ status: 'blacklisted' }).expect(200);
+      await stack.http.delete(`/api/user/leads/${ids[1]}`).set(fresh.auth).expect(200);
+      const totals = async () => {
+        const total = async (query: object) =>
+          (await stack.http.get('/api/user/leads').query(query).set(fresh.auth).expect(200)).body.total;
+        return {
+          all: await total({}),
+          first: await total({ campaign_id: first }),
+          second: await total({ campaign_id: second }),
+          blacklisted: await total({ status: 'blacklisted' }),
+          created: await total({ status: 'created' }),
+        };
+      };
+      const counted = async () => {
+        const [row] = await stack.dataSource.query(
+          `SELECT count(*)::int AS all, count(*) FILTER (WHERE campaign_id = $2)::int AS first,
+                  count(*) FILTER (WHERE campaign_id = $3)::int AS second,
+                  count(*) FILTER (WHERE status = 'blacklisted')::int AS blacklisted,
+                  count(*) FILTER (WHERE status = 'created')::int AS created
+             FROM leads WHERE user_id = $1`,
+          [fresh.id, first, second],
+        );
+        return row;
+      };
+      expect(await totals()).toEqual({ all: 5, first: 2, second: 3, blacklisted: 1, created: 4 });
+      expect(await totals()).toEqual(await counted());
+      await stack.http.delete(`/api/user/campaign/${second}`).set(fresh.auth).expect(200);
+      expect(await totals()).toEqual({ all: 2, first: 2, second: 0, blacklisted: 0, created: 2 });
+      expect(await totals()).toEqual(await counted());
+    });
+
     it('updates with PATCH: number, variables, contacts replaced, blacklisted and back; deletes', async () => {
       const target = await campaign({ name: 'Patch' });
       const created = await lead(target.id, '+14155550104', {

@@ -69,12 +69,12 @@ export class LeadsService {
     if (query.date_from) add((p) => `l.created_at >= ${p}::date`, query.date_from);
     if (query.date_to) add((p) => `l.created_at < ${p}::date + 1`, query.date_to);
     const where = conditions.join(' AND ');
-    const [rows, [{ total }]] = await Promise.all([
+    const [rows, total] = await Promise.all([
       this.dataSource.query(
         `${SELECT_LEADS} WHERE ${where} ORDER BY l.id DESC LIMIT $${parameters.length + 1} OFFSET $${parameters.length + 2}`,
         [...parameters, query.per_page, (query.page - 1) * query.per_page],
       ) as Promise<LeadRow[]>,
-      this.dataSource.query(`SELECT count(*)::int AS total FROM leads l WHERE ${where}`, parameters),
+      this.total(user, query, where, parameters),
     ]);
     const data = await this.responses(this.dataSource.manager, rows);
     return lengthAwarePage(
@@ -83,6 +83,34 @@ export class LeadsService {
       { page: query.page, perPage: query.per_page },
       pageLocation(request, this.config.appUrl),
     );
+  }
+
+  /**
+   * The exact total: from the counters the triggers keep (one row) with no filter or a single status or campaign
+   * filter; counted otherwise (phone number and date filters are served by their indexes).
+   */
+  private async total(
+    user: AuthenticatedUser,
+    query: LeadListQuery,
+    where: string,
+    parameters: unknown[],
+  ): Promise<number> {
+    const filters = [query.status, query.campaign_id, query.phone_number, query.date_from, query.date_to].filter(
+      (value) => value !== undefined && value !== null && value !== '',
+    );
+    if (filters.length <= 1 && !query.phone_number && !query.date_from && !query.date_to) {
+      const bucket = query.status ?? (query.campaign_id !== undefined ? `#${query.campaign_id}` : '');
+      const [row] = await this.dataSource.query(
+        `SELECT total::int FROM lead_counts WHERE user_id = $1 AND bucket = $2`,
+        [user.id, bucket],
+      );
+      return row?.total ?? 0;
+    }
+    const [{ total }] = await this.dataSource.query(
+      `SELECT count(*)::int AS total FROM leads l WHERE ${where}`,
+      parameters,
+    );
+    return total;
   }
 
   async get(user: AuthenticatedUser, id: number): Promise<LeadEnvelope> {

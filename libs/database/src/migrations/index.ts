@@ -5,6 +5,7 @@ import { Tools1763800000010 } from './1763800000010-tools';
 import { Telephony1763800000020 } from './1763800000020-telephony';
 import { Assistants1763800000040 } from './1763800000040-assistants';
 import { Campaigns1763800000060 } from './1763800000060-campaigns';
+import { LeadCounters1763800000061 } from './1763800000061-lead-counters';
 import { IdempotencyKeys1763800000050 } from './1763800000050-idempotency-keys';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
@@ -17,4 +18,5 @@ export const migrations = [
   Assistants1763800000040,
   IdempotencyKeys1763800000050,
   Campaigns1763800000060,
+  LeadCounters1763800000061,
 ];
