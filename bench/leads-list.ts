@@ -1,0 +1,206 @@
+/**
+ * Lead lists at size: one account with 1,000,000 leads among 5,000,000, measured over HTTP (the first page, page
+ * 1,000, and each single filter, with the exact `total` the envelope carries), next to the same SQL run bare
+ * through `pg` in the same run. Not a timed test.
+ *
+ *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/leads-list.ts [requests per case]
+ */
+import { Client } from 'pg';
+import { ApiClient, startBenchStack } from './support/stack';
+import { fixed, nowMs, percentile, printTable, runMain } from './support/report';
+
+const TOTAL_LEADS = 5_000_000;
+const ACCOUNT_LEADS = 1_000_000;
+const OTHER_ACCOUNTS = 4;
+
+async function seed(
+  client: Client,
+  userId: number,
+  assistantId: number,
+): Promise<{ campaign: number; phone: string; from: string; to: string }> {
+  const started = nowMs();
+  const users: number[] = [userId];
+  for (let index = 0; index < OTHER_ACCOUNTS; index++) {
+    const [row] = (
+      await client.query(`INSERT INTO users (name, email, password_hash) VALUES ('Other', $1, 'x') RETURNING id`, [
+        `other-${index}@example.com`,
+      ])
+    ).rows;
+    users.push(row.id);
+  }
+  // Ten campaigns each; the measured account's leads spread over them.
+  const campaigns = new Map<number, number[]>();
+  for (const user of users) {
+    const { rows } = await client.query(
+      `INSERT INTO campaigns (user_id, name, assistant_id, allowed_days)
+       SELECT $1, 'Campaign ' || n, $2, '[]'::jsonb FROM generate_series(1, 10) n RETURNING id`,
+      [user, user === userId ? assistantId : null],
+    );
+    campaigns.set(
+      user,
+      rows.map((row) => row.id),
+    );
+  }
+  // Bulk load as an operator would: counters and secondary indexes are rebuilt once afterwards.
+  await client.query(`ALTER TABLE leads DISABLE TRIGGER USER`);
+  const indexes = (
+    await client.query(`SELECT indexdef FROM pg_indexes WHERE tablename = 'leads' AND indexname <> 'leads_pkey'`)
+  ).rows.map((row) => row.indexdef as string);
+  for (const definition of indexes) await client.query(`DROP INDEX ${/INDEX (\S+) ON/.exec(definition)![1]}`);
+  const perOther = (TOTAL_LEADS - ACCOUNT_LEADS) / OTHER_ACCOUNTS;
+  const statuses = `(ARRAY['created','scheduled','processing','completed','rescheduled','reached-max-retries','blacklisted'])[1 + (n % 7)]`;
+  for (const user of users) {
+    const count = user === userId ? ACCOUNT_LEADS : perOther;
+    const ids = campaigns.get(user)!;
+    await client.query(
+      `INSERT INTO leads (user_id, campaign_id, phone_number, status, created_at, updated_at)
+       SELECT $1, ($2::int[])[1 + n % 10], '+1' || (2000000000 + n * 7 + $4)::text, ${statuses},
+              timestamptz '2026-01-01' + (n * interval '5 seconds'), timestamptz '2026-01-01' + (n * interval '5 seconds')
+         FROM generate_series(1, $3) n`,
+      [user, ids, count, user],
+    );
+  }
+  for (const definition of indexes) await client.query(definition);
+  await client.query(`ALTER TABLE leads ENABLE TRIGGER USER`);
+  await client.query(`DELETE FROM lead_counts`);
+  await client.query(`
+    INSERT INTO lead_counts (user_id, bucket, total)
+    SELECT user_id, '', count(*) FROM leads GROUP BY user_id
+    UNION ALL SELECT user_id, status, count(*) FROM leads GROUP BY user_id, status
+    UNION ALL SELECT user_id, '#' || campaign_id, count(*) FROM leads GROUP BY user_id, campaign_id`);
+  await client.query(`VACUUM ANALYZE leads`);
+  await client.query(`VACUUM ANALYZE lead_counts`);
+  console.log(
+    `seeded ${TOTAL_LEADS} leads (${ACCOUNT_LEADS} for the measured account) in ${fixed((nowMs() - started) / 1000)} s`,
+  );
+  const [{ phone }] = (
+    await client.query(
+      `SELECT substring(phone_number, 4, 6) AS phone FROM leads WHERE user_id = $1 LIMIT 1 OFFSET 500000`,
+      [userId],
+    )
+  ).rows;
+  return { campaign: campaigns.get(userId)![3], phone, from: '2026-01-10', to: '2026-01-29' };
+}
+
+async function main(): Promise<void> {
+  const samples = Number(process.argv[2] ?? 40);
+  const stack = await startBenchStack();
+  const client = new Client({ connectionString: stack.config.databaseUrl });
+  await client.connect();
+  try {
+    const api = await ApiClient.register(stack.baseUrl);
+    const me = await api.request('GET', '/api/user/me');
+    const languages = await api.request('GET', '/api/user/assistants/languages');
+    const assistant = await api.request(
+      'POST',
+      '/api/user/assistant',
+      { name: 'Caller', type: 'outbound', language_id: languages[0].id },
+      201,
+    );
+    const data = await seed(client, me.data.id, assistant.data.id);
+
+    const user = me.data.id;
+    const page = (offset: number, where = '', parameters: unknown[] = []) => ({
+      rows: [
+        `SELECT l.id, l.campaign_id, c.name, l.phone_number, l.variables, l.status, l.created_at, l.updated_at
+                FROM leads l JOIN campaigns c ON c.id = l.campaign_id WHERE l.user_id = $1 ${where} ORDER BY l.id DESC LIMIT 15 OFFSET ${offset}`,
+        [user, ...parameters],
+      ],
+    });
+    const cases: { name: string; query: string; sql: [string, unknown[]][] }[] = [
+      {
+        name: 'first page',
+        query: '',
+        sql: [
+          page(0).rows as [string, unknown[]],
+          [`SELECT total FROM lead_counts WHERE user_id = $1 AND bucket = ''`, [user]],
+        ],
+      },
+      {
+        name: 'page 1,000',
+        query: 'page=1000',
+        sql: [
+          page(14985).rows as [string, unknown[]],
+          [`SELECT total FROM lead_counts WHERE user_id = $1 AND bucket = ''`, [user]],
+        ],
+      },
+      {
+        name: 'status',
+        query: 'status=completed',
+        sql: [
+          page(0, 'AND l.status = $2', ['completed']).rows as [string, unknown[]],
+          [`SELECT total FROM lead_counts WHERE user_id = $1 AND bucket = 'completed'`, [user]],
+        ],
+      },
+      {
+        name: 'campaign',
+        query: `campaign_id=${data.campaign}`,
+        sql: [
+          page(0, 'AND l.campaign_id = $2', [data.campaign]).rows as [string, unknown[]],
+          [`SELECT total FROM lead_counts WHERE user_id = $1 AND bucket = $2`, [user, `#${data.campaign}`]],
+        ],
+      },
+      {
+        name: 'phone number (partial)',
+        query: `phone_number=${data.phone}`,
+        sql: [
+          page(0, 'AND l.phone_number LIKE $2', [`%${data.phone}%`]).rows as [string, unknown[]],
+          [`SELECT count(*) FROM leads l WHERE l.user_id = $1 AND l.phone_number LIKE $2`, [user, `%${data.phone}%`]],
+        ],
+      },
+      {
+        name: '20-day range',
+        query: `date_from=${data.from}&date_to=${data.to}`,
+        sql: [
+          page(0, `AND l.created_at >= $2::date AND l.created_at < $3::date + 1`, [data.from, data.to]).rows as [
+            string,
+            unknown[],
+          ],
+          [
+            `SELECT count(*) FROM leads l WHERE l.user_id = $1 AND l.created_at >= $2::date AND l.created_at < $3::date + 1`,
+            [user, data.from, data.to],
+          ],
+        ],
+      },
+    ];
+    const results: (string | number)[][] = [];
+    for (const item of cases) {
+      const http: number[] = [];
+      const bare: number[] = [];
+      let total = 0;
+      for (let sample = 0; sample < samples + 3; sample++) {
+        let started = nowMs();
+        const body = await api.request('GET', `/api/user/leads?${item.query}`);
+        const httpMs = nowMs() - started;
+        total = body.total;
+        started = nowMs();
+        await Promise.all(item.sql.map(([text, values]) => client.query(text, values)));
+        const bareMs = nowMs() - started;
+        if (sample >= 3) {
+          http.push(httpMs);
+          bare.push(bareMs);
+        }
+      }
+      results.push([
+        item.name,
+        total,
+        fixed(percentile(http, 50)),
+        fixed(percentile(http, 95)),
+        fixed(percentile(http, 99)),
+        fixed(percentile(bare, 50)),
+        fixed(percentile(bare, 95)),
+        fixed(percentile(http, 95) / percentile(bare, 95), 2),
+      ]);
+    }
+    printTable(
+      `GET /api/user/leads, one account with 1,000,000 of 5,000,000 leads (${samples} requests a case, sequential)`,
+      ['case', 'total', 'HTTP p50 ms', 'p95', 'p99', 'bare SQL p50', 'bare p95', 'p95 ratio'],
+      results,
+    );
+  } finally {
+    await client.end();
+    await stack.close();
+  }
+}
+
+runMain(main);
