@@ -67,7 +67,8 @@ async function seed(
     INSERT INTO lead_counts (user_id, bucket, total)
     SELECT user_id, '', count(*) FROM leads GROUP BY user_id
     UNION ALL SELECT user_id, status, count(*) FROM leads GROUP BY user_id, status
-    UNION ALL SELECT user_id, '#' || campaign_id, count(*) FROM leads GROUP BY user_id, campaign_id`);
+    UNION ALL SELECT user_id, '#' || campaign_id, count(*) FROM leads GROUP BY user_id, campaign_id
+    UNION ALL SELECT user_id, 'd' || to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), count(*) FROM leads GROUP BY 1, 2`);
   await client.query(`VACUUM ANALYZE leads`);
   await client.query(`VACUUM ANALYZE lead_counts`);
   console.log(

@@ -86,8 +86,8 @@ export class LeadsService {
   }
 
   /**
-   * The exact total: from the counters the triggers keep (one row) with no filter or a single status or campaign
-   * filter; counted otherwise (phone number and date filters are served by their indexes).
+   * The exact total, from the counters the triggers keep when the filters allow it: none, one status or campaign
+   * (one row), or only a date range (one row a day). A phone-number filter or a combination counts rows.
    */
   private async total(
     user: AuthenticatedUser,
@@ -95,10 +95,17 @@ export class LeadsService {
     where: string,
     parameters: unknown[],
   ): Promise<number> {
-    const filters = [query.status, query.campaign_id, query.phone_number, query.date_from, query.date_to].filter(
-      (value) => value !== undefined && value !== null && value !== '',
-    );
-    if (filters.length <= 1 && !query.phone_number && !query.date_from && !query.date_to) {
+    const equality = [query.status, query.campaign_id].filter((value) => value !== undefined && value !== null);
+    const dated = Boolean(query.date_from || query.date_to);
+    if (!query.phone_number && equality.length + (dated ? 1 : 0) <= 1) {
+      if (dated) {
+        const [row] = await this.dataSource.query(
+          `SELECT COALESCE(sum(total), 0)::int AS total FROM lead_counts
+            WHERE user_id = $1 AND bucket LIKE 'd%' AND bucket >= $2 AND bucket <= $3`,
+          [user.id, `d${query.date_from ?? '0000-00-00'}`, `d${query.date_to ?? '9999-99-99'}`],
+        );
+        return row.total;
+      }
       const bucket = query.status ?? (query.campaign_id !== undefined ? `#${query.campaign_id}` : '');
       const [row] = await this.dataSource.query(
         `SELECT total::int FROM lead_counts WHERE user_id = $1 AND bucket = $2`,
