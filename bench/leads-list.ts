@@ -153,10 +153,12 @@ async function main(): Promise<void> {
         name: '20-day range',
         query: `date_from=${data.from}&date_to=${data.to}`,
         sql: [
-          page(0, `AND l.created_at >= $2::date AND l.created_at < $3::date + 1`, [data.from, data.to]).rows as [
-            string,
-            unknown[],
-          ],
+          page(
+            0,
+            `AND l.created_at >= $2::date AND l.created_at < $3::date + 1`,
+            [data.from, data.to],
+            'l.created_at DESC, l.id DESC',
+          ).rows as [string, unknown[]],
           [
             `SELECT count(*) FROM leads l WHERE l.user_id = $1 AND l.created_at >= $2::date AND l.created_at < $3::date + 1`,
             [user, data.from, data.to],

@@ -69,9 +69,11 @@ export class LeadsService {
     if (query.date_from) add((p) => `l.created_at >= ${p}::date`, query.date_from);
     if (query.date_to) add((p) => `l.created_at < ${p}::date + 1`, query.date_to);
     const where = conditions.join(' AND ');
+    // Newest first either way; with a date range, by creation time so the (user, created_at, id) index serves it.
+    const order = query.date_from || query.date_to ? 'l.created_at DESC, l.id DESC' : 'l.id DESC';
     const [rows, total] = await Promise.all([
       this.dataSource.query(
-        `${SELECT_LEADS} WHERE ${where} ORDER BY l.id DESC LIMIT $${parameters.length + 1} OFFSET $${parameters.length + 2}`,
+        `${SELECT_LEADS} WHERE ${where} ORDER BY ${order} LIMIT $${parameters.length + 1} OFFSET $${parameters.length + 2}`,
         [...parameters, query.per_page, (query.page - 1) * query.per_page],
       ) as Promise<LeadRow[]>,
       this.total(user, query, where, parameters),

@@ -50,7 +50,7 @@ export class Campaigns1763800000060 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX leads_user_id_status_id ON leads (user_id, status, id DESC)`);
     await queryRunner.query(`CREATE INDEX leads_campaign_id_id ON leads (campaign_id, id DESC)`);
     await queryRunner.query(`CREATE INDEX leads_campaign_id_phone_number ON leads (campaign_id, phone_number)`);
-    await queryRunner.query(`CREATE INDEX leads_user_id_created_at ON leads (user_id, created_at)`);
+    await queryRunner.query(`CREATE INDEX leads_user_id_created_at ON leads (user_id, created_at, id)`);
     await queryRunner.query(`CREATE INDEX leads_phone_number_trgm ON leads USING gin (phone_number gin_trgm_ops)`);
 
     await queryRunner.query(`
