@@ -101,10 +101,10 @@ async function main(): Promise<void> {
     const data = await seed(client, me.data.id, assistant.data.id);
 
     const user = me.data.id;
-    const page = (offset: number, where = '', parameters: unknown[] = []) => ({
+    const page = (offset: number, where = '', parameters: unknown[] = [], order = 'l.id DESC') => ({
       rows: [
         `SELECT l.id, l.campaign_id, c.name, l.phone_number, l.variables, l.status, l.created_at, l.updated_at
-                FROM leads l JOIN campaigns c ON c.id = l.campaign_id WHERE l.user_id = $1 ${where} ORDER BY l.id DESC LIMIT 15 OFFSET ${offset}`,
+                FROM leads l JOIN campaigns c ON c.id = l.campaign_id WHERE l.user_id = $1 ${where} ORDER BY ${order} LIMIT 15 OFFSET ${offset}`,
         [user, ...parameters],
       ],
     });
