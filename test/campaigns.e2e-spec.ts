@@ -477,6 +477,17 @@ describe('Campaigns and leads', () => {
         .expect(404);
     }, 45_000);
 
+    it('rescues an import whose job was lost, through the sweep', async () => {
+      const target = await campaign({ name: 'Import D' });
+      const [{ id }] = await stack.dataSource.query(
+        `INSERT INTO lead_imports (user_id, campaign_id, file, status, updated_at)
+         VALUES ($1, $2, $3, 'pending', now() - interval '1 hour') RETURNING id`,
+        [account.id, target.id, Buffer.from('phone_number\n+14155550190\n+14155550191\n')],
+      );
+      await stack.api.get(JobQueue).enqueue(Jobs.sweepStuckImports, {});
+      expect(await finished(target.id, id)).toMatchObject({ status: 'completed', rows_imported: 2 });
+    }, 45_000);
+
     it('resumes an import a worker left half done, without duplicating or losing rows', async () => {
       const target = await campaign({ name: 'Import C' });
       const rows = Array.from({ length: 2500 }, (_, index) => `+1415${String(2000000 + index)}`);

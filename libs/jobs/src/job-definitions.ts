@@ -78,6 +78,8 @@ export const Jobs = {
     { ...keepHistory, attempts: 1 },
     ({ requestId }) => `sip-request-${requestId}`,
   ),
+  /** Re-enqueues lead imports whose job was lost or given up as stalled; they resume where they stopped. */
+  sweepStuckImports: defineJob<Record<string, never>>(Queues.maintenance, 'sweep-stuck-imports', retried(3)),
   /** Reads a CSV of leads into a campaign in batches, resuming where it stopped. */
   importLeads: defineJob<LeadImportJob>(
     Queues.leads,

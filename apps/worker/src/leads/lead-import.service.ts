@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { parse } from 'csv-parse/sync';
 import { DataSource } from 'typeorm';
 import { toE164 } from '@app/contracts';
+import { JobQueue, Jobs } from '@app/jobs';
 
 /** Rows written per transaction; progress (and the resume point) moves by this much. */
 const BATCH_ROWS = 1000;
@@ -38,7 +39,34 @@ function delimiterOf(text: string): string {
 export class LeadImport {
   private readonly logger = new Logger(LeadImport.name);
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly jobs: JobQueue,
+  ) {}
+
+  /**
+   * Imports unfinished and untouched for five minutes whose job is not alive (lost between the API's write and
+   * its enqueue, or failed by BullMQ after stalling twice) are enqueued again; they carry on from their progress.
+   */
+  async sweep(): Promise<{ requeued: number }> {
+    const stuck: { id: number }[] = await this.dataSource.query(
+      `SELECT id FROM lead_imports WHERE status IN ('pending', 'processing') AND updated_at < now() - interval '5 minutes'
+        ORDER BY id LIMIT 100`,
+    );
+    const queue = this.jobs.queue(Jobs.importLeads.queue);
+    let requeued = 0;
+    for (const { id } of stuck) {
+      const existing = await queue.getJob(Jobs.importLeads.jobId!({ importId: id }));
+      const state = existing ? await existing.getState() : undefined;
+      if (state && ['active', 'waiting', 'delayed', 'prioritized'].includes(state)) continue;
+      await existing?.remove();
+      await this.dataSource.query(`UPDATE lead_imports SET updated_at = now() WHERE id = $1`, [id]);
+      await this.jobs.enqueue(Jobs.importLeads, { importId: id });
+      requeued++;
+    }
+    if (requeued > 0) this.logger.log({ requeued }, 'requeued stuck lead imports');
+    return { requeued };
+  }
 
   async run(importId: number): Promise<{ status: string }> {
     const [rows] = (await this.dataSource.query(

@@ -16,5 +16,5 @@ export class LeadsProcessor extends JobProcessor {
   }
 }
 
-@Module({ providers: [LeadImport, LeadsProcessor], exports: [LeadsProcessor] })
+@Module({ providers: [LeadImport, LeadsProcessor], exports: [LeadsProcessor, LeadImport] })
 export class LeadsModule {}

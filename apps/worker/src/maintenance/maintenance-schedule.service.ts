@@ -14,6 +14,7 @@ export function repeatableJobs(config: AppConfig): RepeatableJob[] {
     { definition: Jobs.sweepStuckDocuments, everySeconds: config.documentSweepIntervalSeconds },
     { definition: Jobs.purgeIdempotencyKeys, everySeconds: 3600 },
     { definition: Jobs.cleanUpProviderTrunks, everySeconds: 60 },
+    { definition: Jobs.sweepStuckImports, everySeconds: 60 },
   ];
 }
 

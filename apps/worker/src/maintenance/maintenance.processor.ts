@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { IDEMPOTENCY_TTL_HOURS } from '@app/contracts';
 import { JobHandler, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { DocumentSweeper } from '../documents/document-sweeper.service';
+import { LeadImport } from '../leads/lead-import.service';
 
 @Injectable()
 export class MaintenanceProcessor extends JobProcessor {
@@ -14,11 +15,13 @@ export class MaintenanceProcessor extends JobProcessor {
     [Jobs.purgeExpiredSessions.name]: () => this.purgeExpiredSessions(),
     [Jobs.sweepStuckDocuments.name]: () => this.documentSweeper.sweep(),
     [Jobs.purgeIdempotencyKeys.name]: () => this.purgeIdempotencyKeys(),
+    [Jobs.sweepStuckImports.name]: () => this.leadImports.sweep(),
   };
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly documentSweeper: DocumentSweeper,
+    private readonly leadImports: LeadImport,
   ) {
     super();
   }
