@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Type } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Request } from 'express';
 import {
@@ -10,6 +10,7 @@ import {
   AssistantResponse,
   CreateAssistantRequest,
   CreateNamedColourRequest,
+  DomainError,
   Errors,
   LengthAwarePage,
   MessageResponse,
@@ -23,11 +24,10 @@ import {
 import { ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ApiValidatedQuery, ResourceIdPipe } from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { AssistantsService } from './assistants.service';
+import { NamedColours } from './named-colours.service';
 import { FoldersService, LabelsService } from './organisation.services';
 
 const AssistantId = () => Param('id', new ResourceIdPipe(Errors.assistantNotFound));
-const FolderId = () => Param('id', new ResourceIdPipe(Errors.folderNotFound));
-const LabelId = () => Param('id', new ResourceIdPipe(Errors.labelNotFound));
 
 @ApiUserResource('Assistants')
 @Controller('user')
@@ -102,94 +102,80 @@ export class AssistantsController {
   }
 }
 
-@ApiUserResource('Folders')
-@Controller('user')
-export class FoldersController {
-  constructor(private readonly folders: FoldersService) {}
-
-  @Get('folders')
-  @ApiOperation({ operationId: 'listFolders', summary: 'List folders, newest first' })
-  @ApiSlimPage(NamedColourResponse)
-  @ApiValidatedQuery()
-  list(@CurrentUser() user: AuthenticatedUser, @Query() query: PageQuery): Promise<SlimPage<NamedColourResponse>> {
-    return this.folders.list(user, query);
-  }
-
-  @Post('folder')
-  @ApiOperation({ operationId: 'createFolder', summary: 'Create a folder' })
-  @ApiCreatedResponse({ type: NamedColourMessageEnvelope })
-  @ApiValidatedInput()
-  create(
-    @CurrentUser() user: AuthenticatedUser,
-    @Body() body: CreateNamedColourRequest,
-  ): Promise<NamedColourMessageEnvelope> {
-    return this.folders.create(user, body);
-  }
-
-  @Put('folder/:id')
-  @ApiOperation({ operationId: 'updateFolder', summary: 'Rename or recolour a folder' })
-  @ApiOkResponse({ type: NamedColourMessageEnvelope })
-  @ApiValidatedInput()
-  @ApiNotFoundAs('message', 'Folder not found.')
-  update(
-    @CurrentUser() user: AuthenticatedUser,
-    @FolderId() id: number,
-    @Body() body: UpdateNamedColourRequest,
-  ): Promise<NamedColourMessageEnvelope> {
-    return this.folders.update(user, id, body);
-  }
-
-  @Delete('folder/:id')
-  @ApiOperation({ operationId: 'deleteFolder', summary: 'Delete a folder; its assistants become unfiled' })
-  @ApiOkResponse({ type: MessageResponse })
-  @ApiNotFoundAs('message', 'Folder not found.')
-  delete(@CurrentUser() user: AuthenticatedUser, @FolderId() id: number): Promise<MessageResponse> {
-    return this.folders.delete(user, id);
-  }
+interface NamedColourRoutes {
+  /** `folder` or `label`: the paths are `/user/<singular>` and `/user/<singular>s`. */
+  singular: 'folder' | 'label';
+  noun: 'Folder' | 'Label';
+  notFound: () => DomainError;
 }
 
-@ApiUserResource('Labels')
-@Controller('user')
-export class LabelsController {
-  constructor(private readonly labels: LabelsService) {}
+/**
+ * Folders and labels answer the same routes with the same shapes; one definition serves both, so the two cannot
+ * drift apart. Each gets its own class, with its own OpenAPI tag and operation ids.
+ */
+function namedColourController(routes: NamedColourRoutes, service: Type<NamedColours>) {
+  const { singular, noun } = routes;
+  const plural = `${singular}s`;
+  const Id = () => Param('id', new ResourceIdPipe(routes.notFound));
 
-  @Get('labels')
-  @ApiOperation({ operationId: 'listLabels', summary: 'List labels, newest first' })
-  @ApiSlimPage(NamedColourResponse)
-  @ApiValidatedQuery()
-  list(@CurrentUser() user: AuthenticatedUser, @Query() query: PageQuery): Promise<SlimPage<NamedColourResponse>> {
-    return this.labels.list(user, query);
-  }
+  @ApiUserResource(`${noun}s`)
+  @Controller('user')
+  class NamedColourController {
+    constructor(@Inject(service) readonly items: NamedColours) {}
 
-  @Post('label')
-  @ApiOperation({ operationId: 'createLabel', summary: 'Create a label' })
-  @ApiCreatedResponse({ type: NamedColourMessageEnvelope })
-  @ApiValidatedInput()
-  create(
-    @CurrentUser() user: AuthenticatedUser,
-    @Body() body: CreateNamedColourRequest,
-  ): Promise<NamedColourMessageEnvelope> {
-    return this.labels.create(user, body);
-  }
+    @Get(plural)
+    @ApiOperation({ operationId: `list${noun}s`, summary: `List ${plural}, newest first` })
+    @ApiSlimPage(NamedColourResponse)
+    @ApiValidatedQuery()
+    list(@CurrentUser() user: AuthenticatedUser, @Query() query: PageQuery): Promise<SlimPage<NamedColourResponse>> {
+      return this.items.list(user, query);
+    }
 
-  @Put('label/:id')
-  @ApiOperation({ operationId: 'updateLabel', summary: 'Rename or recolour a label' })
-  @ApiOkResponse({ type: NamedColourMessageEnvelope })
-  @ApiValidatedInput()
-  @ApiNotFoundAs('message', 'Label not found.')
-  update(
-    @CurrentUser() user: AuthenticatedUser,
-    @LabelId() id: number,
-    @Body() body: UpdateNamedColourRequest,
-  ): Promise<NamedColourMessageEnvelope> {
-    return this.labels.update(user, id, body);
-  }
+    @Post(singular)
+    @ApiOperation({ operationId: `create${noun}`, summary: `Create a ${singular}` })
+    @ApiCreatedResponse({ type: NamedColourMessageEnvelope })
+    @ApiValidatedInput()
+    create(
+      @CurrentUser() user: AuthenticatedUser,
+      @Body() body: CreateNamedColourRequest,
+    ): Promise<NamedColourMessageEnvelope> {
+      return this.items.create(user, body);
+    }
 
-  @Delete('label/:id')
-  @ApiOperation({ operationId: 'deleteLabel', summary: 'Delete a label; assistants lose it' })
-  @ApiOkResponse({ type: MessageResponse })
-  @ApiNotFoundAs('message', 'Label not found.')
-  delete(@CurrentUser() user: AuthenticatedUser, @LabelId() id: number): Promise<MessageResponse> {
-    return this.labels.delete(user, id);
+    @Put(`${singular}/:id`)
+    @ApiOperation({ operationId: `update${noun}`, summary: `Rename or recolour a ${singular}` })
+    @ApiOkResponse({ type: NamedColourMessageEnvelope })
+    @ApiValidatedInput()
+    @ApiNotFoundAs('message', `${noun} not found.`)
+    update(
+      @CurrentUser() user: AuthenticatedUser,
+      @Id() id: number,
+      @Body() body: UpdateNamedColourRequest,
+    ): Promise<NamedColourMessageEnvelope> {
+      return this.items.update(user, id, body);
+    }
+
+    @Delete(`${singular}/:id`)
+    @ApiOperation({
+      operationId: `delete${noun}`,
+      summary:
+        singular === 'folder' ? 'Delete a folder; its assistants become unfiled' : 'Delete a label; assistants lose it',
+    })
+    @ApiOkResponse({ type: MessageResponse })
+    @ApiNotFoundAs('message', `${noun} not found.`)
+    delete(@CurrentUser() user: AuthenticatedUser, @Id() id: number): Promise<MessageResponse> {
+      return this.items.delete(user, id);
+    }
   }
+  Object.defineProperty(NamedColourController, 'name', { value: `${noun}sController` });
+  return NamedColourController;
 }
+
+export const FoldersController = namedColourController(
+  { singular: 'folder', noun: 'Folder', notFound: Errors.folderNotFound },
+  FoldersService,
+);
+export const LabelsController = namedColourController(
+  { singular: 'label', noun: 'Label', notFound: Errors.labelNotFound },
+  LabelsService,
+);

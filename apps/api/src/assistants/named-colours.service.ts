@@ -1,4 +1,4 @@
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource } from 'typeorm';
 import {
   CreateNamedColourRequest,
   DomainError,
@@ -13,13 +13,10 @@ import {
   UpdateNamedColourRequest,
   ValidationFailed,
 } from '@app/contracts';
+import { isUniqueViolation } from '@app/database';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
 const nameTaken = () => ValidationFailed.field('name', 'The name has already been taken.');
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505';
-}
 
 /** How a folder or a label is told apart: its table, how its assistants are found, and its words. */
 export interface NamedColourKind {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import {
   CreateToolRequest,
   DEFAULT_TOOL_TIMEOUT_SECONDS,
@@ -19,7 +19,7 @@ import {
   toToolResponse,
 } from '@app/contracts';
 import { SecretBox } from '@app/crypto';
-import { InjectTenantRepository, TenantRepository, Tool } from '@app/database';
+import { InjectTenantRepository, isUniqueViolation, TenantRepository, Tool } from '@app/database';
 import { ToolExecutor, validateToolArguments } from '@app/tools';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
@@ -36,10 +36,6 @@ function duplicateParameterNames(schema: ToolParameter[] | undefined): Validatio
     seen.add(parameter.name);
   });
   return Object.keys(errors).length > 0 ? new ValidationFailed(errors, TOOL_VALIDATION_MESSAGE) : undefined;
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505';
 }
 
 @Injectable()
