@@ -13,7 +13,7 @@ import {
   UpdateNamedColourRequest,
   ValidationFailed,
 } from '@app/contracts';
-import { isUniqueViolation } from '@app/database';
+import { whenUnique } from '@app/database';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
 const nameTaken = () => ValidationFailed.field('name', 'The name has already been taken.');
@@ -56,13 +56,15 @@ export class NamedColours {
   }
 
   async create(user: AuthenticatedUser, request: CreateNamedColourRequest): Promise<NamedColourMessageEnvelope> {
-    const [row] = await this.unique(() =>
-      this.dataSource.query(
-        `INSERT INTO ${this.kind.table} (user_id, name, color) VALUES ($1, $2, $3)
+    const [row] = await whenUnique(
+      () =>
+        this.dataSource.query(
+          `INSERT INTO ${this.kind.table} (user_id, name, color) VALUES ($1, $2, $3)
          ON CONFLICT DO NOTHING
          RETURNING id, name, color, 0 AS assistants_count`,
-        [user.id, request.name, request.color ?? null],
-      ),
+          [user.id, request.name, request.color ?? null],
+        ),
+      nameTaken,
     );
     if (!row) throw nameTaken();
     return { message: `${this.kind.noun} created successfully.`, data: toNamedColourResponse(row) };
@@ -73,23 +75,25 @@ export class NamedColours {
     id: number,
     request: UpdateNamedColourRequest,
   ): Promise<NamedColourMessageEnvelope> {
-    const [rows] = (await this.unique(() =>
-      this.dataSource.query(
-        `UPDATE ${this.kind.table} item
+    const [rows] = (await whenUnique(
+      () =>
+        this.dataSource.query(
+          `UPDATE ${this.kind.table} item
             SET name = CASE WHEN $3::boolean THEN $4 ELSE item.name END,
                 color = CASE WHEN $5::boolean THEN $6 ELSE item.color END,
                 updated_at = now()
           WHERE item.id = $1 AND item.user_id = $2
           RETURNING item.id, item.name, item.color, ${this.kind.assistantsCount} AS assistants_count`,
-        [
-          id,
-          user.id,
-          request.name !== undefined,
-          request.name ?? null,
-          request.color !== undefined,
-          request.color ?? null,
-        ],
-      ),
+          [
+            id,
+            user.id,
+            request.name !== undefined,
+            request.name ?? null,
+            request.color !== undefined,
+            request.color ?? null,
+          ],
+        ),
+      nameTaken,
     )) as [NamedColourRow[], number];
     if (rows.length === 0) throw this.kind.notFound();
     return { message: `${this.kind.noun} updated successfully.`, data: toNamedColourResponse(rows[0]) };
@@ -102,14 +106,5 @@ export class NamedColours {
     ])) as [unknown, number];
     if (deleted === 0) throw this.kind.notFound();
     return { message: `${this.kind.noun} deleted successfully.` };
-  }
-
-  private async unique<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (isUniqueViolation(error)) throw nameTaken();
-      throw error;
-    }
   }
 }

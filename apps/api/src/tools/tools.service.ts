@@ -19,7 +19,7 @@ import {
   toToolResponse,
 } from '@app/contracts';
 import { SecretBox } from '@app/crypto';
-import { InjectTenantRepository, isUniqueViolation, TenantRepository, Tool } from '@app/database';
+import { InjectTenantRepository, whenUnique, TenantRepository, Tool } from '@app/database';
 import { ToolExecutor, validateToolArguments } from '@app/tools';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
@@ -60,60 +60,64 @@ export class ToolsService {
   async create(user: AuthenticatedUser, request: CreateToolRequest): Promise<ToolMessageEnvelope> {
     const duplicate = duplicateParameterNames(request.schema);
     if (duplicate) throw duplicate;
-    const tool = await this.unique(() =>
-      this.dataSource.transaction(async (manager) => {
-        const tools = this.tools.withManager(manager);
-        if (await tools.exists(user.id, { name: request.name })) throw nameTaken();
-        const created = await tools.create(user.id, {
-          name: request.name,
-          description: request.description,
-          endpoint: request.endpoint,
-          method: request.method,
-          bodyFormat: request.body_format ?? 'json',
-          timeoutSeconds: request.timeout ?? DEFAULT_TOOL_TIMEOUT_SECONDS,
-          headers: [],
-          staticFields: request.static_fields ?? [],
-          schema: normaliseSchema(request.schema ?? []),
-          automationFlowId: request.automation_flow_id ?? null,
-        });
-        // Header values are sealed with the tool's id, known only once the row exists.
-        if (request.headers?.length) await this.storeHeaders(manager, user, created, request.headers);
-        return created;
-      }),
+    const tool = await whenUnique(
+      () =>
+        this.dataSource.transaction(async (manager) => {
+          const tools = this.tools.withManager(manager);
+          if (await tools.exists(user.id, { name: request.name })) throw nameTaken();
+          const created = await tools.create(user.id, {
+            name: request.name,
+            description: request.description,
+            endpoint: request.endpoint,
+            method: request.method,
+            bodyFormat: request.body_format ?? 'json',
+            timeoutSeconds: request.timeout ?? DEFAULT_TOOL_TIMEOUT_SECONDS,
+            headers: [],
+            staticFields: request.static_fields ?? [],
+            schema: normaliseSchema(request.schema ?? []),
+            automationFlowId: request.automation_flow_id ?? null,
+          });
+          // Header values are sealed with the tool's id, known only once the row exists.
+          if (request.headers?.length) await this.storeHeaders(manager, user, created, request.headers);
+          return created;
+        }),
+      nameTaken,
     );
     return { message: 'Tool created successfully.', data: this.toResponse(tool) };
   }
 
   async update(user: AuthenticatedUser, id: number, request: UpdateToolRequest): Promise<ToolMessageEnvelope> {
     const duplicate = duplicateParameterNames(request.schema);
-    const tool = await this.unique(() =>
-      this.dataSource.transaction(async (manager) => {
-        const tools = this.tools.withManager(manager);
-        const current = await tools.findOne(user.id, id);
-        if (!current) throw Errors.toolNotFound();
-        if (duplicate) throw duplicate;
-        if (request.name !== undefined && request.name !== current.name) {
-          if (await tools.exists(user.id, { name: request.name })) throw nameTaken();
-        }
-        // A tool linked to an automation flow keeps the flow's endpoint, method and body format.
-        const linked = current.automationFlowId !== null;
-        const changes: Partial<Tool> = {
-          ...(request.name !== undefined ? { name: request.name } : {}),
-          ...(request.description !== undefined ? { description: request.description } : {}),
-          ...(request.endpoint !== undefined && !linked ? { endpoint: request.endpoint } : {}),
-          ...(request.method !== undefined && !linked ? { method: request.method } : {}),
-          ...(request.body_format !== undefined && !linked ? { bodyFormat: request.body_format } : {}),
-          ...(request.timeout !== undefined ? { timeoutSeconds: request.timeout } : {}),
-          ...(request.static_fields !== undefined ? { staticFields: request.static_fields } : {}),
-          ...(request.schema !== undefined ? { schema: normaliseSchema(request.schema) } : {}),
-        };
-        Object.assign(current, changes);
-        if (request.headers !== undefined) current.headers = this.sealHeaders(current.id, request.headers);
-        // Saving touches updated_at even when only a list changed.
-        current.updatedAt = new Date();
-        await manager.save(current);
-        return current;
-      }),
+    const tool = await whenUnique(
+      () =>
+        this.dataSource.transaction(async (manager) => {
+          const tools = this.tools.withManager(manager);
+          const current = await tools.findOne(user.id, id);
+          if (!current) throw Errors.toolNotFound();
+          if (duplicate) throw duplicate;
+          if (request.name !== undefined && request.name !== current.name) {
+            if (await tools.exists(user.id, { name: request.name })) throw nameTaken();
+          }
+          // A tool linked to an automation flow keeps the flow's endpoint, method and body format.
+          const linked = current.automationFlowId !== null;
+          const changes: Partial<Tool> = {
+            ...(request.name !== undefined ? { name: request.name } : {}),
+            ...(request.description !== undefined ? { description: request.description } : {}),
+            ...(request.endpoint !== undefined && !linked ? { endpoint: request.endpoint } : {}),
+            ...(request.method !== undefined && !linked ? { method: request.method } : {}),
+            ...(request.body_format !== undefined && !linked ? { bodyFormat: request.body_format } : {}),
+            ...(request.timeout !== undefined ? { timeoutSeconds: request.timeout } : {}),
+            ...(request.static_fields !== undefined ? { staticFields: request.static_fields } : {}),
+            ...(request.schema !== undefined ? { schema: normaliseSchema(request.schema) } : {}),
+          };
+          Object.assign(current, changes);
+          if (request.headers !== undefined) current.headers = this.sealHeaders(current.id, request.headers);
+          // Saving touches updated_at even when only a list changed.
+          current.updatedAt = new Date();
+          await manager.save(current);
+          return current;
+        }),
+      nameTaken,
     );
     return { message: 'Tool updated successfully.', data: this.toResponse(tool) };
   }
@@ -176,16 +180,6 @@ export class ToolsService {
 
   private toResponse(tool: Tool): ToolResponse {
     return toToolResponse(tool, this.openHeaders(tool));
-  }
-
-  /** Two requests racing to the same name: the unique index decides, and the loser gets the usual 422. */
-  private async unique<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (isUniqueViolation(error)) throw nameTaken();
-      throw error;
-    }
   }
 }
 
