@@ -15,6 +15,7 @@ import {
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AssistantsModule } from './assistants/assistants.module';
 import { AuthModule } from './auth/auth.module';
+import { CallsModule } from './calls/calls.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
@@ -45,6 +46,7 @@ export class ApiModule {
         LanguagesModule,
         AssistantsModule,
         CampaignsModule,
+        CallsModule,
         KnowledgebasesModule,
         ToolsModule,
         TelephonyModule,

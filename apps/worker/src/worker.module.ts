@@ -16,6 +16,7 @@ import { MaintenanceSchedule } from './maintenance/maintenance-schedule.service'
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { DocumentsModule } from './documents/documents.module';
 import { DocumentsProcessor } from './documents/documents.processor';
+import { CallsModule, CallsProcessor } from './calls/calls.processor';
 import { LeadsModule, LeadsProcessor } from './leads/leads.processor';
 import { TelephonyModule } from './telephony/telephony.module';
 import { TelephonyProcessor } from './telephony/telephony.processor';
@@ -24,7 +25,7 @@ import { JOB_PROCESSORS, WorkerRunner } from './worker-runner';
 import { queueReadinessChecks } from './queue-readiness';
 
 /** Every queue's consumer; the runner refuses to boot unless together they handle every declared job. */
-const processors = [MaintenanceProcessor, DocumentsProcessor, TelephonyProcessor, LeadsProcessor];
+const processors = [MaintenanceProcessor, DocumentsProcessor, TelephonyProcessor, LeadsProcessor, CallsProcessor];
 
 /** The worker: consumes every queue; its only HTTP routes are health checks and metrics. */
 @Module({})
@@ -44,6 +45,7 @@ export class WorkerModule {
         DocumentsModule,
         TelephonyModule,
         LeadsModule,
+        CallsModule,
         HealthModule.forRoot([
           { provide: READINESS_CHECKS, inject: [JobQueue, AppConfig], useFactory: queueReadinessChecks },
         ]),

@@ -28,6 +28,8 @@ export class AppConfig {
   readonly outboundAllowLoopback: boolean;
   readonly sipProvisioner: 'local' | 'livekit';
   readonly livekit?: { url: string; apiKey: string; apiSecret: string };
+  /** A call with no final status after this long is ended as `failed` by the reaper. */
+  readonly callStaleAfterMinutes: number;
   /** How long a SIP trunk create or update waits for the provider before answering 502. */
   readonly sipProvisionTimeoutSeconds: number;
   /** The fixed-egress SIP proxy that trunks with `outbound_proxy` send their calls through, if any. */
@@ -118,6 +120,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         ? { url: env.LIVEKIT_URL, apiKey: env.LIVEKIT_API_KEY, apiSecret: env.LIVEKIT_API_SECRET }
         : undefined,
     sipProvisionTimeoutSeconds: env.SIP_PROVISION_TIMEOUT_SECONDS,
+    callStaleAfterMinutes: env.CALL_STALE_AFTER_MINUTES,
     sipOutboundProxyAddress: env.SIP_OUTBOUND_PROXY_ADDRESS,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,

@@ -57,6 +57,7 @@ export const environmentSchema = z
     LIVEKIT_URL: z.url().optional(),
     LIVEKIT_API_KEY: z.string().min(1).optional(),
     LIVEKIT_API_SECRET: z.string().min(1).optional(),
+    CALL_STALE_AFTER_MINUTES: integer(1, 10_080).default(120),
     SIP_PROVISION_TIMEOUT_SECONDS: integer(1, 120).default(20),
     SIP_OUTBOUND_PROXY_ADDRESS: z
       .string()

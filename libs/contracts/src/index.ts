@@ -16,3 +16,5 @@ export * from './dto/assistant.dto';
 export * from './dto/campaign.dto';
 export * from './dto/lead.dto';
 export * from './phone-numbers';
+export * from './dto/call.dto';
+export * from './dto/call-response';

@@ -1,2 +1,3 @@
 export * from './crypto.module';
 export * from './secret-box';
+export * from './secret-contexts';

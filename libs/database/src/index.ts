@@ -6,3 +6,4 @@ export * from './tenant.repository';
 export { SEEDED_LANGUAGES } from './migrations/1763800000001-languages';
 export * from './knowledgebase-summaries';
 export * from './query-errors';
+export * from './call-outcomes';

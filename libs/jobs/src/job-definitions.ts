@@ -6,6 +6,7 @@ export const Queues = {
   documents: 'documents',
   telephony: 'telephony',
   leads: 'leads',
+  calls: 'calls',
 } as const;
 
 export type QueueName = (typeof Queues)[keyof typeof Queues];
@@ -40,6 +41,10 @@ const keepHistory: JobsOptions = {
 
 /** Retry delays start at JOB_RETRY_DELAY_MS (applied by JobQueue) and double each attempt. */
 const retried = (attempts: number): JobsOptions => ({ ...keepHistory, attempts, backoff: { type: 'exponential' } });
+
+export interface CallJob {
+  callId: number;
+}
 
 export interface LeadImportJob {
   importId: number;
@@ -78,6 +83,18 @@ export const Jobs = {
     { ...keepHistory, attempts: 1 },
     ({ requestId }) => `sip-request-${requestId}`,
   ),
+  /**
+   * Delivers a call that ended to its assistant's webhook, signed; retried with backoff for about a day (14
+   * attempts, the first retry after JOB_RETRY_DELAY_MS, doubling: 5 s up to 11 h, 23 h in all by default).
+   */
+  deliverCallWebhook: defineJob<CallJob>(
+    Queues.calls,
+    'deliver-call-webhook',
+    retried(14),
+    ({ callId }) => `webhook-${callId}`,
+  ),
+  /** Ends calls the runtime never finished (`failed`), so each reaches a final state and its webhook fires. */
+  reapStaleCalls: defineJob<Record<string, never>>(Queues.maintenance, 'reap-stale-calls', retried(3)),
   /** Re-enqueues lead imports whose job was lost or given up as stalled; they resume where they stopped. */
   sweepStuckImports: defineJob<Record<string, never>>(Queues.maintenance, 'sweep-stuck-imports', retried(3)),
   /** Reads a CSV of leads into a campaign in batches, resuming where it stopped. */

@@ -18,12 +18,11 @@ import {
   UpdateAssistantRequest,
   ValidationFailed,
 } from '@app/contracts';
-import { SecretBox } from '@app/crypto';
+import { SecretBox, SecretContexts } from '@app/crypto';
 import { Assistant, InjectTenantRepository, TenantRepository } from '@app/database';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
-const secretContext = (assistantId: number) => `assistant:${assistantId}:webhook-secret`;
 /** `whsec_` and 32 random bytes in base64, as Standard Webhooks signing secrets are written. */
 const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -177,7 +176,11 @@ export class AssistantsService {
   }
 
   private async storeSecret(manager: EntityManager, id: number, secret: string): Promise<void> {
-    await manager.update(Assistant, { id }, { webhookSecretSealed: this.secrets.seal(secret, secretContext(id)) });
+    await manager.update(
+      Assistant,
+      { id },
+      { webhookSecretSealed: this.secrets.seal(secret, SecretContexts.webhookSecret(id)) },
+    );
   }
 
   /**
@@ -341,7 +344,7 @@ export class AssistantsService {
       webhook_url: row.webhookUrl,
       is_webhook_active: row.isWebhookActive,
       webhook_secret: row.webhookSecretSealed
-        ? this.secrets.open(row.webhookSecretSealed, secretContext(row.id))
+        ? this.secrets.open(row.webhookSecretSealed, SecretContexts.webhookSecret(row.id))
         : null,
       variables: row.variables,
       post_call_schema: row.postCallSchema,

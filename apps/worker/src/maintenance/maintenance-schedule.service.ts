@@ -15,6 +15,7 @@ export function repeatableJobs(config: AppConfig): RepeatableJob[] {
     { definition: Jobs.purgeIdempotencyKeys, everySeconds: 3600 },
     { definition: Jobs.cleanUpProviderTrunks, everySeconds: 60 },
     { definition: Jobs.sweepStuckImports, everySeconds: 60 },
+    { definition: Jobs.reapStaleCalls, everySeconds: 60 },
   ];
 }
 

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { IDEMPOTENCY_TTL_HOURS } from '@app/contracts';
 import { JobHandler, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { DocumentSweeper } from '../documents/document-sweeper.service';
+import { CallWebhooks } from '../calls/call-webhooks.service';
 import { LeadImport } from '../leads/lead-import.service';
 
 @Injectable()
@@ -16,12 +17,14 @@ export class MaintenanceProcessor extends JobProcessor {
     [Jobs.sweepStuckDocuments.name]: () => this.documentSweeper.sweep(),
     [Jobs.purgeIdempotencyKeys.name]: () => this.purgeIdempotencyKeys(),
     [Jobs.sweepStuckImports.name]: () => this.leadImports.sweep(),
+    [Jobs.reapStaleCalls.name]: () => this.callWebhooks.reapStale(),
   };
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly documentSweeper: DocumentSweeper,
     private readonly leadImports: LeadImport,
+    private readonly callWebhooks: CallWebhooks,
   ) {
     super();
   }

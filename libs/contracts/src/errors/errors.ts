@@ -21,6 +21,7 @@ export const Errors = {
   campaignNotFound: () => new NotFound('Campaign'),
   leadNotFound: () => new NotFound('Lead'),
   leadImportNotFound: () => new NotFound('Lead import'),
+  callNotFound: () => new NotFound('Call'),
   sipTrunkNotFound: () => new NotFound('SIP trunk', 'error'),
   phoneNumberNotFound: () => new NotFound('Phone number', 'error'),
   /** Without a period, as the public product answers (compat). */

@@ -6,6 +6,7 @@ import { Telephony1763800000020 } from './1763800000020-telephony';
 import { Assistants1763800000040 } from './1763800000040-assistants';
 import { Campaigns1763800000060 } from './1763800000060-campaigns';
 import { LeadCounters1763800000061 } from './1763800000061-lead-counters';
+import { Calls1763800000070 } from './1763800000070-calls';
 import { IdempotencyKeys1763800000050 } from './1763800000050-idempotency-keys';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
@@ -19,4 +20,5 @@ export const migrations = [
   IdempotencyKeys1763800000050,
   Campaigns1763800000060,
   LeadCounters1763800000061,
+  Calls1763800000070,
 ];

@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { CallIngestion } from './call-ingestion.service';
+import { CallsController, InternalCallsController } from './calls.controllers';
+import { CallsService } from './calls.service';
+import { RuntimeTokenGuard } from './runtime-token.guard';
+
+@Module({
+  controllers: [CallsController, InternalCallsController],
+  providers: [CallsService, CallIngestion, RuntimeTokenGuard],
+})
+export class CallsModule {}

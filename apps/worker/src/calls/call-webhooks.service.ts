@@ -1,0 +1,173 @@
+import { createHmac } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Job, UnrecoverableError } from 'bullmq';
+import { DataSource } from 'typeorm';
+import { CallJob, isFinalAttempt } from '@app/jobs';
+import { AppConfig } from '@app/config';
+import { CallRow, toCallResponse, utcDateTime } from '@app/contracts';
+import { SecretBox, SecretContexts } from '@app/crypto';
+import { settleLeadOfEndedCall } from '@app/database';
+import { JobQueue, Jobs } from '@app/jobs';
+import { OutboundHttp, OutboundRequestError } from '@app/outbound-http';
+
+/** The part of the receiver's answer kept in the call's `webhook_response`. */
+const RESPONSE_BODY_LIMIT = 4096;
+const DELIVERY_TIMEOUT_MS = 10_000;
+
+/**
+ * Standard Webhooks signature: `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`, keyed with the
+ * bytes of the `whsec_` secret.
+ */
+export function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+interface DeliveryRow extends CallRow {
+  user_id: number;
+  assistant_id: number;
+  webhook_url: string | null;
+  is_webhook_active: boolean;
+  webhook_secret_sealed: string | null;
+  webhook_event_id: string | null;
+}
+
+@Injectable()
+export class CallWebhooks {
+  private readonly logger = new Logger(CallWebhooks.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly http: OutboundHttp,
+    private readonly secrets: SecretBox,
+    private readonly jobs: JobQueue,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * POSTs the ended call to its assistant's webhook, signed; the receiver's answer (status and the start of its
+   * body) goes into `webhook_response` on every attempt. A network failure, timeout or non-2xx throws, so the job
+   * is retried with backoff; `webhook-id` stays the same on every retry of the event.
+   */
+  async deliver(job: Job<CallJob>): Promise<{ status: string }> {
+    const [call] = (await this.dataSource.query(
+      `SELECT c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed
+         FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1`,
+      [job.data.callId],
+    )) as DeliveryRow[];
+    if (
+      !call ||
+      !call.webhook_url ||
+      !call.is_webhook_active ||
+      !call.webhook_secret_sealed ||
+      !call.webhook_event_id
+    ) {
+      return { status: 'skipped' };
+    }
+    const body = JSON.stringify(await this.payload(call));
+    const timestamp = Math.floor(Date.now() / 1000);
+    const secret = this.secrets.open(call.webhook_secret_sealed, SecretContexts.webhookSecret(call.assistant_id));
+    const attempt = job.attemptsMade + 1;
+    let recorded: Record<string, unknown>;
+    let failure: string | undefined;
+    try {
+      const answer = await this.http.client.request(call.webhook_url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': call.webhook_event_id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signWebhook(secret, call.webhook_event_id, timestamp, body),
+        },
+        body,
+        timeoutMs: DELIVERY_TIMEOUT_MS,
+        maxBytes: RESPONSE_BODY_LIMIT,
+        truncateBody: true,
+      });
+      recorded = {
+        status: answer.status,
+        body: answer.body.toString('utf8'),
+        attempts: attempt,
+        delivered_at: utcDateTime(new Date()),
+      };
+      if (answer.status < 200 || answer.status >= 300) failure = `the receiver answered ${answer.status}`;
+    } catch (error) {
+      if (!(error instanceof OutboundRequestError)) throw error;
+      recorded = { status: null, error: error.message, attempts: attempt, delivered_at: utcDateTime(new Date()) };
+      failure = error.message;
+      // An address the guard refuses will be refused on every retry.
+      if (error.code === 'blocked_address' || error.code === 'invalid_url' || error.code === 'unsupported_protocol') {
+        await this.record(call.id, recorded);
+        throw new UnrecoverableError(failure);
+      }
+    }
+    await this.record(call.id, recorded);
+    if (!failure) return { status: 'delivered' };
+    if (isFinalAttempt(job))
+      this.logger.warn({ callId: call.id, attempts: attempt, error: failure }, 'webhook gave up');
+    throw new Error(`Webhook delivery failed: ${failure}`);
+  }
+
+  /** Ends calls the runtime never finished, as `failed`, and lets their lead and webhook follow. */
+  async reapStale(): Promise<{ ended: number }> {
+    const ended = await this.dataSource.transaction(async (manager) => {
+      const rows = (
+        await manager.query(
+          `UPDATE calls SET status = 'failed', ended_at = now(), updated_at = now(),
+                webhook_event_id = COALESCE(webhook_event_id, 'msg_' || gen_random_uuid()::text),
+                evaluation = evaluation || jsonb_build_object('reason', 'No final status was reported by the voice runtime.')
+          WHERE id IN (SELECT id FROM calls WHERE status = ANY($1) AND updated_at < now() - make_interval(mins => $2)
+                        ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED)
+          RETURNING id, lead_id, status, answered_by, assistant_id`,
+          [['initiated', 'ringing', 'in-progress'], this.config.callStaleAfterMinutes],
+        )
+      )[0] as {
+        id: number;
+        lead_id: number | null;
+        status: string;
+        answered_by: string | null;
+        assistant_id: number | null;
+      }[];
+      for (const row of rows) await settleLeadOfEndedCall(manager, row);
+      return rows;
+    });
+    for (const row of ended) await this.jobs.enqueue(Jobs.deliverCallWebhook, { callId: row.id });
+    if (ended.length > 0) this.logger.warn({ ended: ended.length }, 'ended calls the runtime never finished');
+    return { ended: ended.length };
+  }
+
+  private async record(callId: number, response: Record<string, unknown>): Promise<void> {
+    await this.dataSource.query(`UPDATE calls SET webhook_response = $2 WHERE id = $1`, [
+      callId,
+      JSON.stringify(response),
+    ]);
+  }
+
+  /** The call as the receiver gets it: its fields, and the lead with its campaign when there is one. */
+  private async payload(call: DeliveryRow) {
+    const { webhook_response: _response, ...fields } = toCallResponse(call);
+    const [lead] = call.lead_id
+      ? await this.dataSource.query(
+          `SELECT l.id, l.phone_number, l.variables, l.status, c.id AS campaign_id, c.name AS campaign_name
+             FROM leads l JOIN campaigns c ON c.id = l.campaign_id WHERE l.id = $1`,
+          [call.lead_id],
+        )
+      : [];
+    return {
+      event: 'call.ended',
+      call: {
+        ...fields,
+        lead: lead
+          ? {
+              id: lead.id,
+              phone_number: lead.phone_number,
+              variables: lead.variables,
+              status: lead.status,
+              campaign: { id: lead.campaign_id, name: lead.campaign_name },
+            }
+          : null,
+      },
+    };
+  }
+}

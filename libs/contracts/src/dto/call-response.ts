@@ -1,0 +1,52 @@
+import type { CallResponse } from './call.dto';
+import { utcDateTime } from './lead.dto';
+
+export interface CallRow {
+  id: number;
+  external_id: string;
+  assistant_name: string;
+  campaign_id: number | null;
+  campaign_name: string | null;
+  lead_id: number | null;
+  type: string;
+  duration: number;
+  assistant_phone_number: string;
+  client_phone_number: string;
+  status: string;
+  transcript: string;
+  variables: Record<string, unknown>;
+  evaluation: Record<string, unknown>;
+  webhook_response: Record<string, unknown>;
+  carrier_cost: string;
+  total_cost: string;
+  answered_by: string | null;
+  recording_url: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** `campaign_name` only for campaign calls and `recording_url` only with a recording, as the spec says. */
+export function toCallResponse(row: CallRow): CallResponse {
+  return {
+    id: row.id,
+    external_id: row.external_id,
+    assistant_name: row.assistant_name,
+    ...(row.campaign_name ? { campaign_name: row.campaign_name } : {}),
+    lead_id: row.lead_id,
+    type: row.type,
+    duration: row.duration,
+    assistant_phone_number: row.assistant_phone_number,
+    client_phone_number: row.client_phone_number,
+    status: row.status,
+    transcript: row.transcript,
+    variables: row.variables,
+    evaluation: row.evaluation,
+    webhook_response: row.webhook_response,
+    carrier_cost: Number(row.carrier_cost),
+    total_cost: Number(row.total_cost),
+    answered_by: row.answered_by,
+    ...(row.recording_url ? { recording_url: row.recording_url } : {}),
+    created_at: utcDateTime(row.created_at),
+    updated_at: utcDateTime(row.updated_at),
+  };
+}

@@ -1,0 +1,188 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { Rule } from '../validation';
+import { PageQuery } from './pagination.dto';
+
+export const CALL_TYPES = ['inbound', 'outbound', 'web'] as const;
+export const CALL_STATUSES = [
+  'initiated',
+  'ringing',
+  'busy',
+  'in-progress',
+  'ended',
+  'completed',
+  'ended_by_customer',
+  'ended_by_assistant',
+  'no-answer',
+  'failed',
+] as const;
+export const TERMINAL_CALL_STATUSES: readonly string[] = [
+  'ended',
+  'completed',
+  'ended_by_customer',
+  'ended_by_assistant',
+  'busy',
+  'no-answer',
+  'failed',
+];
+/** Outcomes after which a lead is tried again (one retry budget, whatever the failure). */
+export const UNREACHED_CALL_STATUSES: readonly string[] = ['busy', 'no-answer', 'failed'];
+export const ANSWERED_BY = ['human', 'machine', 'unknown'] as const;
+
+/** How far along a status is; a call only moves forward. */
+export function callStatusRank(status: string): number {
+  if (TERMINAL_CALL_STATUSES.includes(status)) return 3;
+  return { initiated: 0, ringing: 1, 'in-progress': 2 }[status] ?? 0;
+}
+
+/** What the voice runtime reports about a call (PUT /api/internal/calls/{external_id}). */
+export class IngestCallRequest {
+  @ApiProperty({ type: 'integer' })
+  @Rule.Required()
+  @Rule.Integer()
+  assistant_id: number;
+
+  @ApiProperty({ enum: CALL_TYPES })
+  @Rule.Required()
+  @Rule.OneOf(CALL_TYPES)
+  type: string;
+
+  @ApiProperty({ enum: CALL_STATUSES })
+  @Rule.Required()
+  @Rule.OneOf(CALL_STATUSES)
+  status: string;
+
+  @ApiProperty({ type: String, maxLength: 32 })
+  @Rule.RequiredText(32)
+  client_phone_number: string;
+
+  @ApiProperty({ type: String, maxLength: 32 })
+  @Rule.RequiredText(32)
+  assistant_phone_number: string;
+
+  @ApiPropertyOptional({ type: 'integer', nullable: true })
+  @Rule.Optional()
+  @Rule.Integer()
+  campaign_id?: number | null;
+
+  @ApiPropertyOptional({ type: 'integer', nullable: true })
+  @Rule.Optional()
+  @Rule.Integer()
+  lead_id?: number | null;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Seconds' })
+  @Rule.Optional()
+  @Rule.Integer()
+  @Rule.Between(0, 86_400)
+  duration?: number;
+
+  @ApiPropertyOptional({ type: String, maxLength: 1_000_000 })
+  @Rule.OptionalText(1_000_000)
+  transcript?: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @Rule.Optional()
+  @Rule.PlainObject()
+  variables?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @Rule.Optional()
+  @Rule.PlainObject()
+  evaluation?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: Number, minimum: 0 })
+  @Rule.Optional()
+  @Rule.Numeric()
+  @Rule.Between(0, 1_000_000)
+  carrier_cost?: number;
+
+  @ApiPropertyOptional({ type: Number, minimum: 0 })
+  @Rule.Optional()
+  @Rule.Numeric()
+  @Rule.Between(0, 1_000_000)
+  total_cost?: number;
+
+  @ApiPropertyOptional({ enum: ANSWERED_BY })
+  @Rule.Optional()
+  @Rule.OneOf(ANSWERED_BY)
+  answered_by?: string;
+
+  @ApiPropertyOptional({ type: String, format: 'uri', maxLength: 2048 })
+  @Rule.OptionalText(2048)
+  @Rule.HttpUrl()
+  recording_url?: string;
+}
+
+export class CallListQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: CALL_STATUSES })
+  @Rule.Optional()
+  @Rule.OneOf(CALL_STATUSES)
+  status?: string;
+
+  @ApiPropertyOptional({ enum: CALL_TYPES })
+  @Rule.Optional()
+  @Rule.OneOf(CALL_TYPES)
+  type?: string;
+
+  @ApiPropertyOptional({ type: String, maxLength: 32, description: "Part of the client's number" })
+  @Rule.OptionalText(32)
+  @Rule.Pattern(/^\+?[0-9]+$/)
+  phone_number?: string;
+
+  @ApiPropertyOptional({ type: 'integer' })
+  @Rule.Optional()
+  @Type(() => Number)
+  @Rule.Integer()
+  @Rule.Between(1, 2_147_483_647)
+  assistant_id?: number;
+
+  @ApiPropertyOptional({ type: 'integer' })
+  @Rule.Optional()
+  @Type(() => Number)
+  @Rule.Integer()
+  @Rule.Between(1, 2_147_483_647)
+  campaign_id?: number;
+
+  @ApiPropertyOptional({ type: String, format: 'date' })
+  @Rule.Optional()
+  @Rule.Pattern(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/)
+  date_from?: string;
+
+  @ApiPropertyOptional({ type: String, format: 'date' })
+  @Rule.Optional()
+  @Rule.Pattern(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/)
+  date_to?: string;
+}
+
+export class CallResponse {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ type: String }) external_id: string;
+  @ApiProperty({ type: String }) assistant_name: string;
+  @ApiPropertyOptional({ type: String, description: 'Only when the call belongs to a campaign' })
+  campaign_name?: string;
+  @ApiProperty({ type: 'integer', nullable: true }) lead_id: number | null;
+  @ApiProperty({ enum: CALL_TYPES }) type: string;
+  @ApiProperty({ type: 'integer' }) duration: number;
+  @ApiProperty({ type: String }) assistant_phone_number: string;
+  @ApiProperty({ type: String }) client_phone_number: string;
+  @ApiProperty({ enum: CALL_STATUSES }) status: string;
+  @ApiProperty({ type: String }) transcript: string;
+  @ApiProperty({ type: 'object', additionalProperties: true }) variables: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: true }) evaluation: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: true }) webhook_response: Record<string, unknown>;
+  @ApiProperty({ type: Number }) carrier_cost: number;
+  @ApiProperty({ type: Number }) total_cost: number;
+  @ApiProperty({ enum: ANSWERED_BY, nullable: true }) answered_by: string | null;
+  @ApiPropertyOptional({ type: String, description: 'Only when a recording exists' }) recording_url?: string;
+  @ApiProperty({ type: String, example: '2026-01-02 03:04:05' }) created_at: string;
+  @ApiProperty({ type: String, example: '2026-01-02 03:04:05' }) updated_at: string;
+}
+
+export class CallEnvelope {
+  @ApiProperty({ type: CallResponse }) data: CallResponse;
+}
+
+export class IngestCallResponse {
+  @ApiProperty({ type: String }) message: string;
+  @ApiProperty({ type: CallResponse }) data: CallResponse;
+}

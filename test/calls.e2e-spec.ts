@@ -1,0 +1,309 @@
+import { createHmac } from 'node:crypto';
+import { JobQueue, Jobs } from '@app/jobs';
+import { LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
+import { createAccount, TestAccount } from './support/factories';
+import { Stack, startStack } from './support/stack';
+import { waitFor } from './support/wait-for';
+
+const RUNTIME_TOKEN = 'runtime-token-for-tests-0123456789abcdef';
+const runtime = { Authorization: `Bearer ${RUNTIME_TOKEN}` };
+
+/** An independent Standard Webhooks check, as a receiver would write it. */
+function verifies(secret: string, headers: Record<string, string | string[] | undefined>, body: string): boolean {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const expected = createHmac('sha256', key)
+    .update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`)
+    .digest('base64');
+  return String(headers['webhook-signature'])
+    .split(' ')
+    .some((signature) => signature === `v1,${expected}`);
+}
+
+describe('Calls', () => {
+  let stack: Stack;
+  let account: TestAccount;
+  let other: TestAccount;
+  let receiver: LocalSite;
+  let failuresLeft = 0;
+  let english: number;
+
+  beforeAll(async () => {
+    receiver = await startLocalSite({
+      '/hook': (_request, response) => {
+        if (failuresLeft > 0) {
+          failuresLeft--;
+          return response.writeHead(500, { 'content-type': 'text/plain' }).end('try later');
+        }
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+      },
+    });
+    stack = await startStack({ env: { RUNTIME_API_TOKEN: RUNTIME_TOKEN, JOB_RETRY_DELAY_MS: '100' } });
+    account = await createAccount(stack);
+    other = await createAccount(stack);
+    english = (await stack.http.get('/api/user/assistants/languages').set(account.auth)).body.find(
+      (language: { iso_2: string }) => language.iso_2 === 'en',
+    ).id;
+  });
+  afterAll(async () => {
+    await stack.close();
+    await receiver.close();
+  });
+
+  const assistant = async (body: object = {}, owner = account) =>
+    (
+      await stack.http
+        .post('/api/user/assistant')
+        .set(owner.auth)
+        .send({ name: 'Caller', type: 'outbound', language_id: english, ...body })
+        .expect(201)
+    ).body.data;
+  const ingest = (externalId: string, body: object) =>
+    stack.http.put(`/api/internal/calls/${externalId}`).set(runtime).send(body);
+  const base = (assistantId: number, overrides: object = {}) => ({
+    assistant_id: assistantId,
+    type: 'outbound',
+    status: 'initiated',
+    client_phone_number: '+14155550123',
+    assistant_phone_number: '+14155550999',
+    ...overrides,
+  });
+
+  it('separates the runtime token from users’ tokens', async () => {
+    const mine = await assistant();
+    await stack.http
+      .put('/api/internal/calls/x-1')
+      .set(account.auth)
+      .send(base(mine.id))
+      .expect(401, { message: 'Unauthenticated.' });
+    await stack.http.put('/api/internal/calls/x-1').send(base(mine.id)).expect(401);
+    await stack.http.get('/api/user/calls').set(runtime).expect(401);
+  });
+
+  it('records a call by its external id: 201 first, 200 after, forward only, 409 off a final status', async () => {
+    const mine = await assistant({ name: 'Front' });
+    const first = await ingest('call-a', base(mine.id)).expect(201);
+    expect(first.body.data).toMatchObject({
+      external_id: 'call-a',
+      status: 'initiated',
+      assistant_name: 'Front',
+      lead_id: null,
+    });
+    expect(first.body.data).not.toHaveProperty('campaign_name');
+    expect(first.body.data).not.toHaveProperty('recording_url');
+    await ingest('call-a', base(mine.id, { status: 'in-progress' })).expect(200);
+    await ingest('call-a', base(mine.id, { status: 'ringing' })).expect(409);
+    const ended = await ingest(
+      'call-a',
+      base(mine.id, {
+        status: 'completed',
+        duration: 42,
+        transcript: 'Hello',
+        total_cost: 0.125,
+        carrier_cost: 0.05,
+        recording_url: 'https://rec.example.com/a.mp3',
+        answered_by: 'human',
+      }),
+    ).expect(200);
+    expect(ended.body.data).toMatchObject({
+      status: 'completed',
+      duration: 42,
+      total_cost: 0.125,
+      carrier_cost: 0.05,
+      recording_url: 'https://rec.example.com/a.mp3',
+    });
+    await ingest('call-a', base(mine.id, { status: 'completed', duration: 42 })).expect(200);
+    const conflict = await ingest('call-a', base(mine.id, { status: 'failed' }));
+    expect(conflict.status).toBe(409);
+    expect(conflict.body).toEqual({ message: 'The call is already completed; it cannot become failed.' });
+    const list = await stack.http.get('/api/user/calls').set(account.auth).expect(200);
+    expect(list.body.data[0]).toMatchObject({
+      external_id: 'call-a',
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+    });
+  });
+
+  it('belongs to the assistant’s account, and refuses another account’s campaign or lead', async () => {
+    const theirs = await assistant({}, other);
+    await ingest('call-b', base(theirs.id)).expect(201);
+    const mine = await stack.http.get('/api/user/calls').query({ per_page: 100 }).set(account.auth).expect(200);
+    expect(mine.body.data.map((call: { external_id: string }) => call.external_id)).not.toContain('call-b');
+    const id = (await stack.http.get('/api/user/calls').set(other.auth).expect(200)).body.data[0].id;
+    await stack.http.get(`/api/user/calls/${id}`).set(account.auth).expect(404, { message: 'Call not found.' });
+    await stack.http.delete(`/api/user/calls/${id}`).set(account.auth).expect(404, { message: 'Call not found.' });
+    const myCampaign = (
+      await stack.http
+        .post('/api/user/campaign')
+        .set(account.auth)
+        .send({ name: 'Mine', assistant_id: (await assistant()).id })
+        .expect(201)
+    ).body.data.id;
+    const refused = await ingest('call-c', base(theirs.id, { campaign_id: myCampaign }));
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ campaign_id: ['The selected campaign id is invalid.'] });
+    await stack.http
+      .delete(`/api/user/calls/${id}`)
+      .set(other.auth)
+      .expect(200, { message: 'Call deleted successfully.' });
+  });
+
+  it('moves the lead with its calls through one retry budget to reached-max-retries', async () => {
+    const caller = await assistant();
+    const campaign = (
+      await stack.http
+        .post('/api/user/campaign')
+        .set(account.auth)
+        .send({ name: 'Retries', assistant_id: caller.id, max_retries: 2 })
+        .expect(201)
+    ).body.data;
+    const lead = (
+      await stack.http
+        .post('/api/user/lead')
+        .set(account.auth)
+        .send({ phone_number: '+14155550124', campaign_id: campaign.id })
+        .expect(201)
+    ).body.data;
+    const readLead = async () =>
+      (await stack.http.get(`/api/user/leads/${lead.id}`).set(account.auth).expect(200)).body.data.status;
+    const withLead = { campaign_id: campaign.id, lead_id: lead.id };
+    await ingest('retry-1', base(caller.id, withLead)).expect(201);
+    expect(await readLead()).toBe('processing');
+    const first = await ingest('retry-1', base(caller.id, { ...withLead, status: 'no-answer' })).expect(200);
+    expect(first.body.data.campaign_name).toBe('Retries');
+    expect(await readLead()).toBe('rescheduled');
+    await ingest('retry-2', base(caller.id, { ...withLead, status: 'completed', answered_by: 'machine' })).expect(201);
+    expect(await readLead()).toBe('reached-max-retries');
+
+    const reached = (
+      await stack.http
+        .post('/api/user/lead')
+        .set(account.auth)
+        .send({ phone_number: '+14155550125', campaign_id: campaign.id })
+        .expect(201)
+    ).body.data;
+    await ingest(
+      'done-1',
+      base(caller.id, { campaign_id: campaign.id, lead_id: reached.id, status: 'ended_by_customer' }),
+    ).expect(201);
+    expect((await stack.http.get(`/api/user/leads/${reached.id}`).set(account.auth)).body.data.status).toBe(
+      'completed',
+    );
+  });
+
+  it('filters the list and refuses bad filter values by name', async () => {
+    const fresh = await createAccount(stack);
+    const one = await assistant({}, fresh);
+    const two = await assistant({ type: 'inbound' }, fresh);
+    await ingest('f-1', base(one.id, { status: 'completed', client_phone_number: '+14155550901' })).expect(201);
+    await ingest('f-2', base(two.id, { type: 'inbound', status: 'busy', client_phone_number: '+14155550902' })).expect(
+      201,
+    );
+    await ingest('f-3', base(one.id, { type: 'web', client_phone_number: '+14155550903' })).expect(201);
+    const total = async (query: object) =>
+      (await stack.http.get('/api/user/calls').query(query).set(fresh.auth).expect(200)).body.total;
+    expect(await total({})).toBe(3);
+    expect(await total({ status: 'busy' })).toBe(1);
+    expect(await total({ type: 'web' })).toBe(1);
+    expect(await total({ assistant_id: one.id })).toBe(2);
+    expect(await total({ phone_number: '0902' })).toBe(1);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await total({ date_from: today, date_to: today })).toBe(3);
+    expect(await total({ date_to: '2020-01-01' })).toBe(0);
+    for (const [name, value] of [
+      ['status', 'gone'],
+      ['type', 'fax'],
+      ['assistant_id', 'x'],
+      ['date_from', '2026-13-01'],
+    ]) {
+      const invalid = await stack.http
+        .get('/api/user/calls')
+        .query({ [name]: value })
+        .set(fresh.auth);
+      expect({ name, status: invalid.status, keys: Object.keys(invalid.body.errors ?? {}) }).toEqual({
+        name,
+        status: 422,
+        keys: [name],
+      });
+    }
+  });
+
+  describe('webhooks', () => {
+    it('delivers an ended call, signed, retrying with the same webhook-id until the receiver accepts', async () => {
+      const hooked = await assistant({ webhook_url: `${receiver.origin}/hook`, is_webhook_active: true });
+      const before = receiver.requests.length;
+      failuresLeft = 2;
+      await ingest('hook-1', base(hooked.id)).expect(201);
+      await ingest('hook-1', base(hooked.id, { status: 'in-progress' })).expect(200);
+      await ingest(
+        'hook-1',
+        base(hooked.id, { status: 'completed', transcript: 'Thanks!', variables: { intent: 'renew' } }),
+      ).expect(200);
+      const call = await waitFor(async () => {
+        const response = await stack.http.get('/api/user/calls').set(account.auth).expect(200);
+        const found = response.body.data.find((item: { external_id: string }) => item.external_id === 'hook-1');
+        return found?.webhook_response?.status === 200 ? found : undefined;
+      }, 20_000);
+      const deliveries = receiver.requests.slice(before);
+      expect(deliveries).toHaveLength(3);
+      expect(new Set(deliveries.map((request) => request.headers['webhook-id'])).size).toBe(1);
+      for (const delivery of deliveries)
+        expect(verifies(hooked.webhook_secret, delivery.headers, delivery.body)).toBe(true);
+      expect(
+        verifies(hooked.webhook_secret, deliveries[2].headers, deliveries[2].body.replace('Thanks!', 'Thanks?')),
+      ).toBe(false);
+      const payload = JSON.parse(deliveries[2].body);
+      expect(payload).toMatchObject({
+        event: 'call.ended',
+        call: { id: call.id, status: 'completed', transcript: 'Thanks!', variables: { intent: 'renew' }, lead: null },
+      });
+      expect(call.webhook_response).toMatchObject({ status: 200, body: '{"received":true}', attempts: 3 });
+    }, 40_000);
+
+    it('delivers nothing for an inactive webhook or a call still going', async () => {
+      const inactive = await assistant({ webhook_url: `${receiver.origin}/hook`, is_webhook_active: false });
+      const active = await assistant({ webhook_url: `${receiver.origin}/hook`, is_webhook_active: true });
+      const before = receiver.requests.length;
+      await ingest('quiet-1', base(inactive.id, { status: 'completed' })).expect(201);
+      await ingest('quiet-2', base(active.id, { status: 'in-progress' })).expect(201);
+      await ingest('marker', base(active.id, { status: 'completed' })).expect(201);
+      await waitFor(async () => (receiver.requests.length > before ? true : undefined), 15_000);
+      expect(receiver.requests.slice(before).map((request) => JSON.parse(request.body).call.external_id)).toEqual([
+        'marker',
+      ]);
+    }, 30_000);
+
+    it('refuses a private address and records why', async () => {
+      const blocked = await assistant({ webhook_url: 'http://10.0.0.1/hook', is_webhook_active: true });
+      await ingest('private-1', base(blocked.id, { status: 'completed' })).expect(201);
+      const call = await waitFor(async () => {
+        const response = await stack.http.get('/api/user/calls').set(account.auth).expect(200);
+        const found = response.body.data.find((item: { external_id: string }) => item.external_id === 'private-1');
+        return found?.webhook_response?.error ? found : undefined;
+      }, 15_000);
+      expect(call.webhook_response).toMatchObject({
+        status: null,
+        error: expect.stringMatching(/not a public address/),
+      });
+    }, 30_000);
+  });
+
+  it('ends calls the runtime never finished, and their webhook fires', async () => {
+    const hooked = await assistant({ webhook_url: `${receiver.origin}/hook`, is_webhook_active: true });
+    await ingest('stale-1', base(hooked.id, { status: 'in-progress' })).expect(201);
+    await stack.dataSource.query(
+      `UPDATE calls SET updated_at = now() - interval '1 day' WHERE external_id = 'stale-1'`,
+    );
+    const before = receiver.requests.length;
+    await stack.api.get(JobQueue).enqueue(Jobs.reapStaleCalls, {});
+    const call = await waitFor(async () => {
+      const response = await stack.http.get('/api/user/calls').set(account.auth).expect(200);
+      const found = response.body.data.find((item: { external_id: string }) => item.external_id === 'stale-1');
+      return found?.status === 'failed' ? found : undefined;
+    }, 15_000);
+    expect(call.evaluation.reason).toMatch(/No final status/);
+    await waitFor(
+      async () =>
+        receiver.requests.slice(before).some((request) => request.body.includes('stale-1')) ? true : undefined,
+      15_000,
+    );
+  }, 40_000);
+});
