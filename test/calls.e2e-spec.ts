@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
 import { JobQueue, Jobs } from '@app/jobs';
 import { LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
@@ -249,6 +251,14 @@ describe('Calls', () => {
         expect(verifies(hooked.webhook_secret, delivery.headers, delivery.body)).toBe(true);
       expect(
         verifies(hooked.webhook_secret, deliveries[2].headers, deliveries[2].body.replace('Thanks!', 'Thanks?')),
+      ).toBe(false);
+      // The README's example for receivers agrees.
+      const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
+      const snippet = /<!-- webhook-verification-example -->\s*```js\n([\s\S]*?)```/.exec(readme)![1];
+      const verifyWebhook = new Function('require', `${snippet}\nreturn verifyWebhook;`)(require);
+      expect(verifyWebhook(hooked.webhook_secret, deliveries[2].headers, deliveries[2].body)).toBe(true);
+      expect(
+        verifyWebhook(hooked.webhook_secret, deliveries[2].headers, deliveries[2].body.replace('Thanks!', 'Thanks?')),
       ).toBe(false);
       const payload = JSON.parse(deliveries[2].body);
       expect(payload).toMatchObject({
