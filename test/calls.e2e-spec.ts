@@ -210,6 +210,24 @@ describe('Calls', () => {
     const today = new Date().toISOString().slice(0, 10);
     expect(await total({ date_from: today, date_to: today })).toBe(3);
     expect(await total({ date_to: '2020-01-01' })).toBe(0);
+    // Totals come from counters the triggers keep; after a status change and a delete they still match the rows.
+    await ingest('f-3', base(one.id, { type: 'web', status: 'failed', client_phone_number: '+14155550903' })).expect(
+      200,
+    );
+    const firstId = (await stack.http.get('/api/user/calls').query({ phone_number: '0901' }).set(fresh.auth)).body
+      .data[0].id;
+    await stack.http.delete(`/api/user/calls/${firstId}`).set(fresh.auth).expect(200);
+    expect({
+      all: await total({}),
+      failed: await total({ status: 'failed' }),
+      initiated: await total({ status: 'initiated' }),
+      one: await total({ assistant_id: one.id }),
+    }).toEqual({
+      all: 2,
+      failed: 1,
+      initiated: 0,
+      one: 1,
+    });
     for (const [name, value] of [
       ['status', 'gone'],
       ['type', 'fax'],

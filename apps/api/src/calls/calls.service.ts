@@ -41,12 +41,12 @@ export class CallsService {
     if (query.date_to) add((p) => `created_at < ${p}::date + 1`, query.date_to);
     const where = conditions.join(' AND ');
     const order = query.date_from || query.date_to ? 'created_at DESC, id DESC' : 'id DESC';
-    const [rows, [{ total }]] = await Promise.all([
+    const [rows, total] = await Promise.all([
       this.dataSource.query(
         `SELECT * FROM calls WHERE ${where} ORDER BY ${order} LIMIT $${parameters.length + 1} OFFSET $${parameters.length + 2}`,
         [...parameters, query.per_page, (query.page - 1) * query.per_page],
       ) as Promise<CallRow[]>,
-      this.dataSource.query(`SELECT count(*)::int AS total FROM calls WHERE ${where}`, parameters),
+      this.total(user, query, where, parameters),
     ]);
     return lengthAwarePage(
       rows.map(toCallResponse),
@@ -54,6 +54,40 @@ export class CallsService {
       { page: query.page, perPage: query.per_page },
       pageLocation(request, this.config.appUrl),
     );
+  }
+
+  /** From the counters the triggers keep when at most one filter (not a partial number) or only dates are set. */
+  private async total(
+    user: AuthenticatedUser,
+    query: CallListQuery,
+    where: string,
+    parameters: unknown[],
+  ): Promise<number> {
+    const buckets = [
+      query.status && `s:${query.status}`,
+      query.type && `t:${query.type}`,
+      query.assistant_id !== undefined && `a:${query.assistant_id}`,
+      query.campaign_id !== undefined && `c:${query.campaign_id}`,
+    ].filter((bucket): bucket is string => Boolean(bucket));
+    const dated = Boolean(query.date_from || query.date_to);
+    if (!query.phone_number && buckets.length + (dated ? 1 : 0) <= 1) {
+      const [row] = dated
+        ? await this.dataSource.query(
+            `SELECT COALESCE(sum(total), 0)::int AS total FROM call_counts
+              WHERE user_id = $1 AND bucket LIKE 'd:%' AND bucket >= $2 AND bucket <= $3`,
+            [user.id, `d:${query.date_from ?? '0000-00-00'}`, `d:${query.date_to ?? '9999-99-99'}`],
+          )
+        : await this.dataSource.query(`SELECT total::int FROM call_counts WHERE user_id = $1 AND bucket = $2`, [
+            user.id,
+            buckets[0] ?? '',
+          ]);
+      return row?.total ?? 0;
+    }
+    const [{ total }] = await this.dataSource.query(
+      `SELECT count(*)::int AS total FROM calls WHERE ${where}`,
+      parameters,
+    );
+    return total;
   }
 
   async get(user: AuthenticatedUser, id: number): Promise<CallEnvelope> {

@@ -7,6 +7,7 @@ import { Assistants1763800000040 } from './1763800000040-assistants';
 import { Campaigns1763800000060 } from './1763800000060-campaigns';
 import { LeadCounters1763800000061 } from './1763800000061-lead-counters';
 import { Calls1763800000070 } from './1763800000070-calls';
+import { CallCounters1763800000071 } from './1763800000071-call-counters';
 import { IdempotencyKeys1763800000050 } from './1763800000050-idempotency-keys';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
@@ -21,4 +22,5 @@ export const migrations = [
   Campaigns1763800000060,
   LeadCounters1763800000061,
   Calls1763800000070,
+  CallCounters1763800000071,
 ];
