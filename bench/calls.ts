@@ -1,0 +1,228 @@
+/**
+ * Calls at size and speed, in one run (not a timed test):
+ *   1. ingestion: 2,000 calls written by the runtime's API (20 at a time), each ending with an active webhook,
+ *      then the signed deliveries to a receiver on 127.0.0.1 until all have arrived;
+ *   2. lists: one account with 1,000,000 calls among 5,000,000, over HTTP next to the same SQL run bare.
+ *
+ *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/calls.ts
+ */
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import { Client } from 'pg';
+import { ApiClient, startBenchStack } from './support/stack';
+import { fixed, nowMs, percentile, printTable, runMain } from './support/report';
+
+const RUNTIME_TOKEN = 'bench-runtime-token-0123456789abcdefghij';
+const INGESTED = 2000;
+const TOTAL_CALLS = 5_000_000;
+const ACCOUNT_CALLS = 1_000_000;
+
+async function main(): Promise<void> {
+  let delivered = 0;
+  const receiver = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      delivered++;
+      response.writeHead(200).end('ok');
+    });
+  });
+  receiver.listen(0, '127.0.0.1');
+  await once(receiver, 'listening');
+  const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  const stack = await startBenchStack({ RUNTIME_API_TOKEN: RUNTIME_TOKEN, WORKER_CONCURRENCY: '16' });
+  const client = new Client({ connectionString: stack.config.databaseUrl });
+  await client.connect();
+  try {
+    const api = await ApiClient.register(stack.baseUrl);
+    const me = await api.request('GET', '/api/user/me');
+    const languages = await api.request('GET', '/api/user/assistants/languages');
+    const assistant = (
+      await api.request(
+        'POST',
+        '/api/user/assistant',
+        { name: 'Caller', type: 'outbound', language_id: languages[0].id, webhook_url: hook, is_webhook_active: true },
+        201,
+      )
+    ).data;
+
+    // 1. Ingestion and webhook delivery.
+    const put = (index: number, status: string) =>
+      fetch(`${stack.baseUrl}/api/internal/calls/bench-${index}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${RUNTIME_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          assistant_id: assistant.id,
+          type: 'outbound',
+          status,
+          client_phone_number: `+1415${2000000 + index}`,
+          assistant_phone_number: '+14155550999',
+          duration: 30,
+          transcript: 'Hello there.',
+        }),
+      }).then((response) => {
+        if (response.status >= 300) throw new Error(`ingestion answered ${response.status}`);
+      });
+    const started = nowMs();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        while (next < INGESTED) await put(next++, 'completed');
+      }),
+    );
+    const ingestSeconds = (nowMs() - started) / 1000;
+    while (delivered < INGESTED && nowMs() - started < 300_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    const deliverSeconds = (nowMs() - started) / 1000;
+    printTable(
+      `Ingestion of ${INGESTED} ended calls (20 at a time), each with an active webhook`,
+      ['writes/s', 'ingestion s', 'webhooks delivered', 'all delivered after s', 'deliveries/s'],
+      [
+        [
+          fixed(INGESTED / ingestSeconds, 0),
+          fixed(ingestSeconds),
+          delivered,
+          fixed(deliverSeconds),
+          fixed(delivered / deliverSeconds, 0),
+        ],
+      ],
+    );
+
+    // 2. Lists at a million rows.
+    const seeded = nowMs();
+    await client.query(`ALTER TABLE calls DISABLE TRIGGER USER`);
+    const indexes = (
+      await client.query(
+        `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'calls' AND indexname NOT IN ('calls_pkey', 'calls_external_id_key')`,
+      )
+    ).rows;
+    for (const index of indexes) await client.query(`DROP INDEX ${index.indexname}`);
+    const users = [me.data.id];
+    for (let index = 0; index < 4; index++) {
+      users.push(
+        (
+          await client.query(`INSERT INTO users (name, email, password_hash) VALUES ('Other', $1, 'x') RETURNING id`, [
+            `calls-${index}@example.com`,
+          ])
+        ).rows[0].id,
+      );
+    }
+    for (const user of users) {
+      const count = user === me.data.id ? ACCOUNT_CALLS : (TOTAL_CALLS - ACCOUNT_CALLS) / 4;
+      await client.query(
+        `INSERT INTO calls (user_id, external_id, assistant_id, assistant_name, campaign_id, type, status, client_phone_number,
+                            assistant_phone_number, duration, created_at, updated_at)
+         SELECT $1, 'seed-' || $1 || '-' || n, CASE WHEN $1 = $3 THEN $4 ELSE NULL END, 'Caller', NULL,
+                (ARRAY['inbound','outbound','web'])[1 + n % 3],
+                (ARRAY['completed','busy','no-answer','failed','ended','ended_by_customer','ended_by_assistant'])[1 + n % 7],
+                '+1' || (3000000000 + n * 7 + $1)::text, '+14155550999', n % 600,
+                timestamptz '2026-01-01' + n * interval '5 seconds', timestamptz '2026-01-01' + n * interval '5 seconds'
+           FROM generate_series(1, $2) n`,
+        [user, count, me.data.id, assistant.id],
+      );
+    }
+    for (const index of indexes) await client.query(index.indexdef);
+    await client.query(`ALTER TABLE calls ENABLE TRIGGER USER`);
+    await client.query(`DELETE FROM call_counts`);
+    await client.query(`
+      INSERT INTO call_counts (user_id, bucket, total)
+      SELECT user_id, b, count(*) FROM calls,
+             unnest(ARRAY['', 's:' || status, 't:' || type,
+                          CASE WHEN assistant_id IS NULL THEN NULL ELSE 'a:' || assistant_id END,
+                          'd:' || to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')]) AS b
+       WHERE b IS NOT NULL GROUP BY user_id, b`);
+    await client.query(`VACUUM ANALYZE calls`);
+    await client.query(`VACUUM ANALYZE call_counts`);
+    console.log(`seeded ${TOTAL_CALLS} calls in ${fixed((nowMs() - seeded) / 1000)} s`);
+    const [{ phone }] = (
+      await client.query(
+        `SELECT substring(client_phone_number, 4, 6) AS phone FROM calls WHERE user_id = $1 AND external_id LIKE 'seed-%' LIMIT 1 OFFSET 500000`,
+        [me.data.id],
+      )
+    ).rows;
+    const user = me.data.id;
+    const page = (where = '', values: unknown[] = [], order = 'id DESC', offset = 0): [string, unknown[]] => [
+      `SELECT * FROM calls WHERE user_id = $1 ${where} ORDER BY ${order} LIMIT 15 OFFSET ${offset}`,
+      [user, ...values],
+    ];
+    const counter = (bucket: string): [string, unknown[]] => [
+      `SELECT total FROM call_counts WHERE user_id = $1 AND bucket = $2`,
+      [user, bucket],
+    ];
+    const cases: { name: string; query: string; sql: [string, unknown[]][] }[] = [
+      { name: 'first page', query: '', sql: [page(), counter('')] },
+      { name: 'page 1,000', query: 'page=1000', sql: [page('', [], 'id DESC', 14985), counter('')] },
+      { name: 'status', query: 'status=busy', sql: [page('AND status = $2', ['busy']), counter('s:busy')] },
+      { name: 'type', query: 'type=web', sql: [page('AND type = $2', ['web']), counter('t:web')] },
+      {
+        name: 'assistant',
+        query: `assistant_id=${assistant.id}`,
+        sql: [page('AND assistant_id = $2', [assistant.id]), counter(`a:${assistant.id}`)],
+      },
+      {
+        name: 'campaign (none match)',
+        query: 'campaign_id=1',
+        sql: [page('AND campaign_id = $2', [1]), counter('c:1')],
+      },
+      {
+        name: '20-day range',
+        query: 'date_from=2026-01-10&date_to=2026-01-29',
+        sql: [
+          page(
+            'AND created_at >= $2::date AND created_at < $3::date + 1',
+            ['2026-01-10', '2026-01-29'],
+            'created_at DESC, id DESC',
+          ),
+          [
+            `SELECT sum(total) FROM call_counts WHERE user_id = $1 AND bucket LIKE 'd:%' AND bucket >= $2 AND bucket <= $3`,
+            [user, 'd:2026-01-10', 'd:2026-01-29'],
+          ],
+        ],
+      },
+      {
+        name: 'client number (partial)',
+        query: `phone_number=${phone}`,
+        sql: [
+          page('AND client_phone_number LIKE $2', [`%${phone}%`]),
+          [`SELECT count(*) FROM calls WHERE user_id = $1 AND client_phone_number LIKE $2`, [user, `%${phone}%`]],
+        ],
+      },
+    ];
+    const rows: (string | number)[][] = [];
+    for (const item of cases) {
+      const http: number[] = [];
+      const bare: number[] = [];
+      let total = 0;
+      for (let sample = 0; sample < 43; sample++) {
+        let begin = nowMs();
+        total = (await api.request('GET', `/api/user/calls?${item.query}`)).total;
+        const httpMs = nowMs() - begin;
+        begin = nowMs();
+        await Promise.all(item.sql.map(([text, values]) => client.query(text, values)));
+        if (sample >= 3) {
+          http.push(httpMs);
+          bare.push(nowMs() - begin);
+        }
+      }
+      rows.push([
+        item.name,
+        total,
+        fixed(percentile(http, 50)),
+        fixed(percentile(http, 95)),
+        fixed(percentile(http, 99)),
+        fixed(percentile(bare, 50)),
+        fixed(percentile(bare, 95)),
+        fixed(percentile(http, 95) / percentile(bare, 95), 2),
+      ]);
+    }
+    printTable(
+      'GET /api/user/calls, one account with 1,000,000 of 5,000,000 calls (40 requests a case, sequential)',
+      ['case', 'total', 'HTTP p50 ms', 'p95', 'p99', 'bare SQL p50', 'bare p95', 'p95 ratio'],
+      rows,
+    );
+  } finally {
+    await client.end();
+    await stack.close();
+    receiver.close();
+  }
+}
+
+runMain(main);
