@@ -110,10 +110,10 @@ async function main(): Promise<void> {
       await client.query(
         `INSERT INTO calls (user_id, external_id, assistant_id, assistant_name, campaign_id, type, status, client_phone_number,
                             assistant_phone_number, duration, created_at, updated_at)
-         SELECT $1, 'seed-' || $1 || '-' || n, CASE WHEN $1 = $3 THEN $4 ELSE NULL END, 'Caller', NULL,
+         SELECT $1::int, 'seed-' || $1::int || '-' || n, CASE WHEN $1::int = $3::int THEN $4::int ELSE NULL END, 'Caller', NULL,
                 (ARRAY['inbound','outbound','web'])[1 + n % 3],
                 (ARRAY['completed','busy','no-answer','failed','ended','ended_by_customer','ended_by_assistant'])[1 + n % 7],
-                '+1' || (3000000000 + n * 7 + $1)::text, '+14155550999', n % 600,
+                '+1' || (3000000000 + n * 7 + $1::int)::text, '+14155550999', n % 600,
                 timestamptz '2026-01-01' + n * interval '5 seconds', timestamptz '2026-01-01' + n * interval '5 seconds'
            FROM generate_series(1, $2) n`,
         [user, count, me.data.id, assistant.id],
@@ -123,8 +123,8 @@ async function main(): Promise<void> {
     await client.query(`ALTER TABLE calls ENABLE TRIGGER USER`);
     await client.query(`DELETE FROM call_counts`);
     await client.query(`
-      INSERT INTO call_counts (user_id, bucket, total)
-      SELECT user_id, b, count(*) FROM calls,
+      INSERT INTO call_counts (user_id, bucket, shard, total)
+      SELECT user_id, b, 0, count(*) FROM calls,
              unnest(ARRAY['', 's:' || status, 't:' || type,
                           CASE WHEN assistant_id IS NULL THEN NULL ELSE 'a:' || assistant_id END,
                           'd:' || to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')]) AS b
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
       [user, ...values],
     ];
     const counter = (bucket: string): [string, unknown[]] => [
-      `SELECT total FROM call_counts WHERE user_id = $1 AND bucket = $2`,
+      `SELECT sum(total) FROM call_counts WHERE user_id = $1 AND bucket = $2`,
       [user, bucket],
     ];
     const cases: { name: string; query: string; sql: [string, unknown[]][] }[] = [

@@ -77,10 +77,10 @@ export class CallsService {
               WHERE user_id = $1 AND bucket LIKE 'd:%' AND bucket >= $2 AND bucket <= $3`,
             [user.id, `d:${query.date_from ?? '0000-00-00'}`, `d:${query.date_to ?? '9999-99-99'}`],
           )
-        : await this.dataSource.query(`SELECT total::int FROM call_counts WHERE user_id = $1 AND bucket = $2`, [
-            user.id,
-            buckets[0] ?? '',
-          ]);
+        : await this.dataSource.query(
+            `SELECT sum(total)::int AS total FROM call_counts WHERE user_id = $1 AND bucket = $2`,
+            [user.id, buckets[0] ?? ''],
+          );
       return row?.total ?? 0;
     }
     const [{ total }] = await this.dataSource.query(
