@@ -319,6 +319,18 @@ describe('Assistants, folders and labels', () => {
       });
     });
 
+    it('unassigns a phone number that is released', async () => {
+      const [number] = await stack.dataSource.query(
+        `INSERT INTO phone_numbers (user_id, phone_number, country_code, type, sms_capable, region)
+         VALUES ($1, '+14155550177', 'US', 'normal', true, 'CA') RETURNING id`,
+        [account.id],
+      );
+      const linked = await assistant({ phone_number_id: number.id });
+      expect(linked.phone_number_id).toBe(number.id);
+      await stack.http.delete(`/api/user/phone-numbers/${number.id}`).set(account.auth).expect(200);
+      expect((await read(linked.id)).phone_number_id).toBeNull();
+    });
+
     it('lists with the full envelope, 10 a page by default, newest first, with filters', async () => {
       const fresh = await createAccount(stack);
       const [box, tag] = [await folder('Filter box', fresh), await label('Filter tag', fresh)];
