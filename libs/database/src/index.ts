@@ -7,3 +7,4 @@ export { SEEDED_LANGUAGES } from './migrations/1763800000001-languages';
 export * from './knowledgebase-summaries';
 export * from './query-errors';
 export * from './call-outcomes';
+export * from './sql-filter';

@@ -14,6 +14,7 @@ import {
   CallRow,
   toCallResponse,
 } from '@app/contracts';
+import { SqlFilter } from '@app/database';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
@@ -26,12 +27,8 @@ export class CallsService {
 
   /** Newest first; each single filter is served by its own index. */
   async list(user: AuthenticatedUser, query: CallListQuery, request: Request): Promise<LengthAwarePage<CallResponse>> {
-    const conditions = ['user_id = $1'];
-    const parameters: unknown[] = [user.id];
-    const add = (condition: (placeholder: string) => string, value: unknown) => {
-      parameters.push(value);
-      conditions.push(condition(`$${parameters.length}`));
-    };
+    const filter = new SqlFilter((p) => `user_id = ${p}`, user.id);
+    const add = filter.where.bind(filter);
     if (query.status) add((p) => `status = ${p}`, query.status);
     if (query.type) add((p) => `type = ${p}`, query.type);
     if (query.phone_number) add((p) => `client_phone_number LIKE ${p}`, `%${query.phone_number}%`);
@@ -39,11 +36,12 @@ export class CallsService {
     if (query.campaign_id !== undefined) add((p) => `campaign_id = ${p}`, query.campaign_id);
     if (query.date_from) add((p) => `created_at >= ${p}::date`, query.date_from);
     if (query.date_to) add((p) => `created_at < ${p}::date + 1`, query.date_to);
-    const where = conditions.join(' AND ');
+    const where = filter.sql;
+    const parameters = filter.values;
     const order = query.date_from || query.date_to ? 'created_at DESC, id DESC' : 'id DESC';
     const [rows, total] = await Promise.all([
       this.dataSource.query(
-        `SELECT * FROM calls WHERE ${where} ORDER BY ${order} LIMIT $${parameters.length + 1} OFFSET $${parameters.length + 2}`,
+        `SELECT * FROM calls WHERE ${where} ORDER BY ${order} LIMIT ${filter.next()} OFFSET ${filter.next(2)}`,
         [...parameters, query.per_page, (query.page - 1) * query.per_page],
       ) as Promise<CallRow[]>,
       this.total(user, query, where, parameters),

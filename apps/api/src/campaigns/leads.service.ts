@@ -20,6 +20,7 @@ import {
   utcDateTime,
   ValidationFailed,
 } from '@app/contracts';
+import { SqlFilter } from '@app/database';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
@@ -57,23 +58,20 @@ export class LeadsService {
 
   /** Newest first; each filter is one indexed condition, and the total is exact. */
   async list(user: AuthenticatedUser, query: LeadListQuery, request: Request): Promise<LengthAwarePage<LeadResponse>> {
-    const conditions = ['l.user_id = $1'];
-    const parameters: unknown[] = [user.id];
-    const add = (condition: (placeholder: string) => string, value: unknown) => {
-      parameters.push(value);
-      conditions.push(condition(`$${parameters.length}`));
-    };
+    const filter = new SqlFilter((p) => `l.user_id = ${p}`, user.id);
+    const add = filter.where.bind(filter);
     if (query.status) add((p) => `l.status = ${p}`, query.status);
     if (query.campaign_id !== undefined) add((p) => `l.campaign_id = ${p}`, query.campaign_id);
     if (query.phone_number) add((p) => `l.phone_number LIKE ${p}`, `%${query.phone_number}%`);
     if (query.date_from) add((p) => `l.created_at >= ${p}::date`, query.date_from);
     if (query.date_to) add((p) => `l.created_at < ${p}::date + 1`, query.date_to);
-    const where = conditions.join(' AND ');
+    const where = filter.sql;
+    const parameters = filter.values;
     // Newest first either way; with a date range, by creation time so the (user, created_at, id) index serves it.
     const order = query.date_from || query.date_to ? 'l.created_at DESC, l.id DESC' : 'l.id DESC';
     const [rows, total] = await Promise.all([
       this.dataSource.query(
-        `${SELECT_LEADS} WHERE ${where} ORDER BY ${order} LIMIT $${parameters.length + 1} OFFSET $${parameters.length + 2}`,
+        `${SELECT_LEADS} WHERE ${where} ORDER BY ${order} LIMIT ${filter.next()} OFFSET ${filter.next(2)}`,
         [...parameters, query.per_page, (query.page - 1) * query.per_page],
       ) as Promise<LeadRow[]>,
       this.total(user, query, where, parameters),
