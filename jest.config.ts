@@ -1,9 +1,9 @@
 import type { Config } from 'jest';
 
 const moduleNameMapper = {
-  '^@app/(config|contracts|database|extraction|jobs|outbound-http|platform|crypto|telephony|tools)$':
+  '^@app/(config|contracts|database|extraction|jobs|outbound-http|platform|crypto|telephony|tools|calls)$':
     '<rootDir>/libs/$1/src',
-  '^@app/(config|contracts|database|extraction|jobs|outbound-http|platform|crypto|telephony|tools)/(.*)$':
+  '^@app/(config|contracts|database|extraction|jobs|outbound-http|platform|crypto|telephony|tools|calls)/(.*)$':
     '<rootDir>/libs/$1/src/$2',
 };
 

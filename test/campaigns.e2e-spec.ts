@@ -141,6 +141,25 @@ describe('Campaigns and leads', () => {
       expect(empty.status).toBe(422);
       expect(empty.body.errors).toEqual({ campaign_id: ['The campaign has no leads to call.'] });
       await lead(target.id);
+      expect((await status('start')).body.errors).toEqual({
+        campaign_id: ['The campaign has no phone number to call from.'],
+      });
+      const trunk = await stack.http
+        .post('/api/user/phone-numbers/sip-trunks')
+        .set(account.auth)
+        .send({
+          sip_trunk_type: 'number',
+          phone_number: '+14155550999',
+          sip_username: 'acme',
+          sip_password: 'a-long-secret',
+          sip_address: 'sip.carrier.example.com',
+        })
+        .expect(201);
+      await stack.http
+        .put(`/api/user/campaign/${target.id}`)
+        .set(account.auth)
+        .send({ phone_number_ids: [trunk.body.data.id] })
+        .expect(200);
       expect((await status('start').expect(200)).body).toEqual({
         message: 'Campaign started successfully.',
         success: true,

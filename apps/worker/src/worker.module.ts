@@ -20,12 +20,20 @@ import { CallsModule, CallsProcessor } from './calls/calls.processor';
 import { LeadsModule, LeadsProcessor } from './leads/leads.processor';
 import { TelephonyModule } from './telephony/telephony.module';
 import { TelephonyProcessor } from './telephony/telephony.processor';
+import { DialerModule, DialerProcessor } from './dialer/dialer.processor';
 import { JobMetricsModule } from './job-metrics';
 import { JOB_PROCESSORS, WorkerRunner } from './worker-runner';
 import { queueReadinessChecks } from './queue-readiness';
 
 /** Every queue's consumer; the runner refuses to boot unless together they handle every declared job. */
-const processors = [MaintenanceProcessor, DocumentsProcessor, TelephonyProcessor, LeadsProcessor, CallsProcessor];
+const processors = [
+  MaintenanceProcessor,
+  DocumentsProcessor,
+  TelephonyProcessor,
+  LeadsProcessor,
+  CallsProcessor,
+  DialerProcessor,
+];
 
 /** The worker: consumes every queue; its only HTTP routes are health checks and metrics. */
 @Module({})
@@ -46,6 +54,7 @@ export class WorkerModule {
         TelephonyModule,
         LeadsModule,
         CallsModule,
+        DialerModule,
         HealthModule.forRoot([
           { provide: READINESS_CHECKS, inject: [JobQueue, AppConfig], useFactory: queueReadinessChecks },
         ]),

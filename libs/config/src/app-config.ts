@@ -30,6 +30,18 @@ export class AppConfig {
   readonly livekit?: { url: string; apiKey: string; apiSecret: string };
   /** A call with no final status after this long is ended as `failed` by the reaper. */
   readonly callStaleAfterMinutes: number;
+  /** Where outbound calls are placed: `local` records them (and, in demo mode, plays them out); `livekit` dials. */
+  readonly callDialer: 'local' | 'livekit';
+  /** The agent LiveKit dispatches into each outbound call's room. */
+  readonly livekitAgentName: string;
+  /** How often the worker looks for campaigns with leads due (a call's end also triggers a look at once). */
+  readonly dialerIntervalSeconds: number;
+  /** A dial still unsettled after this long (its worker died) is taken over; the dial itself is idempotent. */
+  readonly dialLeaseSeconds: number;
+  /** Demo mode of the local dialer: each call is played out through the ingestion service after this long; 0 = off. */
+  readonly localDialerDemoMs: number;
+  /** How long the local dialer takes to place a call, as a provider would. */
+  readonly localDialerLatencyMs: number;
   /** How long a SIP trunk create or update waits for the provider before answering 502. */
   readonly sipProvisionTimeoutSeconds: number;
   /** The fixed-egress SIP proxy that trunks with `outbound_proxy` send their calls through, if any. */
@@ -121,6 +133,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         : undefined,
     sipProvisionTimeoutSeconds: env.SIP_PROVISION_TIMEOUT_SECONDS,
     callStaleAfterMinutes: env.CALL_STALE_AFTER_MINUTES,
+    callDialer: env.CALL_DIALER,
+    livekitAgentName: env.LIVEKIT_AGENT_NAME,
+    dialerIntervalSeconds: env.DIALER_INTERVAL_SECONDS,
+    dialLeaseSeconds: env.DIAL_LEASE_SECONDS,
+    localDialerDemoMs: env.LOCAL_DIALER_DEMO_MS,
+    localDialerLatencyMs: env.LOCAL_DIALER_LATENCY_MS,
     sipOutboundProxyAddress: env.SIP_OUTBOUND_PROXY_ADDRESS,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,

@@ -58,6 +58,12 @@ export const environmentSchema = z
     LIVEKIT_API_KEY: z.string().min(1).optional(),
     LIVEKIT_API_SECRET: z.string().min(1).optional(),
     CALL_STALE_AFTER_MINUTES: integer(1, 10_080).default(120),
+    CALL_DIALER: z.enum(['local', 'livekit']).default('local'),
+    LIVEKIT_AGENT_NAME: z.string().min(1).max(128).default('voice-assistant'),
+    DIALER_INTERVAL_SECONDS: integer(1, 3600).default(15),
+    DIAL_LEASE_SECONDS: integer(5, 3600).default(60),
+    LOCAL_DIALER_DEMO_MS: integer(0, 600_000).default(0),
+    LOCAL_DIALER_LATENCY_MS: integer(0, 600_000).default(0),
     SIP_PROVISION_TIMEOUT_SECONDS: integer(1, 120).default(20),
     SIP_OUTBOUND_PROXY_ADDRESS: z
       .string()
@@ -91,10 +97,11 @@ export const environmentSchema = z
     CRAWL_DELAY_MS: integer(0, 10_000).default(500),
   })
   .superRefine((env, context) => {
-    if (env.SIP_PROVISIONER === 'livekit') {
+    for (const setting of ['SIP_PROVISIONER', 'CALL_DIALER'] as const) {
+      if (env[setting] !== 'livekit') continue;
       for (const name of ['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET'] as const) {
         if (!env[name]) {
-          context.addIssue({ code: 'custom', path: [name], message: 'is required when SIP_PROVISIONER=livekit' });
+          context.addIssue({ code: 'custom', path: [name], message: `is required when ${setting}=livekit` });
         }
       }
     }

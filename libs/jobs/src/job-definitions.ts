@@ -7,6 +7,7 @@ export const Queues = {
   telephony: 'telephony',
   leads: 'leads',
   calls: 'calls',
+  dialer: 'dialer',
 } as const;
 
 export type QueueName = (typeof Queues)[keyof typeof Queues];
@@ -52,6 +53,10 @@ export interface LeadImportJob {
 
 export interface SipProvisioningJob {
   requestId: number;
+}
+
+export interface CampaignJob {
+  campaignId: number;
 }
 
 export interface DocumentJob {
@@ -106,6 +111,20 @@ export const Jobs = {
   ),
   /** Deletes provider trunks that were replaced or whose trunk was deleted; repeats until each is gone. */
   cleanUpProviderTrunks: defineJob<Record<string, never>>(Queues.telephony, 'clean-up-provider-trunks', retried(3)),
+  /** Looks for running campaigns with leads to dial, and dials nobody settled (their worker died). Repeats. */
+  dialCampaigns: defineJob<Record<string, never>>(Queues.dialer, 'dial-campaigns', retried(3)),
+  /**
+   * Claims a running campaign's due leads up to its parallel limit and queues their dials. Queued on start, by
+   * each ended call of the campaign and by `dial-campaigns`; many at once are harmless (claims skip locked rows).
+   */
+  dialCampaign: defineJob<CampaignJob>(Queues.dialer, 'dial-campaign', {
+    attempts: 3,
+    backoff: { type: 'exponential' },
+    removeOnComplete: true,
+    removeOnFail: { age: 24 * 3600, count: 1000 },
+  }),
+  /** Places one claimed call through the dialer; a dial the provider refuses ends the call `failed`. */
+  placeCall: defineJob<CallJob>(Queues.dialer, 'place-call', retried(3)),
 } as const;
 
 export type PayloadOf<Definition> = Definition extends JobDefinition<infer Payload> ? Payload : never;

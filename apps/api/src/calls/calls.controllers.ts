@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiConflictResponse,
@@ -17,6 +17,8 @@ import {
   IngestCallRequest,
   IngestCallResponse,
   LengthAwarePage,
+  MakeCallRequest,
+  MakeCallResponse,
   MessageResponse,
 } from '@app/contracts';
 import {
@@ -30,7 +32,7 @@ import {
   SkipRateLimit,
 } from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
-import { CallIngestion } from './call-ingestion.service';
+import { CallIngestion } from '@app/calls';
 import { CallsService } from './calls.service';
 import { RuntimeTokenGuard } from './runtime-token.guard';
 
@@ -60,6 +62,14 @@ export class CallsController {
   @ApiNotFoundAs('message', 'Call not found.')
   get(@CurrentUser() user: AuthenticatedUser, @CallId() id: number): Promise<CallEnvelope> {
     return this.calls.get(user, id);
+  }
+
+  @Post('make_call')
+  @ApiOperation({ operationId: 'makeCall', summary: 'Place one outbound call now, from the assistant’s number' })
+  @ApiCreatedResponse({ type: MakeCallResponse })
+  @ApiValidatedInput()
+  makeCall(@CurrentUser() user: AuthenticatedUser, @Body() body: MakeCallRequest): Promise<MakeCallResponse> {
+    return this.calls.makeCall(user, body);
   }
 
   @Delete('calls/:id')

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CallIngestion } from './call-ingestion.service';
+import { CallIngestion } from '@app/calls';
 import { CallsController, InternalCallsController } from './calls.controllers';
 import { CallsService } from './calls.service';
 import { RuntimeTokenGuard } from './runtime-token.guard';

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
 import { DataSource, EntityManager } from 'typeorm';
@@ -20,6 +20,7 @@ import {
   ValidationFailed,
   WEEKDAYS,
 } from '@app/contracts';
+import { JobQueue, Jobs } from '@app/jobs';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
@@ -74,9 +75,12 @@ function toResponse(row: CampaignRow): CampaignResponse {
 
 @Injectable()
 export class CampaignsService {
+  private readonly logger = new Logger(CampaignsService.name);
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly jobs: JobQueue,
   ) {}
 
   async list(user: AuthenticatedUser, query: PageQuery, request: Request): Promise<LengthAwarePage<CampaignResponse>> {
@@ -183,11 +187,25 @@ export class CampaignsService {
         [campaign.id, OPEN_LEAD_STATUSES],
       );
       if (open === 0) throw refuse('The campaign has no leads to call.');
+      const [{ callable }] = await manager.query(
+        `SELECT EXISTS (SELECT 1 FROM campaign_phone_numbers WHERE campaign_id = $1)
+             OR EXISTS (SELECT 1 FROM assistants WHERE id = $2 AND phone_number_id IS NOT NULL) AS callable`,
+        [campaign.id, campaign.assistant_id],
+      );
+      if (!callable) throw refuse('The campaign has no phone number to call from.');
       await manager.query(`UPDATE campaigns SET status = 'in-progress', updated_at = now() WHERE id = $1`, [
         campaign.id,
       ]);
       return 'in-progress';
     });
+    // Best effort: the dialer's periodic look starts the campaign anyway when Redis refuses this job.
+    if (status === 'in-progress') {
+      await this.jobs
+        .enqueue(Jobs.dialCampaign, { campaignId: request.campaign_id })
+        .catch((error: Error) =>
+          this.logger.warn({ error: error.message }, 'could not queue the campaign’s first dials'),
+        );
+    }
     return {
       message: status === 'stopped' ? 'Campaign stopped successfully.' : 'Campaign started successfully.',
       success: true,

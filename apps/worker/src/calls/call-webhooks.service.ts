@@ -115,16 +115,18 @@ export class CallWebhooks {
       const rows = (
         await manager.query(
           `UPDATE calls SET status = 'failed', ended_at = now(), updated_at = now(),
+                dial_state = CASE WHEN dial_state IN ('pending', 'dialing') THEN 'failed' ELSE dial_state END,
                 webhook_event_id = COALESCE(webhook_event_id, 'msg_' || gen_random_uuid()::text),
                 evaluation = evaluation || jsonb_build_object('reason', 'No final status was reported by the voice runtime.')
           WHERE id IN (SELECT id FROM calls WHERE status = ANY($1) AND updated_at < now() - make_interval(mins => $2)
                         ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED)
-          RETURNING id, lead_id, status, answered_by, assistant_id`,
+          RETURNING id, lead_id, secondary_contact_id, status, answered_by, assistant_id`,
           [['initiated', 'ringing', 'in-progress'], this.config.callStaleAfterMinutes],
         )
       )[0] as {
         id: number;
         lead_id: number | null;
+        secondary_contact_id: number | null;
         status: string;
         answered_by: string | null;
         assistant_id: number | null;

@@ -16,6 +16,7 @@ export function repeatableJobs(config: AppConfig): RepeatableJob[] {
     { definition: Jobs.cleanUpProviderTrunks, everySeconds: 60 },
     { definition: Jobs.sweepStuckImports, everySeconds: 60 },
     { definition: Jobs.reapStaleCalls, everySeconds: 60 },
+    { definition: Jobs.dialCampaigns, everySeconds: config.dialerIntervalSeconds },
   ];
 }
 

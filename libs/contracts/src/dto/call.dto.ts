@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Rule } from '../validation';
+import { ScalarMap } from './assistant.dto';
 import { PageQuery } from './pagination.dto';
 
 export const CALL_TYPES = ['inbound', 'outbound', 'web'] as const;
@@ -185,4 +186,27 @@ export class CallEnvelope {
 export class IngestCallResponse {
   @ApiProperty({ type: String }) message: string;
   @ApiProperty({ type: CallResponse }) data: CallResponse;
+}
+
+/** POST /user/make_call: one outbound call now, from the assistant's phone number. */
+export class MakeCallRequest {
+  @ApiProperty({ type: String, maxLength: 32, example: '+14155550100', description: 'E.164' })
+  @Rule.RequiredText(32)
+  phone_number: string;
+
+  @ApiProperty({ type: 'integer', description: 'An outbound assistant with a phone number' })
+  @Rule.Required()
+  @Rule.Integer()
+  assistant_id: number;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Text, number or boolean values' })
+  @Rule.Sometimes()
+  @ScalarMap()
+  variables?: Record<string, string | number | boolean | null>;
+}
+
+export class MakeCallResponse {
+  @ApiProperty({ type: String, example: 'Call initiated successfully.' }) message: string;
+  @ApiProperty({ type: 'integer', description: 'The call’s id, as in GET /user/calls/{id}' }) call_id: number;
+  @ApiProperty({ type: String, enum: ['initiated'] }) status: 'initiated';
 }

@@ -9,6 +9,7 @@ import { LeadCounters1763800000061 } from './1763800000061-lead-counters';
 import { Calls1763800000070 } from './1763800000070-calls';
 import { CallCounters1763800000071 } from './1763800000071-call-counters';
 import { IdempotencyKeys1763800000050 } from './1763800000050-idempotency-keys';
+import { Dialer1763800000080 } from './1763800000080-dialer';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   LeadCounters1763800000061,
   Calls1763800000070,
   CallCounters1763800000071,
+  Dialer1763800000080,
 ];

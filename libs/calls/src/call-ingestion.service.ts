@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
@@ -25,6 +25,8 @@ const statusConflict = (from: string, to: string) =>
  */
 @Injectable()
 export class CallIngestion {
+  private readonly logger = new Logger(CallIngestion.name);
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly jobs: JobQueue,
@@ -104,17 +106,29 @@ export class CallIngestion {
         ],
       )) as CallRow[];
       if (newlyEnded) await settleLeadOfEndedCall(manager, row);
-      else if (!terminal) await markLeadInCall(manager, row.lead_id);
+      else if (!terminal) await markLeadInCall(manager, row);
       // Until a delivery has answered, repeating the final write queues it again (the job id keeps it single).
       const undelivered = !('status' in (row.webhook_response ?? {}));
       const deliver = terminal && undelivered && Boolean(assistant.webhook_url) && assistant.is_webhook_active;
-      return { row, created: !existing, deliver };
+      // A campaign call that ended frees one of its parallel slots: its next lead can be dialled at once.
+      const freedCampaignSlot = newlyEnded && row.campaign_id !== null;
+      return { row, created: !existing, deliver, freedCampaignSlot };
     });
     // Queued after the commit. If Redis refuses, the runtime gets a 503 and its retry of the write queues it.
     if (outcome.deliver) await this.jobs.enqueue(Jobs.deliverCallWebhook, { callId: outcome.row.id });
+    if (outcome.freedCampaignSlot) await this.dialNext(outcome.row.campaign_id!);
     return {
       created: outcome.created,
       body: { message: outcome.created ? 'Call recorded.' : 'Call updated.', data: toCallResponse(outcome.row) },
     };
+  }
+
+  /** Best effort: the dialer's periodic look finds the campaign anyway when Redis refuses this one. */
+  private async dialNext(campaignId: number): Promise<void> {
+    try {
+      await this.jobs.enqueue(Jobs.dialCampaign, { campaignId });
+    } catch (error) {
+      this.logger.warn({ campaignId, error: (error as Error).message }, 'could not queue the campaign’s next dial');
+    }
   }
 }

@@ -1,0 +1,73 @@
+import { Logger, type Provider } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
+import { CallIngestion } from '@app/calls';
+import {
+  CALL_DIALER,
+  CallDialer,
+  DialRequest,
+  DialRequestLog,
+  LiveKitCallDialer,
+  LocalCallDialer,
+} from '@app/telephony';
+
+/** The local dialer's record of dial requests, in Postgres so every worker and test sees the same. */
+function postgresDialLog(dataSource: DataSource): DialRequestLog {
+  return {
+    has: async (attemptId) =>
+      (await dataSource.query(`SELECT 1 FROM local_dial_requests WHERE attempt_id = $1 LIMIT 1`, [attemptId])).length >
+      0,
+    add: async (request) => {
+      await dataSource.query(`INSERT INTO local_dial_requests (attempt_id, request) VALUES ($1, $2)`, [
+        request.attemptId,
+        JSON.stringify(request),
+      ]);
+    },
+  };
+}
+
+/**
+ * Demo mode: the call is answered at once and completed after the configured delay, each step written through
+ * the ingestion service as the voice runtime would write it. Timers live in this process only: a call whose
+ * worker stops first is ended by the reaper like any call the runtime lost.
+ */
+function demoPlayOut(ingestion: CallIngestion, delayMs: number): (request: DialRequest) => void {
+  const logger = new Logger('DemoCalls');
+  const write = (request: DialRequest, status: 'in-progress' | 'completed') =>
+    ingestion.write(request.attemptId, {
+      assistant_id: request.assistantId,
+      type: 'outbound',
+      status,
+      client_phone_number: request.to,
+      assistant_phone_number: request.from,
+      ...(status === 'completed'
+        ? {
+            duration: Math.max(1, Math.round(delayMs / 1000)),
+            answered_by: 'human',
+            transcript: 'Assistant: Hello! This is a demo call.\nCustomer: Thanks, goodbye.',
+          }
+        : {}),
+    });
+  return (request) => {
+    setImmediate(() =>
+      write(request, 'in-progress')
+        .then(() => new Promise((resolve) => setTimeout(resolve, delayMs).unref()))
+        .then(() => write(request, 'completed'))
+        .catch((error: Error) => logger.warn({ callId: request.callId, error: error.message }, 'demo call failed')),
+    );
+  };
+}
+
+/** The dialer adapter chosen by CALL_DIALER (`local`, the default, or `livekit`). */
+export const callDialerProvider: Provider = {
+  provide: CALL_DIALER,
+  inject: [AppConfig, DataSource, CallIngestion],
+  useFactory: (config: AppConfig, dataSource: DataSource, ingestion: CallIngestion): CallDialer =>
+    config.callDialer === 'livekit' && config.livekit
+      ? new LiveKitCallDialer(config.livekit, config.livekitAgentName)
+      : new LocalCallDialer({
+          log: postgresDialLog(dataSource),
+          latencyMs: config.localDialerLatencyMs,
+          playOut: config.localDialerDemoMs > 0 ? demoPlayOut(ingestion, config.localDialerDemoMs) : undefined,
+        }),
+};
