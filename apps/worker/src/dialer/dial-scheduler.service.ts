@@ -92,14 +92,19 @@ export class DialScheduler {
     const [campaign] = (await manager.query(
       `SELECT c.id, c.user_id, c.name, c.assistant_id, a.name AS assistant_name, a.phone_number_id AS assistant_number_id,
               c.timezone, c.allowed_hours_start_time, c.allowed_hours_end_time, c.allowed_days,
-              c.max_calls_in_parallel, c.max_retries, c.dials_placed,
-              (SELECT count(*)::int FROM calls WHERE campaign_id = c.id AND status = ANY($2)) AS in_flight
+              c.max_calls_in_parallel, c.max_retries, c.dials_placed
          FROM campaigns c LEFT JOIN assistants a ON a.id = c.assistant_id
         WHERE c.id = $1 AND c.status = 'in-progress'
           FOR UPDATE OF c`,
-      [campaignId, IN_FLIGHT],
+      [campaignId],
     )) as ClaimedCampaign[];
     if (!campaign || campaign.assistant_id === null) return { idle: 'not-running' };
+    // Counted in a statement of its own, after the lock is held: a statement that waited for the lock still reads
+    // the snapshot it started with, which misses the calls the previous holder just claimed.
+    [{ in_flight: campaign.in_flight }] = await manager.query(
+      `SELECT count(*)::int AS in_flight FROM calls WHERE campaign_id = $1 AND status = ANY($2)`,
+      [campaign.id, IN_FLIGHT],
+    );
     const slots = campaign.max_calls_in_parallel - campaign.in_flight;
     if (slots <= 0) return { idle: 'no-slot' };
     if (!isWithinDialWindow(campaign, now)) return { idle: 'outside-hours' };
