@@ -37,6 +37,8 @@ describe('loadConfig', () => {
     [{ OUTBOUND_ALLOW_LOOPBACK: 'maybe' }, 'OUTBOUND_ALLOW_LOOPBACK'],
     [{ ENCRYPTION_KEY: 'short' }, 'ENCRYPTION_KEY'],
     [{ SIP_PROVISIONER: 'livekit' }, 'LIVEKIT_URL'],
+    [{ CALL_DIALER: 'livekit' }, 'LIVEKIT_API_KEY'],
+    [{ CALL_DIALER: 'phone' }, 'CALL_DIALER'],
     [{ NODE_ENV: 'production', ENCRYPTION_KEY: '' }, 'ENCRYPTION_KEY'],
   ])('stops with a message naming the bad variable: %j', (environment, variable) => {
     const load = () => loadConfig({ ENCRYPTION_KEY: key, ...environment });
