@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { Clock, DialWindow, insertPlacedCalls, isWithinDialWindow, PlacedCall } from '@app/calls';
 import { JobQueue, Jobs } from '@app/jobs';
+import { CallPlacer } from './call-placer.service';
 
 /** Call statuses that hold one of the campaign's parallel slots. */
 const IN_FLIGHT = ['initiated', 'ringing', 'in-progress'];
@@ -45,8 +46,8 @@ export type ClaimOutcome =
  * Decides who a running campaign calls next. Claims happen in one transaction per campaign that holds the
  * campaign's row lock, so any number of workers can run them: the parallel limit is counted and enforced under
  * that lock, and leads are taken with SKIP LOCKED so an edit of a lead never blocks the dialer. A claim writes each
- * call as a pending dial; placing it is a job of its own (see CallPlacer), so a worker that dies after the claim
- * loses nothing: the periodic sweep re-queues dials that nobody settled.
+ * call as a pending dial, committed before anyone is dialled (see CallPlacer), so a worker that dies after the
+ * claim loses nothing: the periodic sweep re-queues dials that nobody settled within the lease.
  */
 @Injectable()
 export class DialScheduler {
@@ -57,13 +58,23 @@ export class DialScheduler {
     private readonly clock: Clock,
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
+    private readonly placer: CallPlacer,
   ) {}
 
-  /** Claims what the campaign may dial now and queues the dials. */
+  /**
+   * Claims what the campaign may dial now and places the claimed calls at once, in this job (one queue hop less
+   * between a freed slot and the next dial). A placement that fails unexpectedly leaves its dial to the sweep.
+   */
   async run(campaignId: number): Promise<ClaimOutcome> {
     const outcome = await this.dataSource.transaction((manager) => this.claim(manager, campaignId));
     if ('claimed' in outcome) {
-      for (const callId of outcome.claimed) await this.jobs.enqueue(Jobs.placeCall, { callId });
+      await Promise.all(
+        outcome.claimed.map((callId) =>
+          this.placer.place(callId).catch((error: Error) => {
+            this.logger.warn({ callId, error: error.message }, 'could not place a claimed call; the sweep will');
+          }),
+        ),
+      );
     }
     return outcome;
   }
