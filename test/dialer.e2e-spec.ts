@@ -448,7 +448,8 @@ describe('Campaign dialer with a worker killed mid-dial', () => {
     await workers[0].stop(); // SIGKILL, mid-dial
 
     workers.push(await AppProcess.start(fast, 'worker'));
-    const dials = await f.dialsReach(target.id, 3, 60_000);
+    // The lease (5 s) runs out, the sweep (every second) hands each dial to the new worker as a resumed attempt.
+    const dials = await f.dialsReach(target.id, 3, 120_000);
     const calls = await stack.dataSource.query(
       `SELECT lead_id, dial_state FROM calls WHERE campaign_id = $1 ORDER BY lead_id`,
       [target.id],
@@ -456,5 +457,5 @@ describe('Campaign dialer with a worker killed mid-dial', () => {
     expect(calls).toEqual(leads.map((lead) => ({ lead_id: lead.id, dial_state: 'dialed' })));
     expect(new Set(dials.map((dial) => dial.attempt_id)).size).toBe(3);
     expect(await f.dials(target.id)).toHaveLength(3);
-  }, 150_000);
+  }, 300_000);
 });

@@ -13,6 +13,7 @@ export class JobMetrics {
   private readonly duration: Histogram<'queue' | 'job'>;
   private readonly wait: Histogram<'queue' | 'job'>;
   private readonly documents: Counter<'type' | 'outcome'>;
+  private readonly dials: Counter<'outcome'>;
 
   constructor(registry: MetricsRegistry, jobs: JobQueue) {
     this.finished = new Counter({
@@ -41,6 +42,12 @@ export class JobMetrics {
       name: 'documents_processed_total',
       help: 'Documents that reached a final state on this worker, by type and outcome (active, failed)',
       labelNames: ['type', 'outcome'],
+      registers: [registry],
+    });
+    this.dials = new Counter({
+      name: 'calls_dialled_total',
+      help: 'Outbound calls this worker asked the dialer to place, by outcome (dialled, or failed at the provider)',
+      labelNames: ['outcome'],
       registers: [registry],
     });
     new Gauge({
@@ -76,6 +83,10 @@ export class JobMetrics {
 
   documentFinished(type: string, outcome: 'active' | 'failed'): void {
     this.documents.inc({ type, outcome });
+  }
+
+  callDialled(outcome: 'dialled' | 'failed'): void {
+    this.dials.inc({ outcome });
   }
 }
 

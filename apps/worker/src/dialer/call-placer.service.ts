@@ -5,6 +5,7 @@ import { AppConfig } from '@app/config';
 import { CallIngestion } from '@app/calls';
 import { settleLeadOfEndedCall } from '@app/database';
 import { CALL_DIALER, CallDialError, CallDialer, DialRequest } from '@app/telephony';
+import { JobMetrics } from '../job-metrics';
 
 interface TakenCall {
   id: number;
@@ -36,6 +37,7 @@ export class CallPlacer {
     @Inject(CALL_DIALER) private readonly dialer: CallDialer,
     private readonly ingestion: CallIngestion,
     private readonly config: AppConfig,
+    private readonly metrics: JobMetrics,
   ) {}
 
   async place(callId: number): Promise<{ status: 'dialed' | 'failed' | 'skipped' }> {
@@ -65,9 +67,11 @@ export class CallPlacer {
       await this.dialer.dial(request);
     } catch (error) {
       if (!(error instanceof CallDialError)) throw error;
+      this.metrics.callDialled('failed');
       await this.fail(call, error.message);
       return { status: 'failed' };
     }
+    this.metrics.callDialled('dialled');
     await this.dataSource.query(`UPDATE calls SET dial_state = 'dialed' WHERE id = $1 AND dial_state = 'dialing'`, [
       call.id,
     ]);
