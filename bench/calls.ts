@@ -35,15 +35,7 @@ async function main(): Promise<void> {
   try {
     const api = await ApiClient.register(stack.baseUrl);
     const me = await api.request('GET', '/api/user/me');
-    const languages = await api.request('GET', '/api/user/assistants/languages');
-    const assistant = (
-      await api.request(
-        'POST',
-        '/api/user/assistant',
-        { name: 'Caller', type: 'outbound', language_id: languages[0].id, webhook_url: hook, is_webhook_active: true },
-        201,
-      )
-    ).data;
+    const assistantId = await api.createOutboundAssistant({ webhook_url: hook, is_webhook_active: true });
 
     // 1. Ingestion and webhook delivery.
     const put = (index: number, status: string) =>
@@ -51,7 +43,7 @@ async function main(): Promise<void> {
         method: 'PUT',
         headers: { authorization: `Bearer ${RUNTIME_TOKEN}`, 'content-type': 'application/json' },
         body: JSON.stringify({
-          assistant_id: assistant.id,
+          assistant_id: assistantId,
           type: 'outbound',
           status,
           client_phone_number: `+1415${2000000 + index}`,
@@ -116,7 +108,7 @@ async function main(): Promise<void> {
                 '+1' || (3000000000 + n * 7 + $1::int)::text, '+14155550999', n % 600,
                 timestamptz '2026-01-01' + n * interval '5 seconds', timestamptz '2026-01-01' + n * interval '5 seconds'
            FROM generate_series(1, $2) n`,
-        [user, count, me.data.id, assistant.id],
+        [user, count, me.data.id, assistantId],
       );
     }
     for (const index of indexes) await client.query(index.indexdef);
@@ -154,8 +146,8 @@ async function main(): Promise<void> {
       { name: 'type', query: 'type=web', sql: [page('AND type = $2', ['web']), counter('t:web')] },
       {
         name: 'assistant',
-        query: `assistant_id=${assistant.id}`,
-        sql: [page('AND assistant_id = $2', [assistant.id]), counter(`a:${assistant.id}`)],
+        query: `assistant_id=${assistantId}`,
+        sql: [page('AND assistant_id = $2', [assistantId]), counter(`a:${assistantId}`)],
       },
       {
         name: 'campaign (none match)',

@@ -52,13 +52,7 @@ async function main(): Promise<void> {
   const database = stack.api.get(DataSource);
   try {
     const api = await ApiClient.register(stack.baseUrl);
-    const languages = await api.request('GET', '/api/user/assistants/languages');
-    const assistant = await api.request(
-      'POST',
-      '/api/user/assistant',
-      { name: 'Caller', type: 'outbound', language_id: languages[0].id },
-      201,
-    );
+    const assistantId = await api.createOutboundAssistant();
     const numbers: number[] = [];
     for (let index = 0; index < 3; index++) {
       const trunk = await api.request(
@@ -81,7 +75,7 @@ async function main(): Promise<void> {
         '/api/user/campaign',
         {
           name: 'Bench',
-          assistant_id: assistant.data.id,
+          assistant_id: assistantId,
           phone_number_ids: numbers,
           max_calls_in_parallel: PARALLEL,
         },

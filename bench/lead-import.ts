@@ -13,17 +13,11 @@ async function main(): Promise<void> {
   const stack = await startBenchStack();
   try {
     const api = await ApiClient.register(stack.baseUrl);
-    const languages = await api.request('GET', '/api/user/assistants/languages');
-    const assistant = await api.request(
-      'POST',
-      '/api/user/assistant',
-      { name: 'Caller', type: 'outbound', language_id: languages[0].id },
-      201,
-    );
+    const assistantId = await api.createOutboundAssistant();
     const campaign = await api.request(
       'POST',
       '/api/user/campaign',
-      { name: 'Import', assistant_id: assistant.data.id },
+      { name: 'Import', assistant_id: assistantId },
       201,
     );
     const lines = ['phone_number,first_name,plan'];

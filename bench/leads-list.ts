@@ -91,14 +91,8 @@ async function main(): Promise<void> {
   try {
     const api = await ApiClient.register(stack.baseUrl);
     const me = await api.request('GET', '/api/user/me');
-    const languages = await api.request('GET', '/api/user/assistants/languages');
-    const assistant = await api.request(
-      'POST',
-      '/api/user/assistant',
-      { name: 'Caller', type: 'outbound', language_id: languages[0].id },
-      201,
-    );
-    const data = await seed(client, me.data.id, assistant.data.id);
+    const assistantId = await api.createOutboundAssistant();
+    const data = await seed(client, me.data.id, assistantId);
 
     const user = me.data.id;
     const page = (offset: number, where = '', parameters: unknown[] = [], order = 'l.id DESC') => ({

@@ -139,6 +139,18 @@ export class ApiClient {
     return JSON.parse(text) as T;
   }
 
+  /** An outbound assistant in the first language, with any further fields given; returns its id. */
+  async createOutboundAssistant(fields: Record<string, unknown> = {}): Promise<number> {
+    const languages = await this.request<{ id: number }[]>('GET', '/api/user/assistants/languages');
+    const body = await this.request<{ data: { id: number } }>(
+      'POST',
+      '/api/user/assistant',
+      { name: 'Caller', type: 'outbound', language_id: languages[0].id, ...fields },
+      201,
+    );
+    return body.data.id;
+  }
+
   async createKnowledgebase(name: string): Promise<number> {
     const body = await this.request<{ data: { id: number } }>('POST', '/api/user/knowledgebases', { name }, 201);
     return body.data.id;
