@@ -21,7 +21,7 @@ const MAX_REPORTING_MARGIN_MS = 500;
  * thread; threads start only when needed.
  */
 const MAX_THREADS = 16;
-/** A thread left idle this long exits, returning the memory a large document made it grow to. */
+/** Threads beyond the one kept warm exit after this long idle, returning their memory. */
 const IDLE_THREAD_MS = 30_000;
 
 /** One pool per heap limit (resource limits are per pool); each keeps one thread warm. */
@@ -44,7 +44,10 @@ function poolFor(maxMemoryMb: number): Piscina<ExtractionThreadInput, Extraction
   return pool;
 }
 
-/** Stops every extraction thread (at shutdown, and in tests); a later extraction starts new ones. */
+/**
+ * Stops every extraction thread; a later extraction starts new ones. Idle threads never keep a process alive, so
+ * only tests that must leave no thread behind need this.
+ */
 export async function closeExtractionThreads(): Promise<void> {
   const closing = [...pools.values()];
   pools.clear();
