@@ -98,7 +98,7 @@ async function main(): Promise<void> {
       }
     }
 
-    // The fixed cost of a thread: start, load the extractors, read a one-line TXT, post the result back.
+    // The fixed cost of an extraction in a pooled thread: hand over, read a one-line TXT, post the result back.
     const tiny = Buffer.from('One line of text.\n');
     const threadStart = { js: [] as number[], tsNode: [] as number[] };
     for (let round = 0; round <= REPETITIONS; round++) {
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
       [
         'time vs ref = median time / median time of pdftotext run directly on the same file (1.00x = as fast).',
         'chars out: pdftotext raw output for ref; normalised text (repeated header/footer lines removed) otherwise.',
-        `Thread fixed cost (one-line TXT through runExtractionInThread), median: ` +
+        `Fixed cost of a pooled thread (one-line TXT through runExtractionInThread), median: ` +
           `${fixed(median(threadStart.js), 0)} ms compiled JS, ${fixed(median(threadStart.tsNode), 0)} ms ts-node.`,
       ],
     );

@@ -22,6 +22,8 @@ export interface OwnedQuery<T> {
  * A row of another account therefore behaves exactly like a missing one.
  */
 export class TenantRepository<T extends Owned> {
+  private newestFirstSql?: string;
+
   constructor(private readonly repository: Repository<T>) {}
 
   private scoped(ownerId: number, where: FindOptionsWhere<T> = {}): FindOptionsWhere<T> {
@@ -43,6 +45,29 @@ export class TenantRepository<T extends Owned> {
 
   find(ownerId: number, query: OwnedQuery<T> = {}): Promise<T[]> {
     return this.repository.find({ ...query, where: this.scoped(ownerId, query.where) });
+  }
+
+  /**
+   * Every row of the owner, newest first, with the columns `find` selects. For short whole-account lists read on
+   * every request: the statement is built once and rows are hydrated column by column, without the query
+   * builder and result transformer that `find` runs each time (most of the list's cost in TypeORM).
+   */
+  async findAllNewestFirst(ownerId: number): Promise<T[]> {
+    const { metadata, manager } = this.repository;
+    const columns = metadata.columns.filter((column) => column.isSelect);
+    this.newestFirstSql ??= `SELECT ${columns.map((column) => `"${column.databaseName}"`).join(', ')}
+        FROM "${metadata.tableName}"
+       WHERE "${metadata.findColumnWithPropertyName('userId')!.databaseName}" = $1
+       ORDER BY "${metadata.findColumnWithPropertyName('id')!.databaseName}" DESC`;
+    const rows: Record<string, unknown>[] = await manager.query(this.newestFirstSql, [ownerId]);
+    const driver = manager.connection.driver;
+    return rows.map((row) => {
+      const entity = metadata.create() as T;
+      for (const column of columns) {
+        column.setEntityValue(entity, driver.prepareHydratedValue(row[column.databaseName], column));
+      }
+      return entity;
+    });
   }
 
   findAndCount(ownerId: number, query: OwnedQuery<T> = {}): Promise<[T[], number]> {

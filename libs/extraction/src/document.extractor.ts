@@ -1,4 +1,3 @@
-import { extractDocx } from './docx.extractor';
 import { ExtractionError } from './extraction.error';
 import {
   DECLARED_FILE_TYPES,
@@ -8,7 +7,6 @@ import {
 } from './extraction.types';
 import { assertDeclaredType } from './file-type.sniffer';
 import { splitIntoPassages } from './passage.splitter';
-import { extractPdf } from './pdf.extractor';
 import { decodeText } from './plain-text.decoder';
 import { normaliseWhitespace } from './whitespace.normaliser';
 
@@ -32,12 +30,20 @@ export async function extractDocument(
   return { text, passages: splitIntoPassages(text) };
 }
 
+/**
+ * The PDF and Word extractors are loaded on first use: an extraction thread loads only the libraries of the
+ * types it is given (mammoth alone takes about 90 ms to load), and a TXT needs none of them.
+ */
 async function extractRawText(type: DeclaredFileType, bytes: Buffer, options: ExtractionOptions): Promise<string> {
   switch (type) {
-    case 'pdf':
+    case 'pdf': {
+      const { extractPdf } = await import('./pdf.extractor');
       return (await extractPdf(bytes, { timeoutMs: options.timeoutMs })).text;
-    case 'docx':
+    }
+    case 'docx': {
+      const { extractDocx } = await import('./docx.extractor');
       return extractDocx(bytes);
+    }
     case 'txt':
       return decodeText(bytes);
   }

@@ -1,12 +1,14 @@
 import { PNG_BYTES, buildSamplePdf, samplePdfBody } from '../test/document-fixtures';
 import { extractDocument } from './document.extractor';
 import { ExtractionError } from './extraction.error';
-import { runExtractionInThread } from './extraction-thread.runner';
+import { closeExtractionThreads, runExtractionInThread } from './extraction-thread.runner';
 
-// Each thread compiles the TypeScript sources with ts-node, which takes a moment on a cold start.
+// Each new thread compiles the TypeScript sources with ts-node, which takes a moment on a cold start.
 jest.setTimeout(20_000);
 
 describe('runExtractionInThread', () => {
+  afterAll(() => closeExtractionThreads());
+
   it('returns the same result as extracting in-process', async () => {
     const bytes = Buffer.from('First paragraph.\r\n\r\nSecond paragraph with caf\xe9.', 'latin1');
     const inThread = await runExtractionInThread('txt', bytes, { timeoutMs: 15_000, maxMemoryMb: 64 });
@@ -43,5 +45,28 @@ describe('runExtractionInThread', () => {
       code: 'too_large',
       message: 'The document is too large to process',
     });
+  });
+
+  it('stops when its signal is aborted', async () => {
+    const large = Buffer.from('Lorem ipsum dolor sit amet. '.repeat(200_000));
+    const controller = new AbortController();
+    const extraction = runExtractionInThread('txt', large, { timeoutMs: 15_000, signal: controller.signal });
+    controller.abort();
+    await expect(extraction).rejects.toThrow('Extraction aborted');
+  });
+
+  it('extracts again after a thread was stopped for time or memory', async () => {
+    const large = Buffer.from('Lorem ipsum dolor sit amet. '.repeat(1_000_000));
+    await expect(runExtractionInThread('txt', large, { timeoutMs: 1 })).rejects.toMatchObject({ code: 'timeout' });
+    await expect(runExtractionInThread('txt', large, { timeoutMs: 15_000, maxMemoryMb: 64 })).rejects.toMatchObject({
+      code: 'too_large',
+    });
+    const bytes = Buffer.from('Still here.');
+    await expect(runExtractionInThread('txt', bytes, { timeoutMs: 15_000, maxMemoryMb: 64 })).resolves.toEqual(
+      await extractDocument('txt', bytes),
+    );
+    await expect(runExtractionInThread('txt', bytes, { timeoutMs: 15_000 })).resolves.toEqual(
+      await extractDocument('txt', bytes),
+    );
   });
 });

@@ -1,23 +1,63 @@
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
 import { ExtractionError, isExtractionErrorCode, processingTimeoutError } from './extraction.error';
 import type { ExtractionThreadInput, ExtractionThreadOutcome } from './extraction-thread.protocol';
 import type { DeclaredFileType, ExtractedDocument } from './extraction.types';
 
 export interface ThreadExtractionOptions {
-  /** Hard limit; the thread is terminated when it runs out. */
+  /** Hard limit, waiting for a free thread included; the thread is terminated when it runs out. */
   timeoutMs: number;
   /** Heap limit of the thread; exceeding it ends the extraction with `too_large`. */
   maxMemoryMb?: number;
+  /** Aborting it stops the extraction (its thread is terminated). */
+  signal?: AbortSignal;
 }
 
 const DEFAULT_MAX_MEMORY_MB = 1024;
 /** The thread stops its own child processes a little early, so they are not left running after termination. */
 const MAX_REPORTING_MARGIN_MS = 500;
+/**
+ * More than a worker runs jobs at once (each job extracts one document at a time), so a job never waits for a
+ * thread; threads start only when needed.
+ */
+const MAX_THREADS = 16;
+/** Threads beyond the one kept warm exit after this long idle, returning their memory. */
+const IDLE_THREAD_MS = 30_000;
+
+/** One pool per heap limit (resource limits are per pool); each keeps one thread warm. */
+const pools = new Map<number, Piscina<ExtractionThreadInput, ExtractionThreadOutcome>>();
+
+function poolFor(maxMemoryMb: number): Piscina<ExtractionThreadInput, ExtractionThreadOutcome> {
+  let pool = pools.get(maxMemoryMb);
+  if (!pool) {
+    const entry = resolveThreadEntry();
+    pool = new Piscina({
+      filename: entry.filename,
+      execArgv: entry.execArgv,
+      resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb },
+      minThreads: 1,
+      maxThreads: MAX_THREADS,
+      idleTimeout: IDLE_THREAD_MS,
+    });
+    pools.set(maxMemoryMb, pool);
+  }
+  return pool;
+}
 
 /**
- * Runs extractDocument in a worker thread, so parsing a large document cannot block the caller's event
- * loop (a BullMQ worker must keep renewing its job lock) and cannot exceed a time or memory budget.
+ * Stops every extraction thread; a later extraction starts new ones. Idle threads never keep a process alive, so
+ * only tests that must leave no thread behind need this.
+ */
+export async function closeExtractionThreads(): Promise<void> {
+  const closing = [...pools.values()];
+  pools.clear();
+  await Promise.all(closing.map((pool) => pool.destroy()));
+}
+
+/**
+ * Runs extractDocument in a pooled worker thread, so parsing a large document cannot block the caller's event
+ * loop (a BullMQ worker must keep renewing its job lock) and cannot exceed a time or memory budget. Threads are
+ * reused: a thread start and the loading of the extraction libraries are paid once, not per document.
  * ExtractionErrors raised in the thread are re-thrown here with the same code and message.
  */
 export async function runExtractionInThread(
@@ -27,44 +67,24 @@ export async function runExtractionInThread(
 ): Promise<ExtractedDocument> {
   const { timeoutMs, maxMemoryMb = DEFAULT_MAX_MEMORY_MB } = options;
   if (!(timeoutMs > 0) || !(maxMemoryMb > 0)) throw new RangeError('timeoutMs and maxMemoryMb must be positive');
-  const worker = startThread(type, bytes, timeoutMs, maxMemoryMb);
-  return new Promise<ExtractedDocument>((resolve, reject) => {
-    let settled = false;
-    const settle = (finish: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      void worker.terminate();
-      finish();
-    };
-    const timer = setTimeout(() => settle(() => reject(processingTimeoutError(timeoutMs))), timeoutMs);
-
-    worker.on('message', (outcome: ExtractionThreadOutcome) =>
-      settle(() =>
-        outcome.status === 'extracted' ? resolve(outcome.document) : reject(outcomeError(outcome, timeoutMs)),
-      ),
-    );
-    worker.on('error', (error: Error) => settle(() => reject(threadFailureError(error))));
-    worker.on('exit', (exitCode) =>
-      settle(() => reject(new Error(`Extraction thread exited without a result (exit code ${exitCode})`))),
-    );
-  });
-}
-
-function startThread(type: DeclaredFileType, bytes: Buffer, timeoutMs: number, maxMemoryMb: number): Worker {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   const transferableBytes = copyToArrayBuffer(bytes);
   const input: ExtractionThreadInput = {
     type,
     bytes: transferableBytes,
     timeoutMs: Math.max(1, timeoutMs - Math.min(MAX_REPORTING_MARGIN_MS, timeoutMs / 10)),
   };
-  const entry = resolveThreadEntry();
-  return new Worker(entry.filename, {
-    workerData: input,
-    transferList: [transferableBytes],
-    execArgv: entry.execArgv,
-    resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb },
-  });
+  let outcome: ExtractionThreadOutcome;
+  try {
+    outcome = await poolFor(maxMemoryMb).run(input, { transferList: [transferableBytes], signal });
+  } catch (error) {
+    if (timeout.aborted) throw processingTimeoutError(timeoutMs);
+    if (signal.aborted) throw new Error('Extraction aborted', { cause: error });
+    throw threadFailureError(error as Error);
+  }
+  if (outcome.status === 'extracted') return outcome.document;
+  throw outcomeError(outcome, timeoutMs);
 }
 
 /**

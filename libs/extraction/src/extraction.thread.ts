@@ -1,11 +1,11 @@
-// Entry point of the extraction thread. Relative imports only: the thread may run from TypeScript sources
-// without the path mapping that resolves "@app/..." aliases.
-import { parentPort, workerData } from 'node:worker_threads';
+// Task handler of the extraction threads (a piscina pool: each thread runs many documents, one at a time).
+// Relative imports only: the thread may run from TypeScript sources without the path mapping that resolves
+// "@app/..." aliases.
 import { extractDocument } from './document.extractor';
 import { ExtractionError } from './extraction.error';
 import type { ExtractionThreadInput, ExtractionThreadOutcome } from './extraction-thread.protocol';
 
-async function extractInThread(input: ExtractionThreadInput): Promise<ExtractionThreadOutcome> {
+export default async function extractInThread(input: ExtractionThreadInput): Promise<ExtractionThreadOutcome> {
   try {
     const document = await extractDocument(input.type, Buffer.from(input.bytes), { timeoutMs: input.timeoutMs });
     return { status: 'extracted', document };
@@ -14,5 +14,3 @@ async function extractInThread(input: ExtractionThreadInput): Promise<Extraction
     return { status: 'crashed', message: error instanceof Error ? error.message : String(error) };
   }
 }
-
-void extractInThread(workerData as ExtractionThreadInput).then((outcome) => parentPort?.postMessage(outcome));

@@ -1,4 +1,3 @@
-import { extractText, getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import { ExtractionError, processingTimeoutError } from './extraction.error';
 import { isPdftotextAvailable, PdftotextFailure, runPdftotext } from './pdftotext.runner';
 import { removeRepeatedPageLines } from './repeated-page-lines.filter';
@@ -49,7 +48,9 @@ async function extractPages(bytes: Buffer, engine: PdfEngine, timeoutMs: number)
 }
 
 async function extractPagesWithUnpdf(bytes: Buffer, timeoutMs: number): Promise<string[]> {
-  // Loaded before the try block: failing to load PDF.js is our problem, not a sign of a corrupt file.
+  // Loaded only when used (pdftotext, where installed, needs none of it), and before the try block: failing to
+  // load PDF.js is our problem, not a sign of a corrupt file.
+  const { extractText, getDocumentProxy, getResolvedPDFJS } = await import('unpdf');
   await getResolvedPDFJS();
   const deadline = startDeadline(timeoutMs);
   // PDF.js may take ownership of the array it is given, so it gets a copy rather than the caller's buffer.

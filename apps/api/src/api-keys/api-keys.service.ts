@@ -27,7 +27,7 @@ export class ApiKeysService {
   }
 
   async list(user: AuthenticatedUser): Promise<ApiKeyListResponse> {
-    const keys = await this.apiKeys.find(user.id, { order: { id: 'DESC' } });
+    const keys = await this.apiKeys.findAllNewestFirst(user.id);
     return { api_keys: keys.map(toApiKeyResponse) };
   }
 

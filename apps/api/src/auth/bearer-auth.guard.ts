@@ -17,6 +17,9 @@ import { TokenAuthenticator } from './token-authenticator.service';
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
+  /** A route's markers, read once per controller and handler instead of on every request. */
+  private readonly routes = new WeakMap<object, WeakMap<object, { isPublic: boolean; counted: boolean }>>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly authenticator: TokenAuthenticator,
@@ -24,13 +27,12 @@ export class BearerAuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
+    const { isPublic, counted } = this.route(context);
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const response = context.switchToHttp().getResponse<Response>();
-    const counted = !this.reflector.getAllAndOverride<boolean>(SKIP_RATE_LIMIT, targets);
     const address = `address:${request.ip}`;
 
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) {
+    if (isPublic) {
       if (counted) this.enforce(await this.limiter.hit(address), response);
       return true;
     }
@@ -45,6 +47,23 @@ export class BearerAuthGuard implements CanActivate {
     request.auth = auth;
     if (counted) this.enforce(await this.limiter.hit(`${auth.tokenKind}:${auth.tokenId}`), response);
     return true;
+  }
+
+  private route(context: ExecutionContext): { isPublic: boolean; counted: boolean } {
+    const controller = context.getClass();
+    const handler = context.getHandler();
+    let handlers = this.routes.get(controller);
+    if (!handlers) this.routes.set(controller, (handlers = new WeakMap()));
+    let route = handlers.get(handler);
+    if (!route) {
+      const targets = [handler, controller];
+      route = {
+        isPublic: this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets) === true,
+        counted: !this.reflector.getAllAndOverride<boolean>(SKIP_RATE_LIMIT, targets),
+      };
+      handlers.set(handler, route);
+    }
+    return route;
   }
 
   /** Sets the budget headers; past the budget, answers 429 with Retry-After. */

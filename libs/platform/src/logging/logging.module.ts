@@ -1,16 +1,92 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DynamicModule, Module, RequestMethod } from '@nestjs/common';
+import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import { storage } from 'nestjs-pino/storage';
+import { storage, Store } from 'nestjs-pino/storage';
+import pino, { type Logger } from 'pino';
 import { AppConfig } from '@app/config';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const ROOT_LOGGER = Symbol('root logger');
+const SERVICE = Symbol('service');
+
+/** The scope of one request: Nest's logger writes through `logger`; every line written in it carries the id. */
+class RequestScope extends Store {
+  constructor(
+    logger: Logger,
+    readonly requestId: string,
+  ) {
+    super(logger);
+  }
+}
 
 /** The id of the request being handled, if any (jobs it enqueues carry it, so their log lines can be joined). */
 export function currentRequestId(): string | undefined {
-  const logger = storage.getStore()?.logger as { bindings?: () => { req?: { id?: string } } } | undefined;
-  return logger?.bindings?.().req?.id;
+  const scope = storage.getStore();
+  return scope instanceof RequestScope ? scope.requestId : undefined;
+}
+
+function rootLogger(config: AppConfig): Logger {
+  return pino({
+    level: config.logLevel,
+    ...(config.logFormat === 'pretty'
+      ? { transport: { target: 'pino-pretty', options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' } } }
+      : {}),
+    // Lines written while a request is handled name it; a request line's own `req` wins over this one.
+    mixin: () => {
+      const scope = storage.getStore();
+      return scope instanceof RequestScope ? { req: { id: scope.requestId } } : {};
+    },
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+  });
+}
+
+/**
+ * One line per request, written when the response ends: id, method and path (never the query string, which can
+ * carry tokens sent by mistake, nor any header), status, time, and the account once authenticated. The lines a
+ * request's own code writes carry its id through the request scope. Built without a child logger per request,
+ * and nothing is assembled for the request line when the level would not write it.
+ */
+function requestLogging(logger: Logger, service: string) {
+  return (
+    request: IncomingMessage & { auth?: { user: { id: number } } },
+    response: ServerResponse,
+    next: () => void,
+  ) => {
+    const header = request.headers['x-request-id'];
+    const id = typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+    response.setHeader('X-Request-Id', id);
+    // Express strips a middleware's mount path from `url`; `originalUrl` is the path as requested.
+    const url = (request as { originalUrl?: string }).originalUrl ?? request.url ?? '';
+    if (logger.isLevelEnabled('info') && !url.startsWith('/api/health')) {
+      const started = Date.now();
+      response.once('close', () => {
+        const line = {
+          req: { id, method: request.method, path: url.split('?')[0] },
+          service,
+          ...(request.auth ? { userId: request.auth.user.id } : {}),
+          res: { statusCode: response.statusCode },
+          responseTime: Date.now() - started,
+        };
+        if (!response.writableFinished) logger.info(line, 'request aborted');
+        else if (response.statusCode >= 500) logger.error(line, 'request errored');
+        else logger.info(line, 'request completed');
+      });
+    }
+    storage.run(new RequestScope(logger, id), next);
+  };
+}
+
+/** The one root logger of a process, shared by Nest's logger and the request lines. */
+@Module({})
+class RootLoggerModule {
+  static forRoot(): DynamicModule {
+    return {
+      module: RootLoggerModule,
+      providers: [{ provide: ROOT_LOGGER, inject: [AppConfig], useFactory: rootLogger }],
+      exports: [ROOT_LOGGER],
+    };
+  }
 }
 
 /**
@@ -19,54 +95,29 @@ export function currentRequestId(): string | undefined {
  * request lines carry no headers of the response. `LOG_FORMAT=pretty` prints readable lines for development.
  */
 @Module({})
-export class LoggingModule {
+export class LoggingModule implements NestModule {
+  constructor(
+    @Inject(ROOT_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE) private readonly service: string,
+  ) {}
+
   static forRoot(service: 'api' | 'worker'): DynamicModule {
     return {
       module: LoggingModule,
       imports: [
+        RootLoggerModule.forRoot(),
+        // Nest's own logger writes through the same root logger; the request middleware is the one below.
         LoggerModule.forRootAsync({
-          inject: [AppConfig],
-          useFactory: (config: AppConfig) => ({
-            forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
-            pinoHttp: {
-              level: config.logLevel,
-              ...(config.logFormat === 'pretty'
-                ? {
-                    transport: {
-                      target: 'pino-pretty',
-                      options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' },
-                    },
-                  }
-                : {}),
-              genReqId: (request: IncomingMessage, response: ServerResponse) => {
-                const header = request.headers['x-request-id'];
-                const id = typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
-                response.setHeader('X-Request-Id', id);
-                return id;
-              },
-              redact: {
-                paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-                censor: '[redacted]',
-              },
-              serializers: {
-                // Query strings can carry tokens sent by mistake; log the path only.
-                req: (request: { id: string; method: string; url: string }) => ({
-                  id: request.id,
-                  method: request.method,
-                  path: request.url.split('?')[0],
-                }),
-                res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
-              },
-              // Read when the request line is written, after authentication: who made it.
-              customProps: (request: IncomingMessage & { auth?: { user: { id: number } } }) => ({
-                service,
-                ...(request.auth ? { userId: request.auth.user.id } : {}),
-              }),
-              autoLogging: { ignore: (request: IncomingMessage) => request.url?.startsWith('/api/health') ?? false },
-            },
-          }),
+          imports: [RootLoggerModule.forRoot()],
+          inject: [ROOT_LOGGER],
+          useFactory: (logger: Logger) => ({ pinoHttp: { logger }, useExisting: true, forRoutes: [] }),
         }),
       ],
+      providers: [{ provide: SERVICE, useValue: service }],
     };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(requestLogging(this.logger, this.service)).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
   }
 }

@@ -1,0 +1,131 @@
+/**
+ * The reference of the list-throughput benchmark: `node:http` and `pg` doing what the API must do for
+ * `GET /api/user/knowledgebases` and `GET /api/user/api-keys` with a bearer token, and nothing more: the same
+ * token check and lookup, the same `last_used_at` refresh, the same list SQL and the same JSON body.
+ * No framework, logging, rate limit or metrics. Started as a child process by bench/list-throughput.ts:
+ *
+ *   DATABASE_URL=... PORT=0 node -r ts-node/register/transpile-only bench/support/bare-list-server.ts
+ *
+ * Prints `listening <port>` once it accepts connections.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Pool } from 'pg';
+import { KNOWLEDGEBASE_SUMMARIES_SQL } from '../../libs/database/src/knowledgebase-summaries';
+import { hashToken, parseToken } from '../../libs/platform/src/security/tokens';
+
+/** The API's own pool size (dataSourceOptions' default). */
+const POOL_SIZE = 10;
+const LAST_USED_PRECISION_SECONDS = 60;
+
+const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: POOL_SIZE });
+
+interface Caller {
+  userId: number;
+}
+
+async function authenticate(request: IncomingMessage): Promise<Caller | null> {
+  const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
+  const kind = match ? parseToken(match[1]) : null;
+  if (!match || !kind) return null;
+  const table = kind === 'apiKey' ? 'api_keys' : 'session_tokens';
+  const notExpired = kind === 'session' ? 'AND credential.expires_at > now()' : '';
+  const { rows } = await pool.query(
+    `SELECT credential.id AS token_id, credential.last_used_at, users.id AS user_id,
+            users.name AS user_name, users.email AS user_email
+       FROM ${table} credential
+       JOIN users ON users.id = credential.user_id
+      WHERE credential.token_hash = $1 ${notExpired}`,
+    [hashToken(match[1])],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  if (!row.last_used_at || row.last_used_at.getTime() <= Date.now() - LAST_USED_PRECISION_SECONDS * 1000) {
+    await pool.query(
+      `UPDATE ${table} SET last_used_at = now()
+        WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => $2))`,
+      [row.token_id, LAST_USED_PRECISION_SECONDS],
+    );
+  }
+  return { userId: row.user_id };
+}
+
+const statusLabels: Record<string, string> = {
+  empty: 'Empty',
+  processing: 'Processing',
+  active: 'Active',
+  failed: 'Failed',
+};
+
+async function knowledgebases(caller: Caller): Promise<unknown> {
+  const { rows } = await pool.query(KNOWLEDGEBASE_SUMMARIES_SQL, [caller.userId, null]);
+  return {
+    data: rows.map((row) => {
+      const status =
+        row.documents_count === 0
+          ? 'empty'
+          : row.processing_count > 0
+            ? 'processing'
+            : row.failed_count > 0
+              ? 'failed'
+              : 'active';
+      return {
+        id: row.id,
+        name: row.name,
+        description: row.description,
+        status,
+        status_label: statusLabels[status],
+        documents_count: row.documents_count,
+        assistants_count: row.assistants_count,
+        created_at: row.created_at.toISOString(),
+        updated_at: row.updated_at.toISOString(),
+      };
+    }),
+  };
+}
+
+async function apiKeys(caller: Caller): Promise<unknown> {
+  const { rows } = await pool.query(
+    `SELECT id, name, last_used_at, created_at FROM api_keys WHERE user_id = $1 ORDER BY id DESC`,
+    [caller.userId],
+  );
+  return {
+    api_keys: rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      last_used_at: row.last_used_at?.toISOString() ?? null,
+      created_at: row.created_at.toISOString(),
+    })),
+  };
+}
+
+const routes: Record<string, (caller: Caller) => Promise<unknown>> = {
+  '/api/user/knowledgebases': knowledgebases,
+  '/api/user/api-keys': apiKeys,
+};
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+const server = createServer((request, response) => {
+  const route = request.method === 'GET' ? routes[request.url ?? ''] : undefined;
+  if (!route) return send(response, 404, { message: 'Not found.' });
+  authenticate(request)
+    .then((caller) => (caller ? route(caller).then((body) => send(response, 200, body)) : send(response, 401, {})))
+    .catch((error: Error) => send(response, 500, { message: error.message }));
+});
+
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+  console.log(`listening ${(server.address() as AddressInfo).port}`);
+});
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeAllConnections();
+  void pool.end();
+});

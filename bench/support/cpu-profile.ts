@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface CostLine {
+  name: string;
+  /** Share of all samples, idle included. */
+  share: number;
+  /** Microseconds of CPU per request, when a request count is given. */
+  microsecondsPerRequest?: number;
+}
+
+/** Where a frame's code lives: a package under node_modules, a project file, or Node itself. */
+function origin(url: string): string {
+  if (!url) return '(native)';
+  const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (match) return match[1];
+  if (url.startsWith('node:')) return 'node core';
+  const project = /\/(apps|libs)\/.*$/.exec(url);
+  return project ? `project ${project[0].slice(1)}` : url;
+}
+
+/**
+ * The heaviest functions (self time) and packages of a `.cpuprofile` written by `node --cpu-prof`, with
+ * `(idle)` left out of the lists but counted in the total, so shares are of the whole run.
+ */
+export function summariseProfile(
+  path: string,
+  requests?: number,
+  top = 15,
+): { functions: CostLine[]; packages: CostLine[]; busyShare: number } {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const selfUs = new Map<number, number>();
+  let totalUs = 0;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
+    totalUs += delta;
+  });
+  const functions = new Map<string, number>();
+  const packages = new Map<string, number>();
+  let idleUs = 0;
+  for (const [id, us] of selfUs) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    if (functionName === '(idle)') {
+      idleUs += us;
+      continue;
+    }
+    const where = url ? `${origin(url)}:${lineNumber + 1}` : '';
+    const name = `${functionName || '(anonymous)'} ${where}`.trim();
+    functions.set(name, (functions.get(name) ?? 0) + us);
+    const group = ['(garbage collector)', '(program)'].includes(functionName) ? functionName : origin(url);
+    packages.set(group, (packages.get(group) ?? 0) + us);
+  }
+  const lines = (costs: Map<string, number>) =>
+    [...costs]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => ({
+        name,
+        share: us / totalUs,
+        ...(requests ? { microsecondsPerRequest: us / requests } : {}),
+      }));
+  return { functions: lines(functions), packages: lines(packages), busyShare: 1 - idleUs / totalUs };
+}

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { Pool } from 'undici';
+import { nowMs, percentile } from './report';
+
+export interface LoadResult {
+  requests: number;
+  /** Answers other than the expected status, and failed requests. */
+  errors: number;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** CPU time of the server process (user + system, every thread) per answered request. */
+  serverCpuMsPerRequest: number;
+}
+
+/** User + system CPU time of a process so far, in ms, from /proc (clock ticks of 10 ms). */
+export function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of stat(5); here the text after the command name starts at field 3.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Keeps `connections` requests in flight (one per keep-alive connection, no pipelining) for `seconds`, the way
+ * autocannon does, and counts the answers. `serverPid` is the process whose CPU time is measured over the run.
+ */
+export async function runLoad(options: {
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  connections: number;
+  seconds: number;
+  serverPid: number;
+  expectedStatus?: number;
+}): Promise<LoadResult> {
+  const pool = new Pool(options.origin, { connections: options.connections, pipelining: 1 });
+  const latencies: number[] = [];
+  let errors = 0;
+  const cpuBefore = processCpuMs(options.serverPid);
+  const start = nowMs();
+  const end = start + options.seconds * 1000;
+  const connection = async () => {
+    while (nowMs() < end) {
+      const sent = nowMs();
+      try {
+        const { statusCode, body } = await pool.request({
+          method: 'GET',
+          path: options.path,
+          headers: options.headers,
+        });
+        await body.dump({ limit: Number.MAX_SAFE_INTEGER });
+        if (statusCode === (options.expectedStatus ?? 200)) latencies.push(nowMs() - sent);
+        else errors++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.connections }, connection));
+  const seconds = (nowMs() - start) / 1000;
+  const cpuMs = processCpuMs(options.serverPid) - cpuBefore;
+  await pool.close();
+  return {
+    requests: latencies.length,
+    errors,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    serverCpuMsPerRequest: cpuMs / Math.max(1, latencies.length),
+  };
+}
