@@ -7,6 +7,7 @@ interface SummaryRow {
   id: number;
   name: string;
   description: string | null;
+  language_id: number | null;
   created_at: Date;
   updated_at: Date;
   documents_count: number;
@@ -34,7 +35,7 @@ export class KnowledgebaseSummaries {
 
   private async query(ownerId: number, id?: number): Promise<KnowledgebaseSummary[]> {
     const rows: SummaryRow[] = await this.dataSource.query(
-      `SELECT kb.id, kb.name, kb.description, kb.created_at, kb.updated_at,
+      `SELECT kb.id, kb.name, kb.description, kb.language_id, kb.created_at, kb.updated_at,
               count(d.id)::int AS documents_count,
               count(d.id) FILTER (WHERE d.status = 'processing')::int AS processing_count,
               count(d.id) FILTER (WHERE d.status = 'failed')::int AS failed_count,
@@ -50,6 +51,7 @@ export class KnowledgebaseSummaries {
       id: row.id,
       name: row.name,
       description: row.description,
+      languageId: row.language_id,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
       documentsCount: row.documents_count,

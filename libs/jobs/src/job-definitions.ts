@@ -7,6 +7,8 @@ export const Queues = {
   telephony: 'telephony',
   leads: 'leads',
   calls: 'calls',
+  /** Website re-crawls, apart so that many due at once never hold up new uploads. */
+  refreshes: 'refreshes',
 } as const;
 
 export type QueueName = (typeof Queues)[keyof typeof Queues];
@@ -58,6 +60,10 @@ export interface DocumentJob {
   documentId: number;
 }
 
+export interface KnowledgebaseJob {
+  knowledgebaseId: number;
+}
+
 /**
  * The only contract between the API and the worker: payloads carry ids, Postgres carries state.
  * The worker refuses to boot while any job here lacks a handler.
@@ -104,6 +110,8 @@ export const Jobs = {
     retried(4),
     ({ importId }) => `lead-import-${importId}`,
   ),
+  /** Re-indexes a knowledgebase's passages in its language's configuration after the language changed. */
+  reindexKnowledgebase: defineJob<KnowledgebaseJob>(Queues.documents, 'reindex-knowledgebase', retried(4)),
   /** Deletes provider trunks that were replaced or whose trunk was deleted; repeats until each is gone. */
   cleanUpProviderTrunks: defineJob<Record<string, never>>(Queues.telephony, 'clean-up-provider-trunks', retried(3)),
 } as const;

@@ -5,11 +5,12 @@ import { DocumentIngestion } from './document-ingestion.service';
 import { DocumentStore } from './document-store.service';
 import { DocumentSweeper } from './document-sweeper.service';
 import { DocumentsProcessor } from './documents.processor';
+import { KnowledgebaseReindex } from './knowledgebase-reindex.service';
 
 /** Document ingestion: the processor, what it uses, and the sweeper the maintenance queue runs. */
 @Module({
   imports: [OutboundHttpModule.forRoot(CRAWLER_USER_AGENT)],
-  providers: [DocumentsProcessor, DocumentIngestion, DocumentStore, DocumentSweeper],
+  providers: [DocumentsProcessor, DocumentIngestion, DocumentStore, DocumentSweeper, KnowledgebaseReindex],
   exports: [DocumentsProcessor, DocumentSweeper],
 })
 export class DocumentsModule {}
