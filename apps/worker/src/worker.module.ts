@@ -15,7 +15,7 @@ import {
 import { MaintenanceSchedule } from './maintenance/maintenance-schedule.service';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { DocumentsModule } from './documents/documents.module';
-import { DocumentsProcessor } from './documents/documents.processor';
+import { DocumentsProcessor, RefreshesProcessor } from './documents/documents.processor';
 import { CallsModule, CallsProcessor } from './calls/calls.processor';
 import { LeadsModule, LeadsProcessor } from './leads/leads.processor';
 import { TelephonyModule } from './telephony/telephony.module';
@@ -25,7 +25,14 @@ import { JOB_PROCESSORS, WorkerRunner } from './worker-runner';
 import { queueReadinessChecks } from './queue-readiness';
 
 /** Every queue's consumer; the runner refuses to boot unless together they handle every declared job. */
-const processors = [MaintenanceProcessor, DocumentsProcessor, TelephonyProcessor, LeadsProcessor, CallsProcessor];
+const processors = [
+  MaintenanceProcessor,
+  DocumentsProcessor,
+  RefreshesProcessor,
+  TelephonyProcessor,
+  LeadsProcessor,
+  CallsProcessor,
+];
 
 /** The worker: consumes every queue; its only HTTP routes are health checks and metrics. */
 @Module({})

@@ -141,8 +141,19 @@ export class PassageSearch {
     limit: number,
     candidateCap = SEARCH_CANDIDATE_CAP,
   ): Promise<PassageHit[]> {
+    const [sql, parameters] = this.statement(ownerId, knowledgebaseId, query, limit, candidateCap);
+    return parameters[2].length === 0 ? [] : this.dataSource.query(sql, parameters);
+  }
+
+  /** The statement and its parameters, for the benchmark to explain. */
+  statement(
+    ownerId: number,
+    knowledgebaseId: number,
+    query: string,
+    limit: number,
+    candidateCap = SEARCH_CANDIDATE_CAP,
+  ): [string, [number, number, string[], string[], string[], number, number]] {
     const { words, phrases, excluded } = parseSearchQuery(query);
-    if (words.length === 0) return [];
-    return this.dataSource.query(SEARCH_SQL, [ownerId, knowledgebaseId, words, phrases, excluded, limit, candidateCap]);
+    return [SEARCH_SQL, [ownerId, knowledgebaseId, words, phrases, excluded, limit, candidateCap]];
   }
 }

@@ -112,6 +112,18 @@ export const Jobs = {
   ),
   /** Re-indexes a knowledgebase's passages in its language's configuration after the language changed. */
   reindexKnowledgebase: defineJob<KnowledgebaseJob>(Queues.documents, 'reindex-knowledgebase', retried(4)),
+  /** Enqueues a refresh of every website document whose refresh is due. Repeats on the worker. */
+  enqueueDueRefreshes: defineJob<Record<string, never>>(Queues.maintenance, 'enqueue-due-refreshes', retried(3)),
+  /**
+   * Re-crawls a website document, keeping the passages of unchanged pages. Removed once finished (the outcome
+   * is on the document), so the same id can refresh it again next time.
+   */
+  refreshDocument: defineJob<DocumentJob>(
+    Queues.refreshes,
+    'refresh-document',
+    { attempts: 3, backoff: { type: 'exponential' }, removeOnComplete: true, removeOnFail: true },
+    ({ documentId }) => `refresh-${documentId}`,
+  ),
   /** Deletes provider trunks that were replaced or whose trunk was deleted; repeats until each is gone. */
   cleanUpProviderTrunks: defineJob<Record<string, never>>(Queues.telephony, 'clean-up-provider-trunks', retried(3)),
 } as const;
