@@ -166,7 +166,7 @@ async function planSummary(dataSource: DataSource, sql: string, parameters: unkn
   const rows: { 'QUERY PLAN': string }[] = await dataSource.query(`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`, parameters);
   const nodes = rows
     .map((row) => row['QUERY PLAN'])
-    .filter((line) => /(Index Scan|Seq Scan) (using \S+ )?on (passages|knowledgebase_lexemes)\b/.test(line))
+    .filter((line) => /(Index Scan|Seq Scan)( using \S+)? on (passages|knowledgebase_lexemes)/.test(line))
     .filter((line) => !line.includes('never executed') && !line.includes('_pkey'))
     .map((line) => line.replace(/^[\s->]+/, '').replace(/\s*\(actual.*$/, ''));
   return [...new Set(nodes)].join('; ');
