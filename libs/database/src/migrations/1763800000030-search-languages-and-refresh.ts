@@ -87,6 +87,8 @@ export class SearchLanguagesAndRefresh1763800000030 implements MigrationInterfac
     await queryRunner.query(`
       ALTER TABLE passages ADD COLUMN search_vector tsvector
         GENERATED ALWAYS AS (passage_search_vector(search_config, content)) STORED`);
+    // Compressed in the row rather than in the TOAST table: ranking reads the vectors of every candidate.
+    await queryRunner.query(`ALTER TABLE passages ALTER COLUMN search_vector SET STORAGE MAIN`);
     await queryRunner.query(`CREATE INDEX passages_search_vector ON passages USING gin (search_vector)`);
 
     // A passage takes its knowledgebase's configuration when written. The share lock makes a language change
