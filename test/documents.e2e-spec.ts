@@ -11,7 +11,7 @@ import {
 import { JobQueue, Jobs } from '@app/jobs';
 import { createWorkerApp } from '../apps/worker/src/worker.app';
 import { createAccount, TestAccount } from './support/factories';
-import { LocalSite, RouteHandler, sendHtml, startLocalSite } from '../libs/outbound-http/test/local-site';
+import { LocalSite, RouteHandler, sendPage, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { Stack, startStack } from './support/stack';
 import { HeldPage } from './support/held-page';
 import { waitFor, waitForDocument } from './support/wait-for';
@@ -23,8 +23,6 @@ describe('Documents', () => {
   /** The site's routes; tests add to them as they go. */
   const routes: Record<string, RouteHandler> = {};
   const url = (path: string) => `${site.origin}${path}`;
-  const page = (title: string, body: string) =>
-    sendHtml(`<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`);
 
   beforeAll(async () => {
     stack = await startStack({ env: { CRAWL_DELAY_MS: '0', JOB_RETRY_DELAY_MS: '50' } });
@@ -189,19 +187,19 @@ describe('Documents', () => {
   describe('websites', () => {
     beforeAll(() => {
       Object.assign(routes, {
-        '/': page(
+        '/': sendPage(
           'Home',
           '<nav>Menu Home Pricing</nav><main><h1>Welcome</h1><p>We repair bicycles.</p>' +
             '<a href="/pricing">Pricing</a> <a href="docs/intro#top">Intro</a> ' +
             '<a href="https://example.invalid/">Elsewhere</a> <a href="/private/secret">Secret</a></main>' +
             '<footer>Copyright footer</footer>',
         ),
-        '/pricing': page('Pricing', '<main><p>A tune-up costs forty dollars.</p></main>'),
-        '/docs/intro': page(
+        '/pricing': sendPage('Pricing', '<main><p>A tune-up costs forty dollars.</p></main>'),
+        '/docs/intro': sendPage(
           'Intro',
           '<main><p>Bring your bicycle any weekday.</p><a href="../pricing">Back</a></main>',
         ),
-        '/private/secret': page('Secret', '<p>Never crawl this.</p>'),
+        '/private/secret': sendPage('Secret', '<p>Never crawl this.</p>'),
         '/robots.txt': (_request, response) =>
           response.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nDisallow: /private/\n'),
       } satisfies Record<string, RouteHandler>);
@@ -411,7 +409,7 @@ describe('Documents', () => {
       await stack.worker!.close(); // only the extra worker consumes now
       const held = new HeldPage('<p>Finished during shutdown.</p><a href="/drain-next">Next</a>');
       routes['/drain'] = held.handler;
-      routes['/drain-next'] = page('Next', '<p>Fetched after shutdown began.</p>');
+      routes['/drain-next'] = sendPage('Next', '<p>Fetched after shutdown began.</p>');
       try {
         const knowledgebase = await newKnowledgebase();
         const created = await stack.http

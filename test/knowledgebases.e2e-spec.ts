@@ -27,6 +27,7 @@ describe('Knowledgebases', () => {
         id: expect.any(Number),
         name: 'Product FAQ',
         description: 'Answers for callers',
+        language_id: null,
         status: 'empty',
         status_label: 'Empty',
         documents_count: 0,
@@ -153,6 +154,7 @@ describe('Knowledgebases', () => {
         document_id: created.body.data.id,
         document_name: 'Hours',
         content: expect.stringContaining('Refunds are processed'),
+        highlight: expect.stringContaining('**Refunds** are **processed**'),
         score: expect.any(Number),
       },
     ]);

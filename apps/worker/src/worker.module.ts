@@ -15,7 +15,7 @@ import {
 import { MaintenanceSchedule } from './maintenance/maintenance-schedule.service';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { DocumentsModule } from './documents/documents.module';
-import { DocumentsProcessor } from './documents/documents.processor';
+import { DocumentsProcessor, RefreshesProcessor } from './documents/documents.processor';
 import { CallsModule, CallsProcessor } from './calls/calls.processor';
 import { LeadsModule, LeadsProcessor } from './leads/leads.processor';
 import { TelephonyModule } from './telephony/telephony.module';
@@ -29,6 +29,7 @@ import { queueReadinessChecks } from './queue-readiness';
 const processors = [
   MaintenanceProcessor,
   DocumentsProcessor,
+  RefreshesProcessor,
   TelephonyProcessor,
   LeadsProcessor,
   CallsProcessor,

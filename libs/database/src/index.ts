@@ -5,6 +5,8 @@ export * from './migrations';
 export * from './tenant.repository';
 export { SEEDED_LANGUAGES } from './migrations/1763800000001-languages';
 export * from './knowledgebase-summaries';
+export * from './passage-search';
+export * from './search-query';
 export * from './query-errors';
 export * from './call-outcomes';
 export * from './sql-filter';

@@ -7,6 +7,7 @@ interface SummaryRow {
   id: number;
   name: string;
   description: string | null;
+  language_id: number | null;
   created_at: Date;
   updated_at: Date;
   documents_count: number;
@@ -16,7 +17,7 @@ interface SummaryRow {
 }
 
 /** An account's knowledgebases ($1 the owner) with their figures, or only the one with id $2 when not null. */
-export const KNOWLEDGEBASE_SUMMARIES_SQL = `SELECT kb.id, kb.name, kb.description, kb.created_at, kb.updated_at,
+export const KNOWLEDGEBASE_SUMMARIES_SQL = `SELECT kb.id, kb.name, kb.description, kb.language_id, kb.created_at, kb.updated_at,
               count(d.id)::int AS documents_count,
               count(d.id) FILTER (WHERE d.status = 'processing')::int AS processing_count,
               count(d.id) FILTER (WHERE d.status = 'failed')::int AS failed_count,
@@ -50,6 +51,7 @@ export class KnowledgebaseSummaries {
       id: row.id,
       name: row.name,
       description: row.description,
+      languageId: row.language_id,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
       documentsCount: row.documents_count,

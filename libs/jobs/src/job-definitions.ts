@@ -8,6 +8,8 @@ export const Queues = {
   leads: 'leads',
   calls: 'calls',
   dialer: 'dialer',
+  /** Website re-crawls, apart so that many due at once never hold up new uploads. */
+  refreshes: 'refreshes',
 } as const;
 
 export type QueueName = (typeof Queues)[keyof typeof Queues];
@@ -63,6 +65,10 @@ export interface DocumentJob {
   documentId: number;
 }
 
+export interface KnowledgebaseJob {
+  knowledgebaseId: number;
+}
+
 /**
  * The only contract between the API and the worker: payloads carry ids, Postgres carries state.
  * The worker refuses to boot while any job here lacks a handler.
@@ -108,6 +114,20 @@ export const Jobs = {
     'import-leads',
     retried(4),
     ({ importId }) => `lead-import-${importId}`,
+  ),
+  /** Re-indexes a knowledgebase's passages in its language's configuration after the language changed. */
+  reindexKnowledgebase: defineJob<KnowledgebaseJob>(Queues.documents, 'reindex-knowledgebase', retried(4)),
+  /** Enqueues a refresh of every website document whose refresh is due. Repeats on the worker. */
+  enqueueDueRefreshes: defineJob<Record<string, never>>(Queues.maintenance, 'enqueue-due-refreshes', retried(3)),
+  /**
+   * Re-crawls a website document, keeping the passages of unchanged pages. Removed once finished (the outcome
+   * is on the document), so the same id can refresh it again next time.
+   */
+  refreshDocument: defineJob<DocumentJob>(
+    Queues.refreshes,
+    'refresh-document',
+    { attempts: 3, backoff: { type: 'exponential' }, removeOnComplete: true, removeOnFail: true },
+    ({ documentId }) => `refresh-${documentId}`,
   ),
   /** Deletes provider trunks that were replaced or whose trunk was deleted; repeats until each is gone. */
   cleanUpProviderTrunks: defineJob<Record<string, never>>(Queues.telephony, 'clean-up-provider-trunks', retried(3)),

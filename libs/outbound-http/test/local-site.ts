@@ -61,3 +61,8 @@ export function sendHtml(html: string, headers: Record<string, string> = {}): Ro
 export function sendRedirect(location: string, status = 302, headers: Record<string, string> = {}): RouteHandler {
   return (_request, response) => response.writeHead(status, { location, ...headers }).end();
 }
+
+/** A minimal HTML page with a title, as sites serve them. */
+export function sendPage(title: string, body: string): RouteHandler {
+  return sendHtml(`<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`);
+}

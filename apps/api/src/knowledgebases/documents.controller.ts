@@ -1,5 +1,11 @@
-import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+} from '@nestjs/swagger';
 import {
   CreateDocumentRequest,
   CreateDocumentResponse,
@@ -70,6 +76,27 @@ export class DocumentsController {
     @DocumentId() id: number,
   ): Promise<DocumentEnvelope> {
     return this.documents.get(user, knowledgebaseId, id);
+  }
+
+  @Post(':documentId/refresh')
+  @HttpCode(202)
+  @ApiOperation({
+    operationId: 'refreshDocument',
+    summary: 'Re-crawl a website document now, in the background; unchanged pages keep their passages',
+  })
+  @ApiAcceptedResponse({ type: MessageResponse, description: 'Started; `last_refresh` on the read shows the outcome' })
+  @ApiValidatedInput('Not a website, or still being processed')
+  @ApiNotFoundAs('error', 'Knowledgebase not found. / Document not found.')
+  @ApiServiceUnavailableResponse({
+    type: ErrorFieldResponse,
+    description: 'The refresh could not be started; try again',
+  })
+  refresh(
+    @CurrentUser() user: AuthenticatedUser,
+    @KnowledgebaseId() knowledgebaseId: number,
+    @DocumentId() id: number,
+  ): Promise<MessageResponse> {
+    return this.documents.refresh(user, knowledgebaseId, id);
   }
 
   @Delete(':documentId')

@@ -11,6 +11,7 @@ import {
   MessageResponse,
   toDocumentDetailResponse,
   toDocumentResponse,
+  ValidationFailed,
 } from '@app/contracts';
 import {
   Document,
@@ -78,6 +79,11 @@ export class DocumentsService {
         sourceUrl: isWebsite ? (request.url ?? null) : null,
         sourceLinks: isWebsite && request.links ? request.links.map((item) => item.link) : null,
         relativeLinksLimit: isWebsite ? (request.relative_links_limit ?? DEFAULT_RELATIVE_LINKS_LIMIT) : null,
+        refreshIntervalHours: isWebsite ? (request.refresh_interval_hours ?? null) : null,
+        nextRefreshAt:
+          isWebsite && request.refresh_interval_hours
+            ? new Date(Date.now() + request.refresh_interval_hours * 3_600_000)
+            : null,
         fileName: file ? file.originalName.slice(0, 255) : null,
         fileSize: file ? file.size : null,
       });
@@ -93,6 +99,29 @@ export class DocumentsService {
       throw Errors.processingNotStarted();
     }
     return { message: 'Document created successfully.', data: toDocumentResponse(document) };
+  }
+
+  /**
+   * Re-crawls a website now, on the worker. Its content stays searchable meanwhile; the read shows the outcome
+   * in `last_refresh`. A refresh already waiting is not enqueued twice.
+   */
+  async refresh(user: AuthenticatedUser, knowledgebaseId: number, id: number): Promise<MessageResponse> {
+    await this.assertKnowledgebase(user, knowledgebaseId);
+    const document = await this.documents.findOneWhere(user.id, { id, knowledgebaseId });
+    if (!document) throw Errors.documentNotFound();
+    if (document.type !== 'website') {
+      throw ValidationFailed.field('document', 'Only website documents can be refreshed.');
+    }
+    if (document.status === 'processing') {
+      throw ValidationFailed.field('document', 'The document is still being processed.');
+    }
+    try {
+      await this.jobs.enqueue(Jobs.refreshDocument, { documentId: id });
+    } catch (error) {
+      this.logger.error({ documentId: id, error: (error as Error).message }, 'could not enqueue refresh');
+      throw Errors.processingNotStarted();
+    }
+    return { message: 'Document refresh started.' };
   }
 
   /** Its file, pages and passages go with it; a job still running for it finds it gone and stops. */

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import {
   CreateKnowledgebaseRequest,
   Errors,
@@ -55,6 +55,10 @@ export class KnowledgebasesController {
   @ApiOkResponse({ type: KnowledgebaseMessageEnvelope })
   @ApiValidatedInput()
   @ApiKnowledgebaseNotFound()
+  @ApiServiceUnavailableResponse({
+    type: MessageResponse,
+    description: 'A new language could not start re-indexing; nothing changed, try again',
+  })
   update(
     @CurrentUser() user: AuthenticatedUser,
     @KnowledgebaseId() id: number,

@@ -1,5 +1,11 @@
 import { Module } from '@nestjs/common';
-import { Document, Knowledgebase, KnowledgebaseSummaries, tenantRepositoryProvider } from '@app/database';
+import {
+  Document,
+  Knowledgebase,
+  KnowledgebaseSummaries,
+  PassageSearch,
+  tenantRepositoryProvider,
+} from '@app/database';
 import { DocumentsController } from './documents.controller';
 import { DocumentsService } from './documents.service';
 import { KnowledgebasesController } from './knowledgebases.controller';
@@ -11,6 +17,7 @@ import { KnowledgebasesService } from './knowledgebases.service';
     KnowledgebasesService,
     DocumentsService,
     KnowledgebaseSummaries,
+    PassageSearch,
     tenantRepositoryProvider(Knowledgebase),
     tenantRepositoryProvider(Document),
   ],

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
@@ -11,24 +11,28 @@ import {
   SearchKnowledgebaseQuery,
   SearchResponse,
   UpdateKnowledgebaseRequest,
+  ValidationFailed,
   toKnowledgebaseResponse,
 } from '@app/contracts';
-import { InjectTenantRepository, Knowledgebase, KnowledgebaseSummaries, TenantRepository } from '@app/database';
+import {
+  InjectTenantRepository,
+  Knowledgebase,
+  KnowledgebaseSummaries,
+  PassageSearch,
+  TenantRepository,
+} from '@app/database';
+import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
-
-interface SearchRow {
-  document_id: number;
-  document_name: string;
-  content: string;
-  score: number;
-  source_url: string | null;
-}
 
 @Injectable()
 export class KnowledgebasesService {
+  private readonly logger = new Logger(KnowledgebasesService.name);
+
   constructor(
     @InjectTenantRepository(Knowledgebase) private readonly knowledgebases: TenantRepository<Knowledgebase>,
     private readonly summaries: KnowledgebaseSummaries,
+    private readonly passages: PassageSearch,
+    private readonly jobs: JobQueue,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -42,9 +46,11 @@ export class KnowledgebasesService {
   }
 
   async create(user: AuthenticatedUser, request: CreateKnowledgebaseRequest): Promise<KnowledgebaseMessageEnvelope> {
+    await this.checkLanguage(request.language_id);
     const knowledgebase = await this.knowledgebases.create(user.id, {
       name: request.name,
       description: request.description ?? null,
+      languageId: request.language_id ?? null,
     });
     // A new knowledgebase has no documents: its figures are known without asking the database again.
     const data = toKnowledgebaseResponse({
@@ -57,20 +63,39 @@ export class KnowledgebasesService {
     return { message: 'Knowledgebase created successfully.', data };
   }
 
+  /**
+   * A new language re-indexes the passages on the worker. The job is enqueued after the change commits (so it
+   * reads the new language); if it cannot be, the language is put back and the caller told to retry.
+   */
   async update(
     user: AuthenticatedUser,
     id: number,
     request: UpdateKnowledgebaseRequest,
   ): Promise<KnowledgebaseMessageEnvelope> {
+    await this.checkLanguage(request.language_id);
     const changes = {
       ...(request.name !== undefined ? { name: request.name } : {}),
       ...(request.description !== undefined ? { description: request.description } : {}),
+      ...(request.language_id !== undefined ? { languageId: request.language_id } : {}),
     };
-    const found =
-      Object.keys(changes).length > 0
-        ? await this.knowledgebases.update(user.id, id, changes)
-        : await this.knowledgebases.exists(user.id, { id });
-    if (!found) throw Errors.knowledgebaseNotFound();
+    const previous = await this.knowledgebases.findOneWhere(user.id, { id });
+    if (!previous) throw Errors.knowledgebaseNotFound();
+    if (Object.keys(changes).length > 0 && !(await this.knowledgebases.update(user.id, id, changes))) {
+      throw Errors.knowledgebaseNotFound();
+    }
+    const languageChanged = request.language_id !== undefined && request.language_id !== previous.languageId;
+    if (languageChanged) {
+      try {
+        await this.jobs.enqueue(Jobs.reindexKnowledgebase, { knowledgebaseId: id });
+      } catch (error) {
+        this.logger.error({ knowledgebaseId: id, error: (error as Error).message }, 'could not enqueue re-index');
+        const restored = Object.fromEntries(
+          Object.keys(changes).map((key) => [key, previous[key as keyof typeof changes]]),
+        );
+        await this.knowledgebases.update(user.id, id, restored);
+        throw Errors.serviceUnavailable();
+      }
+    }
     return { message: 'Knowledgebase updated successfully.', data: await this.summary(user, id) };
   }
 
@@ -80,32 +105,26 @@ export class KnowledgebasesService {
     return { message: 'Knowledgebase deleted successfully.' };
   }
 
-  /**
-   * Ranked passages for an assistant to use as context. `websearch_to_tsquery` accepts what people type
-   * (quotes, OR, -word) without syntax errors; `ts_rank_cd` favours passages where the words stand close.
-   */
+  /** Ranked passages for an assistant to use as context (see PassageSearch for how they are ranked). */
   async search(user: AuthenticatedUser, id: number, query: SearchKnowledgebaseQuery): Promise<SearchResponse> {
     if (!(await this.knowledgebases.exists(user.id, { id }))) throw Errors.knowledgebaseNotFound();
-    const rows: SearchRow[] = await this.dataSource.query(
-      `SELECT passage.document_id, document.name AS document_name, passage.content, passage.source_url,
-              ts_rank_cd(passage.search_vector, search.query)::float8 AS score
-         FROM passages passage
-         JOIN documents document ON document.id = passage.document_id,
-              websearch_to_tsquery('simple', immutable_unaccent($3)) AS search(query)
-        WHERE passage.user_id = $1 AND passage.knowledgebase_id = $2 AND passage.search_vector @@ search.query
-        ORDER BY score DESC, passage.id
-        LIMIT $4`,
-      [user.id, id, query.query, query.limit],
-    );
+    const hits = await this.passages.search(user.id, id, query.query, query.limit);
     return {
-      data: rows.map((row) => ({
-        document_id: row.document_id,
-        document_name: row.document_name,
-        content: row.content,
-        score: Math.round(row.score * 1e6) / 1e6,
-        ...(row.source_url ? { source_url: row.source_url } : {}),
+      data: hits.map((hit) => ({
+        document_id: hit.document_id,
+        document_name: hit.document_name,
+        content: hit.content,
+        highlight: hit.highlight,
+        score: Math.round(hit.score * 1e6) / 1e6,
+        ...(hit.source_url ? { source_url: hit.source_url } : {}),
       })),
     };
+  }
+
+  private async checkLanguage(languageId: number | null | undefined): Promise<void> {
+    if (languageId === undefined || languageId === null) return;
+    const [found] = await this.dataSource.query(`SELECT 1 FROM languages WHERE id = $1`, [languageId]);
+    if (!found) throw new ValidationFailed({ language_id: ['The selected language id is invalid.'] });
   }
 
   private async summary(user: AuthenticatedUser, id: number) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { AppConfig } from '@app/config';
@@ -94,6 +95,24 @@ export class DocumentIngestion {
   }
 
   private async readWebsite(document: Document): Promise<IngestionResult> {
+    const crawled = await this.crawl(document);
+    const { pages, texts } = readPages(crawled);
+    const passages: IngestedPassage[] = [...texts].flatMap(([url, text]) => pagePassages(url, text));
+    const contentLength = pages.reduce((sum, page) => sum + page.characters, 0);
+
+    if (passages.length === 0) {
+      const first = crawled[0];
+      if (first?.httpStatus !== undefined && RETRYABLE_STATUSES.has(first.httpStatus)) {
+        throw new TransientIngestionError(`The site answered HTTP ${first.httpStatus}`);
+      }
+      const reason = first?.error ? `: ${first.error}` : '';
+      throw new PermanentIngestionError(`No text could be extracted from the website${reason}`, pages);
+    }
+    return { passages, pages, contentLength };
+  }
+
+  /** The website's pages as the crawler finds them now: the start URL and its links, then the listed links. */
+  async crawl(document: Document): Promise<CrawledPage[]> {
     const signal = AbortSignal.timeout(CRAWL_TIME_CAP_MS);
     const crawl = (start: { url: string } | { links: string[] }) =>
       crawlWebsite({
@@ -109,33 +128,36 @@ export class DocumentIngestion {
     const seen = new Set(crawled.map((page) => page.url));
     const links = (document.sourceLinks ?? []).filter((link) => !seen.has(link));
     if (links.length > 0) crawled.push(...(await crawl({ links })));
-
-    const passages: IngestedPassage[] = [];
-    const pages: IngestedPage[] = [];
-    let contentLength = 0;
-    for (const page of crawled) {
-      const text = page.status === 'fetched' && page.text ? normaliseWhitespace(page.text) : '';
-      pages.push({
-        url: page.url,
-        status: page.status,
-        httpStatus: page.httpStatus ?? null,
-        title: page.title?.slice(0, 1000) ?? null,
-        characters: text.length,
-        error: page.error ?? null,
-      });
-      if (!text) continue;
-      contentLength += text.length;
-      passages.push(...splitIntoPassages(text).map((content) => ({ content, sourceUrl: page.url })));
-    }
-
-    if (passages.length === 0) {
-      const first = crawled[0];
-      if (first?.httpStatus !== undefined && RETRYABLE_STATUSES.has(first.httpStatus)) {
-        throw new TransientIngestionError(`The site answered HTTP ${first.httpStatus}`);
-      }
-      const reason = first?.error ? `: ${first.error}` : '';
-      throw new PermanentIngestionError(`No text could be extracted from the website${reason}`, pages);
-    }
-    return { passages, pages, contentLength };
+    return crawled;
   }
+}
+
+/** A page answering one of these may be back later; its previous content is worth keeping meanwhile. */
+export function isRetryableStatus(status: number | undefined): boolean {
+  return status !== undefined && RETRYABLE_STATUSES.has(status);
+}
+
+/** The pages to record, and the text of each page that has some, by URL (the first page of a URL wins). */
+export function readPages(crawled: CrawledPage[]): { pages: IngestedPage[]; texts: Map<string, string> } {
+  const pages: IngestedPage[] = [];
+  const texts = new Map<string, string>();
+  for (const page of crawled) {
+    const text = page.status === 'fetched' && page.text ? normaliseWhitespace(page.text) : '';
+    const counted = text !== '' && !texts.has(page.url);
+    if (counted) texts.set(page.url, text);
+    pages.push({
+      url: page.url,
+      status: page.status,
+      httpStatus: page.httpStatus ?? null,
+      title: page.title?.slice(0, 1000) ?? null,
+      characters: counted ? text.length : 0,
+      error: page.error ?? null,
+      contentHash: counted ? createHash('sha256').update(text).digest('hex') : null,
+    });
+  }
+  return { pages, texts };
+}
+
+export function pagePassages(url: string, text: string): IngestedPassage[] {
+  return splitIntoPassages(text).map((content) => ({ content, sourceUrl: url }));
 }

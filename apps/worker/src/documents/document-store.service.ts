@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { Document, DocumentFile, DocumentPage, DocumentPageStatus, Passage } from '@app/database';
+import {
+  Document,
+  DocumentFile,
+  DocumentPage,
+  DocumentPageStatus,
+  DocumentRefreshOutcome,
+  Passage,
+} from '@app/database';
 
 export interface IngestedPassage {
   content: string;
@@ -15,12 +22,30 @@ export interface IngestedPage {
   title: string | null;
   characters: number;
   error: string | null;
+  contentHash: string | null;
 }
 
 export interface IngestionResult {
   passages: IngestedPassage[];
   pages: IngestedPage[];
   contentLength: number;
+}
+
+/** A refresh's changes: the pages as they now stand, and the passages of the pages that changed or are new. */
+export interface RefreshResult {
+  pages: IngestedPage[];
+  /** Pages whose passages go: changed ones (replaced by `passages`) and gone ones. */
+  replacedUrls: string[];
+  passages: IngestedPassage[];
+  outcome: Omit<DocumentRefreshOutcome, 'status' | 'finished_at' | 'error'>;
+}
+
+function refreshOutcome(
+  status: DocumentRefreshOutcome['status'],
+  counts: RefreshResult['outcome'],
+  error: string | null,
+): DocumentRefreshOutcome {
+  return { status, finished_at: new Date().toISOString(), ...counts, error };
 }
 
 /** Rows a batch insert may carry before Postgres' 65,535 bind-parameter limit gets near. */
@@ -50,17 +75,7 @@ export class DocumentStore {
     return this.lockedUpdate(documentId, async (manager, document) => {
       await this.replacePages(manager, documentId, result.pages);
       await manager.delete(Passage, { documentId });
-      const rows = result.passages.map((passage, position) => ({
-        userId: document.userId,
-        knowledgebaseId: document.knowledgebaseId,
-        documentId,
-        position,
-        content: passage.content,
-        sourceUrl: passage.sourceUrl,
-      }));
-      for (let start = 0; start < rows.length; start += INSERT_BATCH) {
-        await manager.insert(Passage, rows.slice(start, start + INSERT_BATCH));
-      }
+      await this.insertPassages(manager, document, result.passages, 0);
       await manager.update(
         Document,
         { id: documentId },
@@ -88,6 +103,81 @@ export class DocumentStore {
     });
   }
 
+  /**
+   * Applies a refresh to an active document: passages of unchanged pages stay, those of changed and gone pages
+   * are replaced or removed, new pages add theirs. Nothing is written if the document was deleted meanwhile.
+   */
+  async applyRefresh(documentId: number, result: RefreshResult): Promise<boolean> {
+    return this.lockedUpdate(
+      documentId,
+      async (manager, document) => {
+        if (result.replacedUrls.length > 0) {
+          await manager
+            .createQueryBuilder()
+            .delete()
+            .from(Passage)
+            .where('document_id = :documentId AND source_url IN (:...urls)', { documentId, urls: result.replacedUrls })
+            .execute();
+        }
+        const [{ next }] = await manager.query(
+          `SELECT coalesce(max(position) + 1, 0)::int AS next FROM passages WHERE document_id = $1`,
+          [documentId],
+        );
+        await this.insertPassages(manager, document, result.passages, next);
+        await this.replacePages(manager, documentId, result.pages);
+        const outcome = refreshOutcome('succeeded', result.outcome, null);
+        await manager.query(
+          `UPDATE documents SET content_length = $2, last_refreshed_at = $3, last_refresh = $4::jsonb,
+                  next_refresh_at = now() + make_interval(hours => refresh_interval_hours), updated_at = now()
+            WHERE id = $1`,
+          [
+            documentId,
+            result.pages.reduce((sum, page) => sum + page.characters, 0),
+            outcome.finished_at,
+            JSON.stringify(outcome),
+          ],
+        );
+      },
+      'active',
+    );
+  }
+
+  /** A refresh that failed keeps the content it had; the failure is recorded for the owner to see. */
+  async recordRefreshFailure(documentId: number, message: string): Promise<boolean> {
+    const none = { pages_added: 0, pages_changed: 0, pages_removed: 0, pages_unchanged: 0 };
+    return this.lockedUpdate(
+      documentId,
+      (manager) =>
+        manager.query(
+          `UPDATE documents SET
+                  last_refresh = $2::jsonb,
+                  next_refresh_at = now() + make_interval(hours => refresh_interval_hours), updated_at = now()
+            WHERE id = $1`,
+          [documentId, JSON.stringify(refreshOutcome('failed', none, message.slice(0, 2000)))],
+        ),
+      'active',
+    );
+  }
+
+  private async insertPassages(
+    manager: EntityManager,
+    document: Document,
+    passages: IngestedPassage[],
+    firstPosition: number,
+  ): Promise<void> {
+    const rows = passages.map((passage, index) => ({
+      userId: document.userId,
+      knowledgebaseId: document.knowledgebaseId,
+      documentId: document.id,
+      position: firstPosition + index,
+      content: passage.content,
+      sourceUrl: passage.sourceUrl,
+    }));
+    for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+      await manager.insert(Passage, rows.slice(start, start + INSERT_BATCH));
+    }
+  }
+
   private async replacePages(manager: EntityManager, documentId: number, pages: IngestedPage[]): Promise<void> {
     await manager.delete(DocumentPage, { documentId });
     if (pages.length === 0) return;
@@ -99,7 +189,8 @@ export class DocumentStore {
 
   private async lockedUpdate(
     documentId: number,
-    work: (manager: EntityManager, document: Document) => Promise<void>,
+    work: (manager: EntityManager, document: Document) => Promise<unknown>,
+    status: Document['status'] = 'processing',
   ): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
       const document = await manager
@@ -108,7 +199,7 @@ export class DocumentStore {
         .setLock('pessimistic_write')
         .where('document.id = :documentId', { documentId })
         .getOne();
-      if (!document || document.status !== 'processing') return false;
+      if (!document || document.status !== status) return false;
       await work(manager, document);
       return true;
     });

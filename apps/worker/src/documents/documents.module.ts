@@ -4,12 +4,22 @@ import { CRAWLER_USER_AGENT } from './crawler-user-agent';
 import { DocumentIngestion } from './document-ingestion.service';
 import { DocumentStore } from './document-store.service';
 import { DocumentSweeper } from './document-sweeper.service';
-import { DocumentsProcessor } from './documents.processor';
+import { DocumentRefresh } from './document-refresh.service';
+import { DocumentsProcessor, RefreshesProcessor } from './documents.processor';
+import { KnowledgebaseReindex } from './knowledgebase-reindex.service';
 
 /** Document ingestion: the processor, what it uses, and the sweeper the maintenance queue runs. */
 @Module({
   imports: [OutboundHttpModule.forRoot(CRAWLER_USER_AGENT)],
-  providers: [DocumentsProcessor, DocumentIngestion, DocumentStore, DocumentSweeper],
-  exports: [DocumentsProcessor, DocumentSweeper],
+  providers: [
+    DocumentsProcessor,
+    RefreshesProcessor,
+    DocumentIngestion,
+    DocumentStore,
+    DocumentSweeper,
+    DocumentRefresh,
+    KnowledgebaseReindex,
+  ],
+  exports: [DocumentsProcessor, RefreshesProcessor, DocumentSweeper, DocumentRefresh],
 })
 export class DocumentsModule {}

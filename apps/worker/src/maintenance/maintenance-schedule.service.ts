@@ -12,6 +12,7 @@ export function repeatableJobs(config: AppConfig): RepeatableJob[] {
   return [
     { definition: Jobs.purgeExpiredSessions, everySeconds: config.sessionPurgeIntervalSeconds },
     { definition: Jobs.sweepStuckDocuments, everySeconds: config.documentSweepIntervalSeconds },
+    { definition: Jobs.enqueueDueRefreshes, everySeconds: config.documentSweepIntervalSeconds },
     { definition: Jobs.purgeIdempotencyKeys, everySeconds: 3600 },
     { definition: Jobs.cleanUpProviderTrunks, everySeconds: 60 },
     { definition: Jobs.sweepStuckImports, everySeconds: 60 },

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { IDEMPOTENCY_TTL_HOURS } from '@app/contracts';
 import { JobHandler, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { DocumentSweeper } from '../documents/document-sweeper.service';
+import { DocumentRefresh } from '../documents/document-refresh.service';
 import { CallWebhooks } from '../calls/call-webhooks.service';
 import { LeadImport } from '../leads/lead-import.service';
 
@@ -15,6 +16,7 @@ export class MaintenanceProcessor extends JobProcessor {
   protected readonly handlers: Record<string, JobHandler> = {
     [Jobs.purgeExpiredSessions.name]: () => this.purgeExpiredSessions(),
     [Jobs.sweepStuckDocuments.name]: () => this.documentSweeper.sweep(),
+    [Jobs.enqueueDueRefreshes.name]: () => this.documentRefresh.enqueueDue(),
     [Jobs.purgeIdempotencyKeys.name]: () => this.purgeIdempotencyKeys(),
     [Jobs.sweepStuckImports.name]: () => this.leadImports.sweep(),
     [Jobs.reapStaleCalls.name]: () => this.callWebhooks.reapStale(),
@@ -23,6 +25,7 @@ export class MaintenanceProcessor extends JobProcessor {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly documentSweeper: DocumentSweeper,
+    private readonly documentRefresh: DocumentRefresh,
     private readonly leadImports: LeadImport,
     private readonly callWebhooks: CallWebhooks,
   ) {

@@ -8,6 +8,8 @@ export const FILE_DOCUMENT_TYPES: readonly string[] = ['pdf', 'txt', 'docx'];
 export const MAX_DOCUMENT_FILE_BYTES = 20 * 1024 * 1024;
 export const DEFAULT_RELATIVE_LINKS_LIMIT = 10;
 export const MAX_DOCUMENT_LINKS = 50;
+export const MIN_REFRESH_INTERVAL_HOURS = 24;
+export const MAX_REFRESH_INTERVAL_HOURS = 720;
 
 const typeLabels: Record<string, string> = { website: 'Website', pdf: 'PDF', txt: 'Text', docx: 'Word document' };
 const statusLabels: Record<string, string> = { processing: 'Processing', active: 'Active', failed: 'Failed' };
@@ -84,6 +86,19 @@ export class CreateDocumentRequest {
   @Rule.Between(1, 50)
   relative_links_limit?: number;
 
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: MIN_REFRESH_INTERVAL_HOURS,
+    maximum: MAX_REFRESH_INTERVAL_HOURS,
+    description: 'Website: re-crawl it this often',
+  })
+  @ValidateIf(isWebsite)
+  @Rule.Optional()
+  @Type(() => Number)
+  @Rule.Integer()
+  @Rule.Between(MIN_REFRESH_INTERVAL_HOURS, MAX_REFRESH_INTERVAL_HOURS)
+  refresh_interval_hours?: number;
+
   @ApiPropertyOptional({ type: 'string', format: 'binary', description: 'pdf, txt, docx: the file, at most 20 MB' })
   @ValidateIf(isFileType)
   @Transform(({ obj }) => obj.file, { toClassOnly: true })
@@ -117,6 +132,13 @@ export class CreateWebsiteDocumentBody {
     description: 'Further same-site links to follow from `url`',
   })
   relative_links_limit?: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: MIN_REFRESH_INTERVAL_HOURS,
+    maximum: MAX_REFRESH_INTERVAL_HOURS,
+    description: 'Re-crawl the website this often; unchanged pages keep their passages',
+  })
+  refresh_interval_hours?: number;
 }
 
 /** OpenAPI only: the multipart form of document creation (PDF, TXT, Word files). */
@@ -147,10 +169,35 @@ export class DocumentPageResponse {
   @ApiPropertyOptional({ type: String, description: 'Why the page was not used' }) error?: string;
 }
 
+export class DocumentRefreshResponse {
+  @ApiProperty({ enum: ['succeeded', 'failed'] }) status: string;
+  @ApiProperty({ format: 'date-time' }) finished_at: string;
+  @ApiProperty({ type: 'integer' }) pages_added: number;
+  @ApiProperty({ type: 'integer' }) pages_changed: number;
+  @ApiProperty({ type: 'integer' }) pages_removed: number;
+  @ApiProperty({ type: 'integer' }) pages_unchanged: number;
+  @ApiProperty({ type: String, nullable: true, description: 'Why it failed; the previous content was kept' })
+  error: string | null;
+}
+
 export class DocumentDetailResponse extends DocumentResponse {
   @ApiProperty({ type: String, nullable: true }) error_message: string | null;
   @ApiProperty({ type: 'integer', description: 'Characters of text extracted' }) content_length: number;
   @ApiPropertyOptional({ type: [DocumentPageResponse], description: 'Websites only' }) pages?: DocumentPageResponse[];
+  @ApiPropertyOptional({ type: 'integer', nullable: true, description: 'Websites only' })
+  refresh_interval_hours?: number | null;
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'Websites only' })
+  last_refreshed_at?: string | null;
+  @ApiPropertyOptional({
+    type: DocumentRefreshResponse,
+    nullable: true,
+    description: 'Websites only: what the last refresh changed',
+  })
+  last_refresh?: DocumentRefreshResponse | null;
+}
+
+export class DocumentRefreshAcceptedResponse {
+  @ApiProperty() message: string;
 }
 
 export class DocumentEnvelope {
@@ -175,6 +222,9 @@ interface DocumentLike {
   createdAt: Date;
   errorMessage: string | null;
   contentLength: number;
+  refreshIntervalHours?: number | null;
+  lastRefreshedAt?: Date | null;
+  lastRefresh?: DocumentRefreshResponse | null;
 }
 
 interface PageLike {
@@ -212,6 +262,9 @@ export function toDocumentDetailResponse(document: DocumentLike, pages: PageLike
             characters: page.characters,
             ...(page.error ? { error: page.error } : {}),
           })),
+          refresh_interval_hours: document.refreshIntervalHours ?? null,
+          last_refreshed_at: document.lastRefreshedAt?.toISOString() ?? null,
+          last_refresh: document.lastRefresh ?? null,
         }
       : {}),
   };

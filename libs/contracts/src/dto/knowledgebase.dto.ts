@@ -20,6 +20,15 @@ export class CreateKnowledgebaseRequest {
   @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true })
   @Rule.OptionalText()
   description?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    description: 'Language of its documents (stemming, stop words); none searches word for word',
+  })
+  @Rule.Optional()
+  @Rule.Integer()
+  language_id?: number | null;
 }
 
 export class UpdateKnowledgebaseRequest {
@@ -31,12 +40,22 @@ export class UpdateKnowledgebaseRequest {
   @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true, description: '`null` clears it' })
   @Rule.OptionalText()
   description?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    description: 'A change re-indexes its passages in the background; `null` clears it',
+  })
+  @Rule.Optional()
+  @Rule.Integer()
+  language_id?: number | null;
 }
 
 export class KnowledgebaseResponse {
   @ApiProperty({ type: 'integer' }) id: number;
   @ApiProperty() name: string;
   @ApiProperty({ type: String, nullable: true }) description: string | null;
+  @ApiProperty({ type: 'integer', nullable: true }) language_id: number | null;
   @ApiProperty({ enum: KnowledgebaseStatuses }) status: KnowledgebaseStatus;
   @ApiProperty({ example: 'Active' }) status_label: string;
   @ApiProperty({ type: 'integer' }) documents_count: number;
@@ -62,6 +81,7 @@ export interface KnowledgebaseSummary {
   id: number;
   name: string;
   description: string | null;
+  languageId: number | null;
   createdAt: Date;
   updatedAt: Date;
   documentsCount: number;
@@ -84,6 +104,7 @@ export function toKnowledgebaseResponse(summary: KnowledgebaseSummary): Knowledg
     id: summary.id,
     name: summary.name,
     description: summary.description,
+    language_id: summary.languageId,
     status,
     status_label: statusLabels[status],
     documents_count: summary.documentsCount,
@@ -96,7 +117,11 @@ export function toKnowledgebaseResponse(summary: KnowledgebaseSummary): Knowledg
 export const DEFAULT_SEARCH_LIMIT = 5;
 
 export class SearchKnowledgebaseQuery {
-  @ApiProperty({ maxLength: 500, description: 'Words to look for; quotes, OR and -word work as in web search' })
+  @ApiProperty({
+    maxLength: 500,
+    description:
+      'Words to look for; any of them may match (stop words ignored), rarer ones and words standing close together rank higher; "quoted phrases" are required, -word and -"phrase" exclude',
+  })
   @Rule.RequiredText(500)
   query: string;
 
@@ -111,6 +136,8 @@ export class SearchResult {
   @ApiProperty({ type: 'integer' }) document_id: number;
   @ApiProperty() document_name: string;
   @ApiProperty() content: string;
+  @ApiProperty({ description: 'The content with the words that matched the query marked `**like this**`' })
+  highlight: string;
   @ApiProperty({ description: 'Relevance; higher is better' }) score: number;
   @ApiPropertyOptional({ type: String, description: 'Page the passage comes from (websites)' }) source_url?: string;
 }

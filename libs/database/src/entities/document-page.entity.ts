@@ -31,4 +31,8 @@ export class DocumentPage {
 
   @Column({ type: 'text', nullable: true })
   error: string | null;
+
+  /** SHA-256 of the page's text; a refresh leaves the passages of a page whose hash is unchanged. */
+  @Column({ name: 'content_hash', type: 'text', nullable: true })
+  contentHash: string | null;
 }

@@ -6,6 +6,17 @@ export type DocumentType = (typeof DocumentTypes)[number];
 export const FileDocumentTypes = ['pdf', 'txt', 'docx'] as const;
 export type FileDocumentType = (typeof FileDocumentTypes)[number];
 
+/** What the last refresh of a website did (see the worker's DocumentRefresh). */
+export interface DocumentRefreshOutcome {
+  status: 'succeeded' | 'failed';
+  finished_at: string;
+  pages_added: number;
+  pages_changed: number;
+  pages_removed: number;
+  pages_unchanged: number;
+  error: string | null;
+}
+
 export const DocumentStatuses = ['processing', 'active', 'failed'] as const;
 export type DocumentStatus = (typeof DocumentStatuses)[number];
 
@@ -53,6 +64,20 @@ export class Document extends OwnedEntity {
   /** Characters of text extracted. */
   @Column({ name: 'content_length', type: 'integer', default: 0 })
   contentLength: number;
+
+  /** Websites: re-crawled this often, if set. */
+  @Column({ name: 'refresh_interval_hours', type: 'integer', nullable: true })
+  refreshIntervalHours: number | null;
+
+  /** When the worker's schedule next enqueues a refresh; null without an interval. */
+  @Column({ name: 'next_refresh_at', type: 'timestamptz', nullable: true })
+  nextRefreshAt: Date | null;
+
+  @Column({ name: 'last_refreshed_at', type: 'timestamptz', nullable: true })
+  lastRefreshedAt: Date | null;
+
+  @Column({ name: 'last_refresh', type: 'jsonb', nullable: true })
+  lastRefresh: DocumentRefreshOutcome | null;
 
   /** How many times the sweeper has re-enqueued this document; bounded so a poison document ends as failed. */
   @Column({ name: 'sweep_count', type: 'integer', default: 0 })

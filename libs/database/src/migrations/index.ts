@@ -3,6 +3,7 @@ import { Languages1763800000001 } from './1763800000001-languages';
 import { Knowledgebases1763800000002 } from './1763800000002-knowledgebases';
 import { Tools1763800000010 } from './1763800000010-tools';
 import { Telephony1763800000020 } from './1763800000020-telephony';
+import { SearchLanguagesAndRefresh1763800000030 } from './1763800000030-search-languages-and-refresh';
 import { Assistants1763800000040 } from './1763800000040-assistants';
 import { Campaigns1763800000060 } from './1763800000060-campaigns';
 import { LeadCounters1763800000061 } from './1763800000061-lead-counters';
@@ -18,6 +19,7 @@ export const migrations = [
   Knowledgebases1763800000002,
   Tools1763800000010,
   Telephony1763800000020,
+  SearchLanguagesAndRefresh1763800000030,
   Assistants1763800000040,
   IdempotencyKeys1763800000050,
   Campaigns1763800000060,

@@ -1,0 +1,152 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Job } from 'bullmq';
+import { DataSource } from 'typeorm';
+import { Document, DocumentPage } from '@app/database';
+import { DocumentJob, JobQueue, Jobs, isFinalAttempt } from '@app/jobs';
+import { OutboundRequestError } from '@app/outbound-http';
+import { DocumentIngestion, isRetryableStatus, pagePassages, readPages } from './document-ingestion.service';
+import { DocumentStore, IngestedPage, RefreshResult } from './document-store.service';
+
+/** Documents one pass of the schedule enqueues at most; the rest wait for the next pass. */
+const DUE_BATCH = 500;
+/** A page answering these is gone; its passages go with it. */
+const GONE_STATUSES = new Set([404, 410]);
+
+/**
+ * Re-crawls website documents. A page whose text hashes as before keeps its passages; changed pages replace
+ * theirs, new pages add theirs, pages gone (404/410, or no longer linked) lose theirs, and a page that failed
+ * in a way that may pass (a network error, 5xx, 429) keeps its previous content. A refresh that fails as a
+ * whole keeps the previous content and records the error.
+ */
+@Injectable()
+export class DocumentRefresh {
+  private readonly logger = new Logger(DocumentRefresh.name);
+
+  constructor(
+    private readonly ingestion: DocumentIngestion,
+    private readonly store: DocumentStore,
+    private readonly jobs: JobQueue,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  /**
+   * Enqueues the refreshes that are due, on their own queue so that uploads never wait behind them. The next
+   * due time moves only once its job is enqueued, so a failed enqueue is tried again on the next pass.
+   */
+  async enqueueDue(): Promise<{ enqueued: number }> {
+    const due: { id: number }[] = await this.dataSource.query(
+      `SELECT id FROM documents
+        WHERE next_refresh_at <= now() AND status = 'active' AND type = 'website'
+        ORDER BY next_refresh_at LIMIT $1`,
+      [DUE_BATCH],
+    );
+    for (const { id } of due) {
+      await this.jobs.enqueue(Jobs.refreshDocument, { documentId: id });
+      await this.dataSource.query(
+        `UPDATE documents SET next_refresh_at = now() + make_interval(hours => refresh_interval_hours) WHERE id = $1`,
+        [id],
+      );
+    }
+    if (due.length > 0) this.logger.log({ enqueued: due.length }, 'enqueued due website refreshes');
+    return { enqueued: due.length };
+  }
+
+  async refresh(job: Job<DocumentJob>): Promise<{ status: string }> {
+    const { documentId } = job.data;
+    const document = await this.dataSource
+      .getRepository(Document)
+      .findOne({ where: { id: documentId, status: 'active', type: 'website' } });
+    if (!document) return { status: 'skipped' };
+
+    let result: RefreshResult;
+    try {
+      result = await this.changes(document);
+    } catch (error) {
+      const transient = !(error instanceof RefreshFailed) && !isPermanent(error);
+      if (transient && !isFinalAttempt(job)) throw error;
+      await this.store.recordRefreshFailure(documentId, (error as Error).message);
+      this.logger.warn({ documentId, error: (error as Error).message }, 'website refresh failed');
+      return { status: 'failed' };
+    }
+    const applied = await this.store.applyRefresh(documentId, result);
+    return { status: applied ? 'refreshed' : 'skipped' };
+  }
+
+  private async changes(document: Document): Promise<RefreshResult> {
+    const previous = await this.dataSource
+      .getRepository(DocumentPage)
+      .find({ where: { documentId: document.id }, order: { position: 'ASC' } });
+    const before = new Map(previous.filter((page) => page.status === 'fetched').map((page) => [page.url, page]));
+    const crawled = await this.ingestion.crawl(document);
+    const { pages, texts } = readPages(crawled);
+    if (texts.size === 0) {
+      const first = crawled[0];
+      if (isRetryableStatus(first?.httpStatus)) throw new Error(`The site answered HTTP ${first.httpStatus}`);
+      throw new RefreshFailed(`No text could be extracted from the website${first?.error ? `: ${first.error}` : ''}`);
+    }
+
+    const outcome = { pages_added: 0, pages_changed: 0, pages_removed: 0, pages_unchanged: 0 };
+    const result: RefreshResult = { pages: [], replacedUrls: [], passages: [], outcome };
+    const visited = new Set<string>();
+    for (const page of pages) {
+      const old = before.get(page.url);
+      const text = texts.get(page.url);
+      if (visited.has(page.url)) continue;
+      visited.add(page.url);
+      if (text !== undefined) {
+        result.pages.push(page);
+        if (!old) {
+          outcome.pages_added++;
+        } else if (old.contentHash === page.contentHash) {
+          outcome.pages_unchanged++;
+          continue;
+        } else {
+          outcome.pages_changed++;
+          result.replacedUrls.push(page.url);
+        }
+        result.passages.push(...pagePassages(page.url, text));
+      } else if (old && !isGone(page)) {
+        // Failed for now: the page keeps what it had.
+        result.pages.push(keptPage(old));
+        outcome.pages_unchanged++;
+      } else {
+        result.pages.push(page);
+        if (old) {
+          outcome.pages_removed++;
+          result.replacedUrls.push(page.url);
+        }
+      }
+    }
+    for (const old of before.values()) {
+      if (visited.has(old.url)) continue;
+      outcome.pages_removed++;
+      result.replacedUrls.push(old.url);
+    }
+    return result;
+  }
+}
+
+/** A refresh that retrying cannot fix. */
+class RefreshFailed extends Error {}
+
+function isPermanent(error: unknown): boolean {
+  return error instanceof OutboundRequestError && !error.transient;
+}
+
+/** Gone: the site says so (404, 410) or no longer lets it be read (robots.txt). */
+function isGone(page: IngestedPage): boolean {
+  return page.status === 'skipped' || (page.httpStatus !== null && GONE_STATUSES.has(page.httpStatus));
+}
+
+function keptPage(page: DocumentPage): IngestedPage {
+  return {
+    url: page.url,
+    status: page.status,
+    httpStatus: page.httpStatus,
+    title: page.title,
+    characters: page.characters,
+    error: page.error,
+    contentHash: page.contentHash,
+  };
+}

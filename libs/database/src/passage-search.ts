@@ -1,0 +1,179 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { parseSearchQuery } from './search-query';
+
+export interface PassageHit {
+  document_id: number;
+  document_name: string;
+  content: string;
+  highlight: string;
+  source_url: string | null;
+  score: number;
+}
+
+/** The part of node-postgres' client this uses. */
+interface PreparedStatementClient {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: PassageHit[] }>;
+}
+
+/** The most passages one search scores; candidates come from the query's rarest words first. */
+export const SEARCH_CANDIDATE_CAP = 200;
+
+/**
+ * Ranks in one statement:
+ * - `terms`: the query's meaningful words as the knowledgebase's language indexes them (stemmed, stop words
+ *   dropped). A word the knowledgebase never uses is replaced by its nearest words one or two edits away.
+ * - `matches`: each term's words with a weight from their rarity in this knowledgebase (an idf), discounted
+ *   for corrections.
+ * - `candidates`: passages holding all terms, then those of the rarest words, at most the cap. The
+ *   `knowledgebase_id + 0` keeps the planner on the full-text index rather than the knowledgebase's btree.
+ * - `hits`: where the query's words stand in each candidate; only those words are taken out of its vector
+ *   (setweight marks them, ts_filter keeps them), as unnesting whole vectors would cost more than the rest.
+ * - score: the sum of the weights of the distinct terms a passage holds (a repeated word adds nothing), up to
+ *   doubled when the terms stand within three words of each other.
+ */
+const SEARCH_SQL = `
+WITH config AS (
+  SELECT knowledgebase_search_config($2) AS name
+),
+filters AS (
+  SELECT (SELECT tsquery_and_agg(query) FROM unnest($4::text[]) phrase,
+                 LATERAL phraseto_tsquery(config.name::regconfig, phrase) query WHERE numnode(query) > 0) AS required,
+         (SELECT tsquery_or_agg(query) FROM unnest($5::text[]) phrase,
+                 LATERAL phraseto_tsquery(config.name::regconfig, phrase) query WHERE numnode(query) > 0) AS excluded
+    FROM config
+),
+terms AS (
+  SELECT DISTINCT lexeme AS term
+    FROM config, unnest($3::text[]) word, unnest(tsvector_to_array(passage_search_vector(config.name, word))) lexeme
+),
+total AS (
+  SELECT greatest(coalesce((SELECT passages FROM knowledgebase_search_stats WHERE knowledgebase_id = $2), 0), 1)::float8
+         AS passages
+),
+known AS (
+  SELECT terms.term, vocabulary.lexeme, vocabulary.passages, 1.0::float8 AS discount
+    FROM terms JOIN knowledgebase_lexemes vocabulary
+      ON vocabulary.knowledgebase_id = $2 AND vocabulary.lexeme = terms.term AND vocabulary.passages > 0
+),
+corrected AS (
+  SELECT terms.term, nearest.lexeme, nearest.passages, 0.6::float8 AS discount
+    FROM terms CROSS JOIN LATERAL (
+      SELECT lexeme, passages FROM (
+        SELECT vocabulary.lexeme, vocabulary.passages FROM knowledgebase_lexemes vocabulary
+         WHERE vocabulary.knowledgebase_id = $2 AND left(vocabulary.lexeme, 1) = left(terms.term, 1)
+           AND length(vocabulary.lexeme) BETWEEN length(terms.term) - 2 AND length(terms.term) + 2
+        UNION
+        SELECT vocabulary.lexeme, vocabulary.passages FROM knowledgebase_lexemes vocabulary
+         WHERE vocabulary.knowledgebase_id = $2 AND vocabulary.lexeme % terms.term
+      ) candidate
+       WHERE passages > 0
+         AND levenshtein(lexeme, terms.term) <= CASE WHEN length(terms.term) >= 7 THEN 2 ELSE 1 END
+       ORDER BY levenshtein(lexeme, terms.term), passages DESC
+       LIMIT 2) nearest
+   WHERE length(terms.term) >= 4 AND NOT EXISTS (SELECT 1 FROM known WHERE known.term = terms.term)
+),
+matches AS (
+  SELECT found.term, found.lexeme, found.passages,
+         found.discount * ln(1 + total.passages / found.passages) AS weight,
+         ('''' || replace(replace(found.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery AS query
+    FROM (SELECT * FROM known UNION ALL SELECT * FROM corrected) found, total
+),
+term_queries AS (
+  SELECT term, tsquery_or_agg(query) AS query, min(passages) AS passages FROM matches GROUP BY term
+),
+seeds AS (
+  SELECT required AS query, 0 AS priority FROM filters WHERE required IS NOT NULL AND (SELECT count(*) FROM term_queries) > 0
+  UNION ALL
+  SELECT (SELECT tsquery_and_agg(query) FROM term_queries), 0
+    FROM filters WHERE required IS NULL AND (SELECT count(*) FROM term_queries) > 1
+  UNION ALL
+  SELECT query, passages FROM (
+    SELECT query, passages, sum(passages) OVER (ORDER BY passages, term) - passages AS before
+      FROM term_queries) rarest
+   WHERE before < $7 AND (SELECT required FROM filters) IS NULL
+),
+candidates AS (
+  SELECT hit.id FROM seeds CROSS JOIN LATERAL (
+    SELECT passage.id FROM passages passage
+     WHERE passage.search_vector @@ seeds.query AND passage.knowledgebase_id + 0 = $2 LIMIT $7) hit
+   GROUP BY hit.id ORDER BY min(seeds.priority) LIMIT $7
+),
+hits AS (
+  SELECT candidate.id, matches.term, matches.weight, word.position
+    FROM (SELECT passage.id,
+                 ts_filter(setweight(passage.search_vector, 'A', (SELECT array_agg(lexeme) FROM matches)), '{a}') AS found
+            FROM candidates JOIN passages passage ON passage.id = candidates.id, filters
+           WHERE (filters.required IS NULL OR passage.search_vector @@ filters.required)
+             AND (filters.excluded IS NULL OR NOT passage.search_vector @@ filters.excluded)) candidate,
+         unnest(candidate.found) entry
+    JOIN matches ON matches.lexeme = entry.lexeme,
+         unnest(entry.positions) word(position)
+),
+coverage AS (
+  SELECT id, sum(weight) AS weight, count(*) AS terms
+    FROM (SELECT id, term, max(weight) AS weight FROM hits GROUP BY id, term) per_term
+   GROUP BY id
+),
+closeness AS (
+  SELECT id, count(*) FILTER (WHERE term <> previous_term AND position - previous_position <= 3) AS close_pairs
+    FROM (SELECT id, term, position, lag(term) OVER near AS previous_term, lag(position) OVER near AS previous_position
+            FROM hits WINDOW near AS (PARTITION BY id ORDER BY position)) ordered
+   GROUP BY id
+),
+best AS (
+  SELECT coverage.id,
+         coverage.weight * (1 + least(1, closeness.close_pairs::float8 / greatest(coverage.terms - 1, 1))) AS score
+    FROM coverage JOIN closeness USING (id)
+   ORDER BY score DESC, coverage.id
+   LIMIT $6
+)
+SELECT passage.document_id, document.name AS document_name, passage.content, passage.source_url, best.score,
+       ts_headline(config.name::regconfig, passage.content, (SELECT tsquery_or_agg(query) FROM matches),
+                   'HighlightAll=true, StartSel=**, StopSel=**') AS highlight
+  FROM best
+  JOIN passages passage ON passage.id = best.id AND passage.user_id = $1
+  JOIN documents document ON document.id = passage.document_id, config
+ ORDER BY best.score DESC, best.id`;
+
+/** Passage search over one knowledgebase; the caller has checked the knowledgebase is the owner's. */
+@Injectable()
+export class PassageSearch {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Runs as a named prepared statement: planning this statement costs more than running it, and a connection
+   * plans a named one once.
+   */
+  async search(
+    ownerId: number,
+    knowledgebaseId: number,
+    query: string,
+    limit: number,
+    candidateCap = SEARCH_CANDIDATE_CAP,
+  ): Promise<PassageHit[]> {
+    const [text, values] = this.statement(ownerId, knowledgebaseId, query, limit, candidateCap);
+    if (values[2].length === 0) return [];
+    const runner = this.dataSource.createQueryRunner('slave');
+    try {
+      const client = (await runner.connect()) as PreparedStatementClient;
+      const result = await client.query({ name: 'passage-search', text, values });
+      return result.rows;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /** The statement and its parameters, for the benchmark to explain. */
+  statement(
+    ownerId: number,
+    knowledgebaseId: number,
+    query: string,
+    limit: number,
+    candidateCap = SEARCH_CANDIDATE_CAP,
+  ): [string, [number, number, string[], string[], string[], number, number]] {
+    const { words, phrases, excluded } = parseSearchQuery(query);
+    return [SEARCH_SQL, [ownerId, knowledgebaseId, words, phrases, excluded, limit, candidateCap]];
+  }
+}

@@ -1,0 +1,208 @@
+import { createAccount, TestAccount } from './support/factories';
+import { Stack, startStack } from './support/stack';
+import { waitFor, waitForDocument } from './support/wait-for';
+
+const FAQ = [
+  'Our office is open Monday to Friday from nine to five. Opening hours on Saturday are ten to two.',
+  'Friday is the day our friendly team plans the week. Friday afternoons are quiet. Friday, friday, friday.',
+  'Refunds are processed within fourteen days of receiving the returned item.',
+  'Deliveries leave the warehouse every morning; the courier brings parcels before noon.',
+  'The café serves crème brûlée and espresso until closing time.',
+  'Every card we print is on recycled paper, our gift to the planet.',
+  'A gift card can be bought in any amount.',
+].join('\n\n');
+
+describe('Knowledgebase search', () => {
+  let stack: Stack;
+  let account: TestAccount;
+  let english: number;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    account = await createAccount(stack);
+    const languages = await stack.http.get('/api/user/assistants/languages').set(account.auth).expect(200);
+    english = languages.body.find((language: { name: string }) => language.name === 'English').id;
+  }, 30_000);
+  afterAll(() => stack.close());
+
+  const createKnowledgebase = async (body: Record<string, unknown>) =>
+    (await stack.http.post('/api/user/knowledgebases').set(account.auth).send(body).expect(201)).body.data;
+
+  /** A knowledgebase holding the FAQ, one passage per paragraph, ready to search. */
+  const knowledgebaseWithFaq = async (languageId: number | null) => {
+    const knowledgebase = await createKnowledgebase({ name: 'FAQ', language_id: languageId });
+    for (const [index, paragraph] of FAQ.split('\n\n').entries()) {
+      const created = await stack.http
+        .post(`/api/user/knowledgebases/${knowledgebase.id}/documents`)
+        .set(account.auth)
+        .field('name', `Answer ${index + 1}`)
+        .field('type', 'txt')
+        .attach('file', Buffer.from(paragraph, 'utf8'), `answer-${index + 1}.txt`)
+        .expect(201);
+      const document = await waitForDocument(stack, account, knowledgebase.id, created.body.data.id);
+      expect(document.status).toBe('active');
+    }
+    return knowledgebase.id as number;
+  };
+
+  const search = async (knowledgebaseId: number, query: string, limit = 5) =>
+    (
+      await stack.http
+        .get(`/api/user/knowledgebases/${knowledgebaseId}/search`)
+        .query({ query, limit })
+        .set(account.auth)
+        .expect(200)
+    ).body.data as { document_name: string; content: string; highlight: string; score: number }[];
+
+  const names = (results: { document_name: string }[]) => results.map((result) => result.document_name);
+
+  describe('language_id', () => {
+    it('is stored, read back, changed and cleared; an unknown one is refused', async () => {
+      const created = await createKnowledgebase({ name: 'English FAQ', language_id: english });
+      expect(created.language_id).toBe(english);
+      const read = await stack.http.get(`/api/user/knowledgebases/${created.id}`).set(account.auth).expect(200);
+      expect(read.body.data.language_id).toBe(english);
+
+      const unknown = await stack.http
+        .post('/api/user/knowledgebases')
+        .set(account.auth)
+        .send({ name: 'Klingon', language_id: 999_999 })
+        .expect(422);
+      expect(unknown.body).toEqual({
+        message: 'The selected language id is invalid.',
+        errors: { language_id: ['The selected language id is invalid.'] },
+      });
+      const notInteger = await stack.http
+        .put(`/api/user/knowledgebases/${created.id}`)
+        .set(account.auth)
+        .send({ language_id: 'english' })
+        .expect(422);
+      expect(notInteger.body.errors).toEqual({ language_id: ['The language id field must be an integer.'] });
+      const unknownUpdate = await stack.http
+        .put(`/api/user/knowledgebases/${created.id}`)
+        .set(account.auth)
+        .send({ name: 'Renamed', language_id: 999_999 })
+        .expect(422);
+      expect(unknownUpdate.body.errors).toEqual({ language_id: ['The selected language id is invalid.'] });
+
+      const cleared = await stack.http
+        .put(`/api/user/knowledgebases/${created.id}`)
+        .set(account.auth)
+        .send({ language_id: null })
+        .expect(200);
+      expect(cleared.body.data).toMatchObject({ name: 'English FAQ', language_id: null });
+
+      const plain = await createKnowledgebase({ name: 'No language' });
+      expect(plain.language_id).toBeNull();
+    });
+  });
+
+  describe('in English', () => {
+    let knowledgebaseId: number;
+    beforeAll(async () => {
+      knowledgebaseId = await knowledgebaseWithFaq(english);
+    }, 60_000);
+
+    it('answers a question in natural language, best passage first, with the matched words marked', async () => {
+      const results = await search(knowledgebaseId, 'what are your opening hours on friday');
+      expect(names(results)[0]).toBe('Answer 1');
+      expect(results[0].highlight).toBe(
+        'Our office is **open** Monday to **Friday** from nine to five. **Opening** **hours** on Saturday are ten to two.',
+      );
+      expect(results[0].content).toBe(FAQ.split('\n\n')[0]);
+      // Repeating "friday" does not outrank a passage holding more of the question's words.
+      expect(names(results)).toContain('Answer 2');
+      expect(results[0].score).toBeGreaterThan(results[names(results).indexOf('Answer 2')].score);
+      // Stop words alone find nothing.
+      expect(await search(knowledgebaseId, 'what are your')).toEqual([]);
+    });
+
+    it('matches inflections of the words', async () => {
+      const results = await search(knowledgebaseId, 'refund processing');
+      expect(names(results)).toEqual(['Answer 3']);
+      expect(results[0].highlight).toBe(
+        '**Refunds** are **processed** within fourteen days of receiving the returned item.',
+      );
+    });
+
+    it('ranks words standing close together, and rarer words, higher', async () => {
+      // Both passages hold both words; only in the later one do they stand together.
+      expect(names(await search(knowledgebaseId, 'gift card'))).toEqual(['Answer 7', 'Answer 6']);
+      const results = await search(knowledgebaseId, 'friday courier');
+      // "courier" is in one passage, "friday" in two: the rarer word wins.
+      expect(names(results)[0]).toBe('Answer 4');
+    });
+
+    it('finds a misspelt word one or two letters off', async () => {
+      expect(names(await search(knowledgebaseId, 'warehuose'))).toEqual(['Answer 4']);
+      expect(names(await search(knowledgebaseId, 'delivries'))).toEqual(['Answer 4']);
+      expect(names(await search(knowledgebaseId, 'parcel'))).toEqual(['Answer 4']);
+      const [found] = await search(knowledgebaseId, 'espreso');
+      expect(found.highlight).toContain('**espresso**');
+    });
+
+    it('keeps quoted phrases required and -word excluded', async () => {
+      expect(names(await search(knowledgebaseId, '"nine to five"'))).toEqual(['Answer 1']);
+      expect(await search(knowledgebaseId, '"five to nine"')).toEqual([]);
+      expect(names(await search(knowledgebaseId, 'friday -saturday'))).toEqual(['Answer 2']);
+      expect(names(await search(knowledgebaseId, 'friday -"opening hours"'))).toEqual(['Answer 2']);
+      expect(names(await search(knowledgebaseId, 'friday OR courier', 1))).toEqual(['Answer 4']);
+    });
+
+    it('ignores accents', async () => {
+      const [found] = await search(knowledgebaseId, 'creme brulee');
+      expect(found.document_name).toBe('Answer 5');
+      expect(found.highlight).toContain('**crème** **brûlée**');
+    });
+  });
+
+  describe('without a language', () => {
+    it('matches words as they are, and re-indexes in the background when a language is set', async () => {
+      const knowledgebaseId = await knowledgebaseWithFaq(null);
+      expect(names(await search(knowledgebaseId, 'refunds'))).toEqual(['Answer 3']);
+      expect(await search(knowledgebaseId, 'processing')).toEqual([]);
+
+      const updated = await stack.http
+        .put(`/api/user/knowledgebases/${knowledgebaseId}`)
+        .set(account.auth)
+        .send({ language_id: english })
+        .expect(200);
+      expect(updated.body.data.language_id).toBe(english);
+      await waitFor(async () => ((await search(knowledgebaseId, 'processing')).length > 0 ? true : undefined));
+      expect(names(await search(knowledgebaseId, 'processing'))).toEqual(['Answer 3']);
+    }, 60_000);
+  });
+
+  it('keeps every knowledgebase private: another account searches nothing of it', async () => {
+    const knowledgebase = await createKnowledgebase({ name: 'Mine' });
+    const intruder = await createAccount(stack);
+    const response = await stack.http
+      .get(`/api/user/knowledgebases/${knowledgebase.id}/search?query=anything`)
+      .set(intruder.auth)
+      .expect(404);
+    expect(response.body).toEqual({ error: 'Knowledgebase not found.' });
+    const update = await stack.http
+      .put(`/api/user/knowledgebases/${knowledgebase.id}`)
+      .set(intruder.auth)
+      .send({ language_id: english })
+      .expect(404);
+    expect(update.body).toEqual({ error: 'Knowledgebase not found.' });
+  });
+
+  it('answers 503 and changes nothing when the re-index cannot be enqueued', async () => {
+    const knowledgebase = await createKnowledgebase({ name: 'Keep me', language_id: null });
+    const broken = await startStack({ worker: false, env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    try {
+      const response = await broken.http
+        .put(`/api/user/knowledgebases/${knowledgebase.id}`)
+        .set(account.auth)
+        .send({ name: 'Renamed', language_id: english });
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({ message: 'Service temporarily unavailable. Please try again.' });
+    } finally {
+      await broken.close();
+    }
+    const read = await stack.http.get(`/api/user/knowledgebases/${knowledgebase.id}`).set(account.auth).expect(200);
+    expect(read.body.data).toMatchObject({ name: 'Keep me', language_id: null });
+  }, 30_000);
+});
