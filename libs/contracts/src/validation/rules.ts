@@ -141,15 +141,13 @@ export function repeatedItemPaths(list: unknown, key: string): string[] {
  * on its own path (`schema.1.name`), as Laravel does.
  */
 export const DistinctBy = (key: string) =>
-  ValidateBy(
-    {
-      name: DISTINCT_CONSTRAINT,
-      validator: {
-        validate: (value) => repeatedItemPaths(value, key).length === 0,
-        defaultMessage: (args) => repeatedItemPaths(args?.value, key).join(','),
-      },
+  ValidateBy({
+    name: DISTINCT_CONSTRAINT,
+    validator: {
+      validate: (value) => repeatedItemPaths(value, key).length === 0,
+      defaultMessage: (args) => repeatedItemPaths(args?.value, key).join(','),
     },
-  );
+  });
 
 /** Validates each item of an array of objects with the given DTO class. */
 export const EachNested = (type: () => new () => object) =>
