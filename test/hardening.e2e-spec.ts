@@ -607,6 +607,8 @@ describe('Deletes racing the requests that use what they delete', () => {
           .set(account.auth)
           .attach('file', Buffer.from(`phone_number\n${rows}\n`), 'leads.csv');
       const first = (await upload().expect(202)).body.data.id;
+      const earlier = (await post('lead', { phone_number: '+14155550102', campaign_id: campaign }).expect(201)).body
+        .data.id;
       // Waits until the worker is writing the import, so the delete lands in the middle of it.
       await waitFor(
         async () => {
@@ -622,6 +624,10 @@ describe('Deletes racing the requests that use what they delete', () => {
       const answers = await unexpected({
         upload: [upload(), [202, 404]],
         lead: [post('lead', { phone_number: '+14155550100', campaign_id: campaign }), [201, 422]],
+        blacklist: [
+          stack.http.patch(`/api/user/leads/${earlier}`).set(account.auth).send({ status: 'blacklisted' }),
+          [200, 404],
+        ],
         deleteCampaign: [remove(`campaign/${campaign}`), [200]],
         leadAfter: [post('lead', { phone_number: '+14155550101', campaign_id: campaign }), [201, 422]],
       });

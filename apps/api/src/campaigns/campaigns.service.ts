@@ -160,13 +160,20 @@ export class CampaignsService {
     return { message: 'Campaign updated successfully.', data };
   }
 
-  /** Its leads go with it. */
+  /**
+   * Its leads go with it. They are locked before any is deleted: deleting one moves the account's lead counters, so
+   * a lead update holding its lead while waiting for those counters would otherwise deadlock with the delete.
+   */
   async delete(user: AuthenticatedUser, id: number): Promise<MessageResponse> {
-    const [, deleted] = (await this.dataSource.query(`DELETE FROM campaigns WHERE id = $1 AND user_id = $2`, [
-      id,
-      user.id,
-    ])) as [unknown, number];
-    if (deleted === 0) throw Errors.campaignNotFound();
+    await retryingTransaction(this.dataSource, async (manager) => {
+      const [campaign] = await manager.query(`SELECT id FROM campaigns WHERE id = $1 AND user_id = $2 FOR UPDATE`, [
+        id,
+        user.id,
+      ]);
+      if (!campaign) throw Errors.campaignNotFound();
+      await manager.query(`SELECT id FROM leads WHERE campaign_id = $1 ORDER BY id FOR UPDATE`, [id]);
+      await manager.query(`DELETE FROM campaigns WHERE id = $1`, [id]);
+    });
     return { message: 'Campaign deleted successfully.' };
   }
 
