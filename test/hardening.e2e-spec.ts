@@ -318,13 +318,19 @@ describe('Hostile input', () => {
     let english: number;
     let assistantId: number;
     let campaignId: number;
+    // Its own account: the fuzz above logs the first one out.
+    let owner: TestAccount;
+    let ownKnowledgebaseId: number;
     const call = (method: string, path: string) =>
       (stack.http as unknown as Record<string, (path: string) => import('supertest').Test>)
         [method](path)
-        .set(path.startsWith('/api/internal/') ? runtime : account.auth);
+        .set(path.startsWith('/api/internal/') ? runtime : owner.auth);
 
     beforeAll(async () => {
-      const languages = (await stack.http.get('/api/user/assistants/languages').set(account.auth).expect(200)).body;
+      owner = await createAccount(stack);
+      ownKnowledgebaseId = (await call('post', '/api/user/knowledgebases').send({ name: 'Integers' }).expect(201)).body
+        .data.id;
+      const languages = (await call('get', '/api/user/assistants/languages').expect(200)).body;
       english = languages.find((language: { iso_2: string }) => language.iso_2 === 'en').id;
       assistantId = (
         await call('post', '/api/user/assistant')
@@ -343,7 +349,7 @@ describe('Hostile input', () => {
           /\/(assistant|campaign)\/\{id\}/,
           (_, kind: string) => `/${kind}/${kind === 'assistant' ? assistantId : campaignId}`,
         )
-        .replace(/\/knowledgebases\/\{(id|knowledgebaseId)\}/, `/knowledgebases/${knowledgebaseId}`)
+        .replace(/\/knowledgebases\/\{(id|knowledgebaseId)\}/, `/knowledgebases/${ownKnowledgebaseId}`)
         .replace(/\{externalId\}/, 'fuzz-call')
         .replace(/\{[^}]+\}/g, '1');
     /** Fields a body needs before its integer fields are looked at (`relative_links_limit` is a website's). */
