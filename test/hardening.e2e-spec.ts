@@ -599,6 +599,25 @@ describe('Deletes racing the requests that use what they delete', () => {
     }
   }, 120_000);
 
+  it('answers a document added to a knowledgebase being deleted with 201 or the knowledgebase’s 404', async () => {
+    for (let round = 0; round < 5; round++) {
+      const knowledgebase = (await post('knowledgebases', { name: `Racing ${round}` }).expect(201)).body.data.id;
+      const answers = await unexpected({
+        document: [
+          stack.http
+            .post(`/api/user/knowledgebases/${knowledgebase}/documents`)
+            .set(account.auth)
+            .field('name', 'Hours')
+            .field('type', 'txt')
+            .attach('file', Buffer.from('Open nine to five.'), 'hours.txt'),
+          [201, 404],
+        ],
+        deleteKnowledgebase: [remove(`knowledgebases/${knowledgebase}`), [200]],
+      });
+      expect({ round, answers }).toEqual({ round, answers: [] });
+    }
+  }, 60_000);
+
   it('deletes a campaign while its leads are being imported and created, without a deadlock', async () => {
     const assistant = (
       await post('assistant', { name: 'Importer', type: 'outbound', language_id: english }).expect(201)
