@@ -25,8 +25,11 @@ const postgresError = (code: string, detail?: string) =>
   new QueryFailedError('INSERT ...', [], Object.assign(new Error('refused'), { code, detail }));
 
 describe('ApiExceptionFilter and Postgres refusals', () => {
-  // A 500 logs its stack; not worth printing here.
-  beforeAll(() => jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined));
+  // A 500 logs its stack and a refusal a warning; not worth printing here.
+  beforeAll(() => {
+    jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  });
 
   it('answers a reference to a row deleted meanwhile as Laravel’s exists failure on that column', () => {
     expect(answer(postgresError('23503', 'Key (assistant_id)=(7) is not present in table "assistants".'))).toEqual({

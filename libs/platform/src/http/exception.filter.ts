@@ -93,6 +93,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
       }
     }
     if (isDependencyUnavailable(exception)) return Errors.serviceUnavailable();
-    return databaseClientError(exception) ?? Errors.serverError();
+    const refused = databaseClientError(exception);
+    if (!refused) return Errors.serverError();
+    // A 4xx for the caller, but a sign that a route's own checks or locks missed a case.
+    this.logger.warn(`Postgres refused a request: ${(exception as Error).message}`);
+    return refused;
   }
 }
