@@ -3,6 +3,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { createAccount, TestAccount } from './support/factories';
 import { Stack, startStack } from './support/stack';
+import { waitFor } from './support/wait-for';
 
 /** The spec's three error shapes; anything else reaching a client is a defect. */
 function isSpecErrorShape(body: unknown): boolean {
@@ -15,6 +16,9 @@ function isSpecErrorShape(body: unknown): boolean {
   return false;
 }
 
+const RUNTIME_TOKEN = 'runtime-token-for-hardening-0123456789';
+const runtime = { Authorization: `Bearer ${RUNTIME_TOKEN}` };
+
 const deepJson = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
 
 describe('Hostile input', () => {
@@ -23,7 +27,7 @@ describe('Hostile input', () => {
   let knowledgebaseId: number;
 
   beforeAll(async () => {
-    stack = await startStack({ worker: false });
+    stack = await startStack({ worker: false, env: { RUNTIME_API_TOKEN: RUNTIME_TOKEN } });
     account = await createAccount(stack);
     knowledgebaseId = (
       await stack.http.post('/api/user/knowledgebases').set(account.auth).send({ name: 'Target' }).expect(201)
@@ -269,6 +273,8 @@ describe('Hostile input', () => {
       '\ud800',
       -1,
       1e308,
+      99999999999,
+      [99999999999],
       3.5,
       true,
       [],
@@ -310,13 +316,352 @@ describe('Hostile input', () => {
       expect(failures).toEqual([]);
     }, 180_000);
   });
+  describe('integers and ids', () => {
+    let english: number;
+    let assistantId: number;
+    let campaignId: number;
+    // Its own account: the fuzz above logs the first one out.
+    let owner: TestAccount;
+    let ownKnowledgebaseId: number;
+    const call = (method: string, path: string) =>
+      (stack.http as unknown as Record<string, (path: string) => import('supertest').Test>)
+        [method](path)
+        .set(path.startsWith('/api/internal/') ? runtime : owner.auth);
+
+    beforeAll(async () => {
+      owner = await createAccount(stack);
+      ownKnowledgebaseId = (await call('post', '/api/user/knowledgebases').send({ name: 'Integers' }).expect(201)).body
+        .data.id;
+      const languages = (await call('get', '/api/user/assistants/languages').expect(200)).body;
+      english = languages.find((language: { iso_2: string }) => language.iso_2 === 'en').id;
+      assistantId = (
+        await call('post', '/api/user/assistant')
+          .send({ name: 'Caller', type: 'outbound', language_id: english })
+          .expect(201)
+      ).body.data.id;
+      campaignId = (
+        await call('post', '/api/user/campaign').send({ name: 'Renewals', assistant_id: assistantId }).expect(201)
+      ).body.data.id;
+    });
+
+    /** A real resource for each path parameter, so that a request reaches its body and query checks. */
+    const pathFor = (template: string) =>
+      template
+        .replace(
+          /\/(assistant|campaign)\/\{id\}/,
+          (_, kind: string) => `/${kind}/${kind === 'assistant' ? assistantId : campaignId}`,
+        )
+        .replace(/\/knowledgebases\/\{(id|knowledgebaseId)\}/, `/knowledgebases/${ownKnowledgebaseId}`)
+        .replace(/\{externalId\}/, 'fuzz-call')
+        .replace(/\{[^}]+\}/g, '1');
+    /** Fields a body needs before its integer fields are looked at (`relative_links_limit` is a website's). */
+    const baseBodies: Record<string, object> = {
+      'post /api/user/knowledgebases/{knowledgebaseId}/documents': {
+        name: 'Site',
+        type: 'website',
+        url: 'http://127.0.0.1:9/',
+      },
+    };
+    const oddQueryIntegers = ['0x1', '+1', ' 1', '1.0', '1e0', '1 ', '-1', '0', '99999999999', 'abc', '١'];
+    const oddBodyIntegers: unknown[] = [99999999999, 2147483648, -1, 1.5, 1e308, 'abc', true, [1]];
+    const oddBodyIdLists: unknown[] = [[99999999999], [2147483648], [-1], [0], [1.5], ['1'], [1e308], 99999999999];
+
+    it('answers every odd integer in a query string with 422 on that parameter (page is taken as 1)', async () => {
+      const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+      const failures: string[] = [];
+      let checked = 0;
+      for (const [template, operations] of Object.entries<Record<string, any>>(document.paths)) {
+        for (const [method, operation] of Object.entries<any>(operations)) {
+          const parameters = (operation.parameters ?? []).filter(
+            (parameter: any) => parameter.in === 'query' && parameter.schema?.type === 'integer',
+          );
+          const base = (operation.parameters ?? []).some((parameter: any) => parameter.name === 'query')
+            ? { query: 'hours' }
+            : {};
+          for (const { name } of parameters) {
+            for (const value of oddQueryIntegers) {
+              const response = await call(method, pathFor(template)).query({ ...base, [name]: value });
+              checked++;
+              const expected =
+                name === 'page'
+                  ? response.status === 200
+                  : response.status === 422 && response.body.errors?.[name]?.length === 1;
+              if (!expected || !isSpecErrorShape(response.status === 200 ? { message: '' } : response.body)) {
+                failures.push(
+                  `${method} ${template}?${name}=${JSON.stringify(value)} -> ${response.status} ${JSON.stringify(response.body)}`,
+                );
+              }
+            }
+          }
+        }
+      }
+      expect(checked).toBeGreaterThan(100);
+      expect(failures).toEqual([]);
+    }, 120_000);
+
+    it('answers every odd integer or id in a JSON body with 422 on that field', async () => {
+      const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+      const failures: string[] = [];
+      let checked = 0;
+      for (const [template, operations] of Object.entries<Record<string, any>>(document.paths)) {
+        for (const [method, operation] of Object.entries<any>(operations)) {
+          if (method === 'delete') continue;
+          const schema = requestSchema(document, operation);
+          for (const [name, property] of Object.entries<any>(schema?.properties ?? {})) {
+            const list = property.type === 'array' && property.items?.type === 'integer';
+            if (property.type !== 'integer' && !list) continue;
+            for (const value of list ? oddBodyIdLists : oddBodyIntegers) {
+              const body = { ...baseBodies[`${method} ${template}`], [name]: value };
+              const response = await call(method, pathFor(template)).send(body);
+              checked++;
+              const fields = Object.keys(response.body.errors ?? {});
+              if (response.status !== 422 || !fields.some((field) => field === name || field.startsWith(`${name}.`))) {
+                failures.push(
+                  `${method} ${template} ${JSON.stringify(body)} -> ${response.status} ${JSON.stringify(response.body)}`,
+                );
+              }
+            }
+          }
+        }
+      }
+      expect(checked).toBeGreaterThan(150);
+      expect(failures).toEqual([]);
+    }, 120_000);
+
+    it('documents every integer list as an array of integers', async () => {
+      const schemas = (await stack.http.get('/api/docs-json').expect(200)).body.components.schemas;
+      const lists = Object.entries<any>(schemas).flatMap(([schema, { properties = {} }]) =>
+        Object.entries<any>(properties)
+          .filter(([name]) => name.endsWith('_ids'))
+          .map(([name, property]) => ({ at: `${schema}.${name}`, type: property.type, items: property.items })),
+      );
+      expect(lists.length).toBeGreaterThan(5);
+      for (const list of lists) expect(list).toEqual({ at: list.at, type: 'array', items: { type: 'integer' } });
+    });
+
+    it.each([
+      ['language_id', 99999999999],
+      ['knowledgebase_id', 99999999999],
+      ['phone_number_id', 2147483648],
+      ['folder_id', -1],
+      ['label_ids', [1, 99999999999]],
+      ['tool_ids', [99999999999]],
+      ['secondary_language_ids', [0]],
+    ])('refuses an assistant whose %s is %p in Laravel’s words', async (field, value) => {
+      const response = await call('post', '/api/user/assistant').send({
+        name: 'Out of range',
+        type: 'outbound',
+        language_id: english,
+        [field]: value,
+      });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ [field]: [`The selected ${field.replace(/_/g, ' ')} is invalid.`] });
+    });
+
+    it('refuses ids no row can have where campaigns, leads and calls reference them', async () => {
+      const cases: [string, string, object, string][] = [
+        ['post', '/api/user/campaign', { name: 'X', assistant_id: 99999999999 }, 'assistant_id'],
+        [
+          'post',
+          '/api/user/campaign',
+          { name: 'X', assistant_id: assistantId, phone_number_ids: [99999999999] },
+          'phone_number_ids',
+        ],
+        ['put', `/api/user/campaign/${campaignId}`, { assistant_id: -1 }, 'assistant_id'],
+        ['post', '/api/user/campaigns/update-status', { campaign_id: 99999999999, action: 'start' }, 'campaign_id'],
+        ['post', '/api/user/lead', { phone_number: '+14155550100', campaign_id: 99999999999 }, 'campaign_id'],
+      ];
+      const ingested = {
+        assistant_id: assistantId,
+        type: 'outbound',
+        status: 'initiated',
+        client_phone_number: '+14155550100',
+        assistant_phone_number: '+14155550199',
+      };
+      for (const field of ['assistant_id', 'campaign_id', 'lead_id']) {
+        cases.push(['put', '/api/internal/calls/out-of-range', { ...ingested, [field]: 99999999999 }, field]);
+      }
+      for (const [method, path, body, field] of cases) {
+        const response = await call(method, path).send(body);
+        expect({ path, status: response.status, errors: response.body.errors }).toEqual({
+          path,
+          status: 422,
+          errors: { [field]: [`The selected ${field.replace(/_/g, ' ')} is invalid.`] },
+        });
+      }
+      const exponent = await call('post', '/api/user/campaign')
+        .set('Content-Type', 'application/json')
+        .send(`{"name":"X","assistant_id":1e9}`);
+      expect(exponent.status).toBe(422);
+      expect(exponent.body.errors).toEqual({ assistant_id: ['The selected assistant id is invalid.'] });
+      const text = await call('post', '/api/user/campaign').send({ name: 'X', assistant_id: String(assistantId) });
+      expect(text.status).toBe(422);
+      expect(text.body.errors).toEqual({ assistant_id: ['The assistant id field must be an integer.'] });
+    });
+
+    it('refuses two post-call fields with the same name, on the later one', async () => {
+      const field = { type: 'string', description: 'What the caller wants' };
+      const response = await call('put', `/api/user/assistant/${assistantId}`).send({
+        post_call_schema: [
+          { name: 'intent', ...field },
+          { name: 'budget', ...field },
+          { name: 'intent', ...field },
+        ],
+      });
+      expect(response.status).toBe(422);
+      expect(response.body).toEqual({
+        message: 'The post call schema.2.name field has a duplicate value.',
+        errors: { 'post_call_schema.2.name': ['The post call schema.2.name field has a duplicate value.'] },
+      });
+      const read = await call('get', `/api/user/assistant/${assistantId}`).expect(200);
+      expect(read.body.data.post_call_schema).toEqual([]);
+    });
+  });
 });
+
+/** An operation's JSON (or multipart) request body schema, resolved through `$ref`. */
+function requestSchema(document: any, operation: { requestBody?: any }): any {
+  const content = operation.requestBody?.content ?? {};
+  const schema = (content['application/json'] ?? content['multipart/form-data'])?.schema;
+  if (!schema) return undefined;
+  return schema.$ref ? document.components.schemas[schema.$ref.split('/').pop()] : schema;
+}
 
 /** Property names of an operation's JSON request body, resolved through `$ref`. */
 function requestProperties(document: any, operation: { requestBody?: any }): string[] {
-  const content = operation.requestBody?.content ?? {};
-  const schema = (content['application/json'] ?? content['multipart/form-data'])?.schema;
-  if (!schema) return [];
-  const resolved = schema.$ref ? document.components.schemas[schema.$ref.split('/').pop()] : schema;
-  return Object.keys(resolved?.properties ?? {});
+  return Object.keys(requestSchema(document, operation)?.properties ?? {});
 }
+
+describe('Deletes racing the requests that use what they delete', () => {
+  let stack: Stack;
+  let account: TestAccount;
+  let english: number;
+  const post = (path: string, body: object) => stack.http.post(`/api/user/${path}`).set(account.auth).send(body);
+  const remove = (path: string) => stack.http.delete(`/api/user/${path}`).set(account.auth);
+  /**
+   * Sends the requests at once and returns those answered otherwise than allowed (a response the OpenAPI document
+   * does not describe shows as the error the conformance check throws).
+   */
+  const unexpected = async (requests: Record<string, [PromiseLike<{ status: number }>, number[]]>) => {
+    const entries = Object.entries(requests);
+    const results = await Promise.allSettled(entries.map(([, [request]]) => request));
+    return results.flatMap((result, index) => {
+      const [name, [, allowed]] = entries[index];
+      const answer = result.status === 'fulfilled' ? result.value.status : String(result.reason);
+      return typeof answer === 'number' && allowed.includes(answer) ? [] : [`${name}: ${answer}`];
+    });
+  };
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { RUNTIME_API_TOKEN: RUNTIME_TOKEN } });
+    account = await createAccount(stack);
+    const languages = (await stack.http.get('/api/user/assistants/languages').set(account.auth).expect(200)).body;
+    english = languages.find((language: { iso_2: string }) => language.iso_2 === 'en').id;
+  });
+  afterAll(() => stack.close());
+
+  it('answers 4xx, never 5xx, when an assistant, its folder and label go while it is assigned them and used', async () => {
+    for (let round = 0; round < 8; round++) {
+      const folder = (await post('folder', { name: `Folder ${round}` }).expect(201)).body.data.id;
+      const label = (await post('label', { name: `Label ${round}` }).expect(201)).body.data.id;
+      const assistant = (
+        await post('assistant', {
+          name: `Caller ${round}`,
+          type: 'outbound',
+          language_id: english,
+          folder_id: folder,
+          label_ids: [label],
+        }).expect(201)
+      ).body.data.id;
+      const assign = () =>
+        stack.http
+          .put(`/api/user/assistant/${assistant}`)
+          .set(account.auth)
+          .send({ folder_id: folder, label_ids: [label], secondary_language_ids: [english] });
+      const answers = await unexpected({
+        assign: [assign(), [200, 404, 422]],
+        deleteLabel: [remove(`label/${label}`), [200]],
+        assignAgain: [assign(), [200, 404, 422]],
+        deleteFolder: [remove(`folder/${folder}`), [200]],
+        campaign: [post('campaign', { name: `Campaign ${round}`, assistant_id: assistant }), [201, 422]],
+        call: [
+          stack.http.put(`/api/internal/calls/race-${round}`).set(runtime).send({
+            assistant_id: assistant,
+            type: 'outbound',
+            status: 'initiated',
+            client_phone_number: '+14155550100',
+            assistant_phone_number: '+14155550199',
+          }),
+          [201, 422],
+        ],
+        deleteAssistant: [remove(`assistant/${assistant}`), [200]],
+      });
+      expect({ round, answers }).toEqual({ round, answers: [] });
+      await stack.http.get(`/api/user/assistant/${assistant}`).set(account.auth).expect(404);
+    }
+  }, 120_000);
+
+  it('answers a document added to a knowledgebase being deleted with 201 or the knowledgebase’s 404', async () => {
+    for (let round = 0; round < 5; round++) {
+      const knowledgebase = (await post('knowledgebases', { name: `Racing ${round}` }).expect(201)).body.data.id;
+      const answers = await unexpected({
+        document: [
+          stack.http
+            .post(`/api/user/knowledgebases/${knowledgebase}/documents`)
+            .set(account.auth)
+            .field('name', 'Hours')
+            .field('type', 'txt')
+            .attach('file', Buffer.from('Open nine to five.'), 'hours.txt'),
+          [201, 404],
+        ],
+        deleteKnowledgebase: [remove(`knowledgebases/${knowledgebase}`), [200]],
+      });
+      expect({ round, answers }).toEqual({ round, answers: [] });
+    }
+  }, 60_000);
+
+  it('deletes a campaign while its leads are being imported and created, without a deadlock', async () => {
+    const assistant = (
+      await post('assistant', { name: 'Importer', type: 'outbound', language_id: english }).expect(201)
+    ).body.data.id;
+    const rows = Array.from({ length: 2_500 }, (_, index) => `+1415${String(5_000_000 + index)}`).join('\n');
+    for (let round = 0; round < 3; round++) {
+      const campaign = (await post('campaign', { name: `Import ${round}`, assistant_id: assistant }).expect(201)).body
+        .data.id;
+      const upload = () =>
+        stack.http
+          .post(`/api/user/campaign/${campaign}/leads/import`)
+          .set(account.auth)
+          .attach('file', Buffer.from(`phone_number\n${rows}\n`), 'leads.csv');
+      const first = (await upload().expect(202)).body.data.id;
+      const earlier = (await post('lead', { phone_number: '+14155550102', campaign_id: campaign }).expect(201)).body
+        .data.id;
+      // Waits until the worker is writing the import, so the delete lands in the middle of it.
+      await waitFor(
+        async () => {
+          const progress = await stack.http
+            .get(`/api/user/campaign/${campaign}/leads/imports/${first}`)
+            .set(account.auth)
+            .expect(200);
+          return progress.body.data.rows_imported > 0 || progress.body.data.status !== 'processing' ? true : undefined;
+        },
+        30_000,
+        20,
+      );
+      const answers = await unexpected({
+        upload: [upload(), [202, 404]],
+        lead: [post('lead', { phone_number: '+14155550100', campaign_id: campaign }), [201, 422]],
+        blacklist: [
+          stack.http.patch(`/api/user/leads/${earlier}`).set(account.auth).send({ status: 'blacklisted' }),
+          [200, 404],
+        ],
+        deleteCampaign: [remove(`campaign/${campaign}`), [200]],
+        leadAfter: [post('lead', { phone_number: '+14155550101', campaign_id: campaign }), [201, 422]],
+      });
+      expect({ round, answers }).toEqual({ round, answers: [] });
+      await stack.http.get(`/api/user/campaign/${campaign}/leads/imports/${first}`).set(account.auth).expect(404);
+      const leads = await stack.http.get('/api/user/leads').query({ campaign_id: campaign }).set(account.auth);
+      expect(leads.body.total).toBe(0);
+    }
+  }, 180_000);
+});

@@ -12,7 +12,7 @@ import {
   CallRow,
   toCallResponse,
 } from '@app/contracts';
-import { markLeadInCall, settleLeadOfEndedCall } from '@app/database';
+import { markLeadInCall, retryingTransaction, settleLeadOfEndedCall } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 
 const statusConflict = (from: string, to: string) =>
@@ -33,24 +33,26 @@ export class CallIngestion {
   ) {}
 
   async write(externalId: string, request: IngestCallRequest): Promise<{ created: boolean; body: IngestCallResponse }> {
-    const outcome = await this.dataSource.transaction(async (manager) => {
+    const outcome = await retryingTransaction(this.dataSource, async (manager) => {
+      // The referenced rows are locked (assistant, campaign, lead, then the call: the order of their deletes), so
+      // that none can be deleted before the call referencing it is written.
       const [assistant] = await manager.query(
-        `SELECT id, user_id, name, webhook_url, is_webhook_active FROM assistants WHERE id = $1`,
+        `SELECT id, user_id, name, webhook_url, is_webhook_active FROM assistants WHERE id = $1 FOR KEY SHARE`,
         [request.assistant_id],
       );
       if (!assistant) throw ValidationFailed.field('assistant_id', 'The selected assistant id is invalid.');
       const errors: Record<string, string[]> = {};
       let campaignName: string | null = null;
       if (request.campaign_id !== undefined && request.campaign_id !== null) {
-        const [campaign] = await manager.query(`SELECT name FROM campaigns WHERE id = $1 AND user_id = $2`, [
-          request.campaign_id,
-          assistant.user_id,
-        ]);
+        const [campaign] = await manager.query(
+          `SELECT name FROM campaigns WHERE id = $1 AND user_id = $2 FOR KEY SHARE`,
+          [request.campaign_id, assistant.user_id],
+        );
         if (!campaign) errors.campaign_id = ['The selected campaign id is invalid.'];
         campaignName = campaign?.name ?? null;
       }
       if (request.lead_id !== undefined && request.lead_id !== null) {
-        const [lead] = await manager.query(`SELECT id FROM leads WHERE id = $1 AND user_id = $2`, [
+        const [lead] = await manager.query(`SELECT id FROM leads WHERE id = $1 AND user_id = $2 FOR KEY SHARE`, [
           request.lead_id,
           assistant.user_id,
         ]);

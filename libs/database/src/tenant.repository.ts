@@ -39,6 +39,17 @@ export class TenantRepository<T extends Owned> {
     return this.repository.findOne({ where: this.scoped(ownerId, { id } as FindOptionsWhere<T>) });
   }
 
+  /**
+   * The row, locked against concurrent writes and deletes until the transaction ends (through `withManager`
+   * only), for a read-then-write of it; rows that merely reference it are not held up.
+   */
+  findOneForUpdate(ownerId: number, id: number): Promise<T | null> {
+    return this.repository.findOne({
+      where: this.scoped(ownerId, { id } as FindOptionsWhere<T>),
+      lock: { mode: 'for_no_key_update' },
+    });
+  }
+
   findOneWhere(ownerId: number, where: FindOptionsWhere<T>): Promise<T | null> {
     return this.repository.findOne({ where: this.scoped(ownerId, where) });
   }

@@ -19,7 +19,13 @@ import {
   ValidationFailed,
 } from '@app/contracts';
 import { SecretBox, SecretContexts } from '@app/crypto';
-import { Assistant, InjectTenantRepository, TenantRepository } from '@app/database';
+import {
+  Assistant,
+  InjectTenantRepository,
+  lockReferences,
+  retryingTransaction,
+  TenantRepository,
+} from '@app/database';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
@@ -96,7 +102,7 @@ export class AssistantsService {
   }
 
   async create(user: AuthenticatedUser, request: CreateAssistantRequest): Promise<AssistantMessageEnvelope> {
-    const id = await this.dataSource.transaction(async (manager) => {
+    const id = await retryingTransaction(this.dataSource, async (manager) => {
       await this.checkReferences(manager, user, request);
       const created = await this.assistants.withManager(manager).create(user.id, {
         name: request.name,
@@ -130,10 +136,12 @@ export class AssistantsService {
     id: number,
     request: UpdateAssistantRequest,
   ): Promise<AssistantMessageEnvelope> {
-    await this.dataSource.transaction(async (manager) => {
-      const current = await this.assistants.withManager(manager).findOne(user.id, id);
-      if (!current) throw Errors.assistantNotFound();
+    await retryingTransaction(this.dataSource, async (manager) => {
+      if (!(await this.assistants.withManager(manager).exists(user.id, { id }))) throw Errors.assistantNotFound();
+      // References first, then the assistant: the order in which a folder's or label's delete takes them.
       await this.checkReferences(manager, user, request);
+      const current = await this.assistants.withManager(manager).findOneForUpdate(user.id, id);
+      if (!current) throw Errors.assistantNotFound();
       const fields: Partial<Assistant> = {};
       const set = <K extends keyof Assistant>(key: K, value: Assistant[K] | undefined) => {
         if (value !== undefined) fields[key] = value;
@@ -210,15 +218,17 @@ export class AssistantsService {
     if (request.label_ids) references.push({ field: 'label_ids', ids: request.label_ids, list: true, table: 'labels' });
     if (request.tool_ids) references.push({ field: 'tool_ids', ids: request.tool_ids, list: true, table: 'tools' });
 
+    // Locked in one order (by table, then id), so that a concurrent delete of one waits for this write.
+    references.sort((first, second) => first.table.localeCompare(second.table));
     const errors: Record<string, string[]> = {};
     for (const reference of references) {
-      const owned = reference.table === 'languages' ? '' : 'AND user_id = $2';
-      const active = reference.table === 'phone_numbers' ? `AND status = 'active'` : '';
-      const rows: { id: number }[] = await manager.query(
-        `SELECT id FROM ${reference.table} WHERE id = ANY($1::int[]) ${owned} ${active}`,
-        reference.table === 'languages' ? [reference.ids] : [reference.ids, user.id],
+      const found = await lockReferences(
+        manager,
+        reference.table,
+        reference.ids,
+        reference.table === 'languages' ? null : user.id,
+        reference.table === 'phone_numbers' ? `AND status = 'active'` : '',
       );
-      const found = new Set(rows.map((row) => row.id));
       reference.ids.forEach((id, index) => {
         if (found.has(id)) return;
         const key = reference.list ? `${reference.field}.${index}` : reference.field;

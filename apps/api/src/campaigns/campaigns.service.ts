@@ -20,6 +20,7 @@ import {
   ValidationFailed,
   WEEKDAYS,
 } from '@app/contracts';
+import { lockReferences, retryingTransaction } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
@@ -105,7 +106,7 @@ export class CampaignsService {
   }
 
   async create(user: AuthenticatedUser, request: CreateCampaignRequest): Promise<CampaignMessageEnvelope> {
-    const data = await this.dataSource.transaction(async (manager) => {
+    const data = await retryingTransaction(this.dataSource, async (manager) => {
       await this.checkReferences(manager, user, request);
       const [{ id }] = await manager.query(
         `INSERT INTO campaigns (user_id, name, assistant_id, timezone, max_calls_in_parallel, allowed_hours_start_time,
@@ -131,9 +132,15 @@ export class CampaignsService {
   }
 
   async update(user: AuthenticatedUser, id: number, request: UpdateCampaignRequest): Promise<CampaignMessageEnvelope> {
-    const data = await this.dataSource.transaction(async (manager) => {
+    const data = await retryingTransaction(this.dataSource, async (manager) => {
       await this.read(manager, user, id);
+      // References first, then the campaign: the order in which an assistant's or a number's delete takes them.
       await this.checkReferences(manager, user, request);
+      const [locked] = await manager.query(
+        `SELECT id FROM campaigns WHERE id = $1 AND user_id = $2 FOR NO KEY UPDATE`,
+        [id, user.id],
+      );
+      if (!locked) throw Errors.campaignNotFound();
       const columns: Record<string, unknown> = {
         name: request.name,
         assistant_id: request.assistant_id,
@@ -157,13 +164,20 @@ export class CampaignsService {
     return { message: 'Campaign updated successfully.', data };
   }
 
-  /** Its leads go with it. */
+  /**
+   * Its leads go with it. They are locked before any is deleted: deleting one moves the account's lead counters, so
+   * a lead update holding its lead while waiting for those counters would otherwise deadlock with the delete.
+   */
   async delete(user: AuthenticatedUser, id: number): Promise<MessageResponse> {
-    const [, deleted] = (await this.dataSource.query(`DELETE FROM campaigns WHERE id = $1 AND user_id = $2`, [
-      id,
-      user.id,
-    ])) as [unknown, number];
-    if (deleted === 0) throw Errors.campaignNotFound();
+    await retryingTransaction(this.dataSource, async (manager) => {
+      const [campaign] = await manager.query(`SELECT id FROM campaigns WHERE id = $1 AND user_id = $2 FOR UPDATE`, [
+        id,
+        user.id,
+      ]);
+      if (!campaign) throw Errors.campaignNotFound();
+      await manager.query(`SELECT id FROM leads WHERE campaign_id = $1 ORDER BY id FOR UPDATE`, [id]);
+      await manager.query(`DELETE FROM campaigns WHERE id = $1`, [id]);
+    });
     return { message: 'Campaign deleted successfully.' };
   }
 
@@ -230,20 +244,23 @@ export class CampaignsService {
   ): Promise<void> {
     const errors: Record<string, string[]> = {};
     if (request.assistant_id !== undefined) {
-      const [assistant] = await manager.query(`SELECT type FROM assistants WHERE id = $1 AND user_id = $2`, [
-        request.assistant_id,
-        user.id,
-      ]);
+      // Locked so that the assistant cannot be deleted before the campaign referencing it is written.
+      const [assistant] = await manager.query(
+        `SELECT type FROM assistants WHERE id = $1 AND user_id = $2 FOR KEY SHARE`,
+        [request.assistant_id, user.id],
+      );
       if (!assistant) errors.assistant_id = ['The selected assistant id is invalid.'];
       else if (assistant.type !== 'outbound')
         errors.assistant_id = ['The assistant id field must be an outbound assistant.'];
     }
     if (request.phone_number_ids?.length) {
-      const rows: { id: number }[] = await manager.query(
-        `SELECT id FROM phone_numbers WHERE id = ANY($1::int[]) AND user_id = $2 AND status = 'active'`,
-        [request.phone_number_ids, user.id],
+      const found = await lockReferences(
+        manager,
+        'phone_numbers',
+        request.phone_number_ids,
+        user.id,
+        `AND status = 'active'`,
       );
-      const found = new Set(rows.map((row) => row.id));
       request.phone_number_ids.forEach((id, index) => {
         if (!found.has(id))
           errors[`phone_number_ids.${index}`] = [

@@ -27,15 +27,19 @@ export class LeadImportsService {
     campaignId: number,
     request: ImportLeadsRequest,
   ): Promise<LeadImportAcceptedResponse> {
-    const [campaign] = await this.dataSource.query(`SELECT id FROM campaigns WHERE id = $1 AND user_id = $2`, [
-      campaignId,
-      user.id,
-    ]);
-    if (!campaign) throw Errors.campaignNotFound();
-    const [{ id }] = await this.dataSource.query(
-      `INSERT INTO lead_imports (user_id, campaign_id, file) VALUES ($1, $2, $3) RETURNING id`,
-      [user.id, campaignId, request.file!.buffer],
-    );
+    const id = await this.dataSource.transaction(async (manager) => {
+      // Locked so that a concurrent delete of the campaign waits for the import row (and then deletes it too).
+      const [campaign] = await manager.query(`SELECT id FROM campaigns WHERE id = $1 AND user_id = $2 FOR KEY SHARE`, [
+        campaignId,
+        user.id,
+      ]);
+      if (!campaign) throw Errors.campaignNotFound();
+      const [row] = await manager.query(
+        `INSERT INTO lead_imports (user_id, campaign_id, file) VALUES ($1, $2, $3) RETURNING id`,
+        [user.id, campaignId, request.file!.buffer],
+      );
+      return row.id as number;
+    });
     try {
       await this.jobs.enqueue(Jobs.importLeads, { importId: id });
     } catch {

@@ -20,7 +20,7 @@ import {
   utcDateTime,
   ValidationFailed,
 } from '@app/contracts';
-import { SqlFilter } from '@app/database';
+import { retryingTransaction, SqlFilter } from '@app/database';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
@@ -157,7 +157,13 @@ export class LeadsService {
       request.phone_number === undefined ? undefined : this.normalise(request.phone_number, 'phone_number');
     const contacts =
       request.secondary_contacts === undefined ? undefined : this.normaliseContacts(request.secondary_contacts);
-    const data = await this.dataSource.transaction(async (manager) => {
+    const data = await retryingTransaction(this.dataSource, async (manager) => {
+      // Locked first, so that a concurrent delete either waits for this update or makes it a 404.
+      const [locked] = await manager.query(`SELECT id FROM leads WHERE id = $1 AND user_id = $2 FOR NO KEY UPDATE`, [
+        id,
+        user.id,
+      ]);
+      if (!locked) throw Errors.leadNotFound();
       const current = await this.read(manager, user, id);
       if (
         request.status !== undefined &&

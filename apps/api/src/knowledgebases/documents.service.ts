@@ -20,6 +20,7 @@ import {
   DocumentType,
   InjectTenantRepository,
   Knowledgebase,
+  lockReferences,
   TenantRepository,
 } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
@@ -70,6 +71,10 @@ export class DocumentsService {
     const file = isWebsite ? undefined : request.file;
 
     const document = await this.dataSource.transaction(async (manager) => {
+      // Locked so that a delete of the knowledgebase waits for the document (and then deletes it too).
+      if ((await lockReferences(manager, 'knowledgebases', [knowledgebaseId], user.id)).size === 0) {
+        throw Errors.knowledgebaseNotFound();
+      }
       const created = await this.documents.withManager(manager).create(user.id, {
         knowledgebaseId,
         name: request.name,

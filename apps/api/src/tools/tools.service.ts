@@ -25,19 +25,6 @@ import type { AuthenticatedUser } from '../auth/auth-context';
 
 const nameTaken = () => new ValidationFailed({ name: ['The name has already been taken.'] }, TOOL_VALIDATION_MESSAGE);
 
-/** Laravel's `distinct` on schema item names, reported on the later duplicate. */
-function duplicateParameterNames(schema: ToolParameter[] | undefined): ValidationFailed | undefined {
-  const seen = new Set<string>();
-  const errors: Record<string, string[]> = {};
-  schema?.forEach((parameter, index) => {
-    if (seen.has(parameter.name)) {
-      errors[`schema.${index}.name`] = [`The schema.${index}.name field has a duplicate value.`];
-    }
-    seen.add(parameter.name);
-  });
-  return Object.keys(errors).length > 0 ? new ValidationFailed(errors, TOOL_VALIDATION_MESSAGE) : undefined;
-}
-
 @Injectable()
 export class ToolsService {
   constructor(
@@ -58,8 +45,6 @@ export class ToolsService {
   }
 
   async create(user: AuthenticatedUser, request: CreateToolRequest): Promise<ToolMessageEnvelope> {
-    const duplicate = duplicateParameterNames(request.schema);
-    if (duplicate) throw duplicate;
     const tool = await whenUnique(
       () =>
         this.dataSource.transaction(async (manager) => {
@@ -87,14 +72,12 @@ export class ToolsService {
   }
 
   async update(user: AuthenticatedUser, id: number, request: UpdateToolRequest): Promise<ToolMessageEnvelope> {
-    const duplicate = duplicateParameterNames(request.schema);
     const tool = await whenUnique(
       () =>
         this.dataSource.transaction(async (manager) => {
           const tools = this.tools.withManager(manager);
           const current = await tools.findOne(user.id, id);
           if (!current) throw Errors.toolNotFound();
-          if (duplicate) throw duplicate;
           if (request.name !== undefined && request.name !== current.name) {
             if (await tools.exists(user.id, { name: request.name })) throw nameTaken();
           }

@@ -106,6 +106,10 @@ export class LeadImport {
 
   private async importBatch(job: ImportRow, header: string[], phoneIndex: number, rows: string[][], offset: number) {
     await this.dataSource.transaction(async (manager) => {
+      // The campaign before the import, as the campaign's delete takes them: taken the other way round, a delete
+      // during an import deadlocks (it holds the campaign and waits for the import; the leads' insert the reverse).
+      const [campaign] = await manager.query(`SELECT id FROM campaigns WHERE id = $1 FOR KEY SHARE`, [job.campaign_id]);
+      if (!campaign) return;
       // Only one worker writes an import at a time; a second one waits, then sees the progress the first made.
       const [locked] = await manager.query(`SELECT rows_done FROM lead_imports WHERE id = $1 FOR UPDATE`, [job.id]);
       if (!locked || locked.rows_done !== offset) return;

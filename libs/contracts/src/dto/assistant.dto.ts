@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { ValidateBy } from 'class-validator';
 import { PageQuery } from './pagination.dto';
 import { COLORS } from './organisation.dto';
@@ -62,11 +61,14 @@ export class PostCallField {
 
 /** Everything but the three fields required on create. */
 class AssistantOptionalFields {
-  @ApiPropertyOptional({ type: [Number], maxItems: MAX_LINKED_ITEMS, description: 'Replaces the list; `[]` clears it' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    isArray: true,
+    maxItems: MAX_LINKED_ITEMS,
+    description: 'Replaces the list; `[]` clears it',
+  })
   @Rule.Sometimes()
-  @Rule.Array()
-  @Rule.ArrayMax(MAX_LINKED_ITEMS)
-  @Rule.Integer({ each: true })
+  @Rule.IdList(MAX_LINKED_ITEMS)
   secondary_language_ids?: number[];
 
   @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true, description: 'A voice of the speech provider' })
@@ -89,31 +91,37 @@ class AssistantOptionalFields {
 
   @ApiPropertyOptional({ type: 'integer', nullable: true })
   @Rule.Optional()
-  @Rule.Integer()
+  @Rule.Id()
   knowledgebase_id?: number | null;
 
   @ApiPropertyOptional({ type: 'integer', nullable: true })
   @Rule.Optional()
-  @Rule.Integer()
+  @Rule.Id()
   phone_number_id?: number | null;
 
-  @ApiPropertyOptional({ type: [Number], maxItems: MAX_LINKED_ITEMS, description: 'Replaces the list; `[]` clears it' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    isArray: true,
+    maxItems: MAX_LINKED_ITEMS,
+    description: 'Replaces the list; `[]` clears it',
+  })
   @Rule.Sometimes()
-  @Rule.Array()
-  @Rule.ArrayMax(MAX_LINKED_ITEMS)
-  @Rule.Integer({ each: true })
+  @Rule.IdList(MAX_LINKED_ITEMS)
   tool_ids?: number[];
 
   @ApiPropertyOptional({ type: 'integer', nullable: true, description: '`null` takes it out of its folder' })
   @Rule.Optional()
-  @Rule.Integer()
+  @Rule.Id()
   folder_id?: number | null;
 
-  @ApiPropertyOptional({ type: [Number], maxItems: MAX_LINKED_ITEMS, description: 'Replaces the list; `[]` clears it' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    isArray: true,
+    maxItems: MAX_LINKED_ITEMS,
+    description: 'Replaces the list; `[]` clears it',
+  })
   @Rule.Sometimes()
-  @Rule.Array()
-  @Rule.ArrayMax(MAX_LINKED_ITEMS)
-  @Rule.Integer({ each: true })
+  @Rule.IdList(MAX_LINKED_ITEMS)
   label_ids?: number[];
 
   @ApiPropertyOptional({ type: String, format: 'uri', maxLength: 2048, nullable: true })
@@ -135,6 +143,7 @@ class AssistantOptionalFields {
   @Rule.Sometimes()
   @Rule.ArrayMax(MAX_LINKED_ITEMS)
   @Rule.EachNested(() => PostCallField)
+  @Rule.DistinctBy('name')
   post_call_schema?: PostCallField[];
 
   @ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 7200, default: 600, description: 'Seconds' })
@@ -166,7 +175,7 @@ export class CreateAssistantRequest extends AssistantOptionalFields {
 
   @ApiProperty({ type: 'integer' })
   @Rule.Required()
-  @Rule.Integer()
+  @Rule.Id()
   language_id: number;
 }
 
@@ -183,29 +192,26 @@ export class UpdateAssistantRequest extends AssistantOptionalFields {
 
   @ApiPropertyOptional({ type: 'integer' })
   @Rule.Sometimes()
-  @Rule.Integer()
+  @Rule.Id()
   language_id?: number;
 }
 
 export class AssistantListQuery extends PageQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: DEFAULT_ASSISTANTS_PER_PAGE })
-  @Type(() => Number)
-  @Rule.Integer()
+  @Rule.DecimalInteger()
   @Rule.Between(1, 100)
   override per_page: number = DEFAULT_ASSISTANTS_PER_PAGE;
 
   @ApiPropertyOptional({ type: 'integer', description: 'Only assistants in this folder' })
   @Rule.Optional()
-  @Type(() => Number)
-  @Rule.Integer()
-  @Rule.Between(1, 2_147_483_647)
+  @Rule.DecimalInteger()
+  @Rule.Between(1, Rule.MAX_ID)
   folder_id?: number;
 
   @ApiPropertyOptional({ type: 'integer', description: 'Only assistants with this label' })
   @Rule.Optional()
-  @Type(() => Number)
-  @Rule.Integer()
-  @Rule.Between(1, 2_147_483_647)
+  @Rule.DecimalInteger()
+  @Rule.Between(1, Rule.MAX_ID)
   label_id?: number;
 
   @ApiPropertyOptional({ type: String, maxLength: 255, description: 'Part of the name, any letter case' })
@@ -227,18 +233,18 @@ export class AssistantResponse {
   @ApiProperty({ type: String }) name: string;
   @ApiProperty({ enum: ASSISTANT_TYPES }) type: string;
   @ApiProperty({ type: 'integer' }) language_id: number;
-  @ApiProperty({ type: [Number] }) secondary_language_ids: number[];
+  @ApiProperty({ type: 'integer', isArray: true }) secondary_language_ids: number[];
   @ApiProperty({ type: String, nullable: true }) voice_id: string | null;
   @ApiProperty({ type: String }) timezone: string;
   @ApiProperty({ type: String, nullable: true }) initial_message: string | null;
   @ApiProperty({ type: String, nullable: true }) system_prompt: string | null;
   @ApiProperty({ type: 'integer', nullable: true }) knowledgebase_id: number | null;
   @ApiProperty({ type: 'integer', nullable: true }) phone_number_id: number | null;
-  @ApiProperty({ type: [Number] }) tool_ids: number[];
+  @ApiProperty({ type: 'integer', isArray: true }) tool_ids: number[];
   @ApiProperty({ type: [LinkedItem] }) tools: LinkedItem[];
   @ApiProperty({ type: 'integer', nullable: true }) folder_id: number | null;
   @ApiProperty({ type: LinkedColourItem, nullable: true }) folder: LinkedColourItem | null;
-  @ApiProperty({ type: [Number] }) label_ids: number[];
+  @ApiProperty({ type: 'integer', isArray: true }) label_ids: number[];
   @ApiProperty({ type: [LinkedColourItem] }) labels: LinkedColourItem[];
   @ApiProperty({ type: String, nullable: true }) webhook_url: string | null;
   @ApiProperty({ type: Boolean }) is_webhook_active: boolean;

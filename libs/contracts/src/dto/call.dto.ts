@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { Rule } from '../validation';
 import { ScalarMap } from './assistant.dto';
 import { PageQuery } from './pagination.dto';
@@ -40,7 +39,7 @@ export function callStatusRank(status: string): number {
 export class IngestCallRequest {
   @ApiProperty({ type: 'integer' })
   @Rule.Required()
-  @Rule.Integer()
+  @Rule.Id()
   assistant_id: number;
 
   @ApiProperty({ enum: CALL_TYPES })
@@ -63,12 +62,12 @@ export class IngestCallRequest {
 
   @ApiPropertyOptional({ type: 'integer', nullable: true })
   @Rule.Optional()
-  @Rule.Integer()
+  @Rule.Id()
   campaign_id?: number | null;
 
   @ApiPropertyOptional({ type: 'integer', nullable: true })
   @Rule.Optional()
-  @Rule.Integer()
+  @Rule.Id()
   lead_id?: number | null;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Seconds' })
@@ -132,16 +131,14 @@ export class CallListQuery extends PageQuery {
 
   @ApiPropertyOptional({ type: 'integer' })
   @Rule.Optional()
-  @Type(() => Number)
-  @Rule.Integer()
-  @Rule.Between(1, 2_147_483_647)
+  @Rule.DecimalInteger()
+  @Rule.Between(1, Rule.MAX_ID)
   assistant_id?: number;
 
   @ApiPropertyOptional({ type: 'integer' })
   @Rule.Optional()
-  @Type(() => Number)
-  @Rule.Integer()
-  @Rule.Between(1, 2_147_483_647)
+  @Rule.DecimalInteger()
+  @Rule.Between(1, Rule.MAX_ID)
   campaign_id?: number;
 
   @ApiPropertyOptional({ type: String, format: 'date' })
@@ -196,7 +193,7 @@ export class MakeCallRequest {
 
   @ApiProperty({ type: 'integer', description: 'An outbound assistant with a phone number' })
   @Rule.Required()
-  @Rule.Integer()
+  @Rule.Id()
   assistant_id: number;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Text, number or boolean values' })

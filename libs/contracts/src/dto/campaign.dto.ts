@@ -15,14 +15,13 @@ class CampaignOptionalFields {
   timezone?: string;
 
   @ApiPropertyOptional({
-    type: [Number],
+    type: 'integer',
+    isArray: true,
     maxItems: 100,
     description: 'Caller numbers, used in turn; replaces the list',
   })
   @Rule.Sometimes()
-  @Rule.Array()
-  @Rule.ArrayMax(100)
-  @Rule.Integer({ each: true })
+  @Rule.IdList(100)
   phone_number_ids?: number[];
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 10, default: 3 })
@@ -81,7 +80,7 @@ export class CreateCampaignRequest extends CampaignOptionalFields {
 
   @ApiProperty({ type: 'integer', description: 'An outbound assistant of the account' })
   @Rule.Required()
-  @Rule.Integer()
+  @Rule.Id()
   assistant_id: number;
 }
 
@@ -93,14 +92,14 @@ export class UpdateCampaignRequest extends CampaignOptionalFields {
 
   @ApiPropertyOptional({ type: 'integer' })
   @Rule.Sometimes()
-  @Rule.Integer()
+  @Rule.Id()
   assistant_id?: number;
 }
 
 export class CampaignStatusRequest {
   @ApiProperty({ type: 'integer' })
   @Rule.Required()
-  @Rule.Integer()
+  @Rule.Id()
   campaign_id: number;
 
   @ApiProperty({ enum: CAMPAIGN_ACTIONS })
@@ -115,7 +114,7 @@ export class CampaignResponse {
   @ApiProperty({ type: 'integer', nullable: true }) assistant_id: number | null;
   @ApiProperty({ enum: CAMPAIGN_STATUSES }) status: string;
   @ApiProperty({ type: String }) timezone: string;
-  @ApiProperty({ type: [Number] }) phone_number_ids: number[];
+  @ApiProperty({ type: 'integer', isArray: true }) phone_number_ids: number[];
   @ApiProperty({ type: 'integer' }) max_calls_in_parallel: number;
   @ApiProperty({ type: String, nullable: true }) allowed_hours_start_time: string | null;
   @ApiProperty({ type: String, nullable: true }) allowed_hours_end_time: string | null;

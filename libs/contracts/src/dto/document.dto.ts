@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { ValidateIf } from 'class-validator';
 import { Rule } from '../validation';
 
@@ -81,8 +81,7 @@ export class CreateDocumentRequest {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 50, default: DEFAULT_RELATIVE_LINKS_LIMIT })
   @ValidateIf(isWebsite)
   @Rule.Optional()
-  @Type(() => Number)
-  @Rule.Integer()
+  @Rule.DecimalInteger()
   @Rule.Between(1, 50)
   relative_links_limit?: number;
 
@@ -94,8 +93,7 @@ export class CreateDocumentRequest {
   })
   @ValidateIf(isWebsite)
   @Rule.Optional()
-  @Type(() => Number)
-  @Rule.Integer()
+  @Rule.DecimalInteger()
   @Rule.Between(MIN_REFRESH_INTERVAL_HOURS, MAX_REFRESH_INTERVAL_HOURS)
   refresh_interval_hours?: number;
 

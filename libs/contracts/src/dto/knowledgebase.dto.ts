@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { Rule } from '../validation';
 
 export const KnowledgebaseStatuses = ['empty', 'processing', 'active', 'failed'] as const;
@@ -126,8 +125,7 @@ export class SearchKnowledgebaseQuery {
   query: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 50, default: DEFAULT_SEARCH_LIMIT })
-  @Type(() => Number)
-  @Rule.Integer()
+  @Rule.DecimalInteger()
   @Rule.Between(1, 50)
   limit: number = DEFAULT_SEARCH_LIMIT;
 }

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { ValidateBy } from 'class-validator';
 import { Rule } from '../validation';
 import { ScalarMap } from './assistant.dto';
@@ -62,7 +62,7 @@ export class CreateLeadRequest {
 
   @ApiProperty({ type: 'integer' })
   @Rule.Required()
-  @Rule.Integer()
+  @Rule.Id()
   campaign_id: number;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Text, number or boolean values' })
@@ -128,9 +128,8 @@ export class LeadListQuery extends PageQuery {
 
   @ApiPropertyOptional({ type: 'integer' })
   @Rule.Optional()
-  @Type(() => Number)
-  @Rule.Integer()
-  @Rule.Between(1, 2_147_483_647)
+  @Rule.DecimalInteger()
+  @Rule.Between(1, Rule.MAX_ID)
   campaign_id?: number;
 
   @ApiPropertyOptional({ type: String, maxLength: 32, description: 'Part of the number' })

@@ -1,6 +1,6 @@
 import { applyDecorators, Type as ClassType } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { Rule } from '../validation';
 
 export const DEFAULT_PER_PAGE = 15;
@@ -19,8 +19,7 @@ export class PageQuery {
   page: number = 1;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE })
-  @Type(() => Number)
-  @Rule.Integer()
+  @Rule.DecimalInteger()
   @Rule.Between(1, MAX_PER_PAGE)
   per_page: number = DEFAULT_PER_PAGE;
 }

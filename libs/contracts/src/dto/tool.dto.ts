@@ -112,6 +112,7 @@ class ToolFields {
   @Rule.Sometimes()
   @Rule.ArrayMax(MAX_TOOL_PARAMETERS)
   @Rule.EachNested(() => ToolParameter)
+  @Rule.DistinctBy('name')
   schema?: ToolParameter[];
 }
 

@@ -23,7 +23,7 @@ import {
   ValidateBy,
   ValidateNested,
 } from 'class-validator';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 
 /**
  * Validation decorators whose messages read like Laravel's. `:attribute` is replaced by the exception factory
@@ -51,6 +51,41 @@ export const MaxChars = (max: number) => MaxLength(max, field(`must not be great
 export const MinChars = (min: number) => MinLength(min, field(`must be at least ${min} characters.`));
 export const Email = () => IsEmail({}, field('must be a valid email address.'));
 export const Integer = (options: { each?: boolean } = {}) => IsInt({ ...field('must be an integer.'), ...options });
+
+/** The largest value of Postgres' `integer`, the type of every id column. */
+export const MAX_ID = 2_147_483_647;
+
+/**
+ * A reference to a row by id (Laravel's `integer` and `exists`): an id no row can have (0, -1, 99999999999) is
+ * refused here with the `exists` message, so it never reaches Postgres, which would refuse it as out of range.
+ * The service still checks that an id in range names a row of the account.
+ */
+export const Id = (options: { each?: boolean } = {}) =>
+  applyDecorators(
+    Integer(options),
+    ValidateBy(
+      {
+        name: 'id',
+        validator: {
+          validate: (value) => typeof value !== 'number' || !Number.isInteger(value) || (value >= 1 && value <= MAX_ID),
+        },
+      },
+      { message: 'The selected :attribute is invalid.', ...options },
+    ),
+  );
+
+/** A list of ids that replaces the stored one: at most `max`, each an `Id`. */
+export const IdList = (max: number) => applyDecorators(Array(), ArrayMax(max), Id({ each: true }));
+
+/**
+ * An integer sent as text (query string, multipart field). Only plain decimal digits become a number; `0x5`,
+ * `+1`, ` 1`, `1.0` and `1e0`, which `Number()` would all accept, stay text and fail the integer rule.
+ */
+export const DecimalInteger = () =>
+  applyDecorators(
+    Transform(({ value }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value)),
+    Integer(),
+  );
 export const Numeric = () => IsNumber({ allowNaN: false, allowInfinity: false }, field('must be a number.'));
 export const Boolean = () => IsBoolean(field('must be true or false.'));
 export const Array = () => IsArray(field('must be an array.'));
@@ -84,6 +119,35 @@ export const Between = (min: number, max: number) =>
     Min(min, field(`must be between ${min} and ${max}.`)),
     Max(max, field(`must be between ${min} and ${max}.`)),
   );
+
+/** The constraint name of `DistinctBy`, whose message lists the item paths (`1.name`) that repeat an earlier one. */
+export const DISTINCT_CONSTRAINT = 'distinct';
+
+/** Paths (`index.key`) of the items of `list` whose `key` repeats that of an earlier item. */
+export function repeatedItemPaths(list: unknown, key: string): string[] {
+  if (!globalThis.Array.isArray(list)) return [];
+  const seen = new Set<unknown>();
+  return list.flatMap((item, index) => {
+    const value = item !== null && typeof item === 'object' ? (item as Record<string, unknown>)[key] : undefined;
+    if (typeof value !== 'string') return [];
+    if (seen.has(value)) return [`${index}.${key}`];
+    seen.add(value);
+    return [];
+  });
+}
+
+/**
+ * Laravel's `distinct` on `field.*.key`: no two items of the list may have the same `key`. Each repeat is reported
+ * on its own path (`schema.1.name`), as Laravel does.
+ */
+export const DistinctBy = (key: string) =>
+  ValidateBy({
+    name: DISTINCT_CONSTRAINT,
+    validator: {
+      validate: (value) => repeatedItemPaths(value, key).length === 0,
+      defaultMessage: (args) => repeatedItemPaths(args?.value, key).join(','),
+    },
+  });
 
 /** Validates each item of an array of objects with the given DTO class. */
 export const EachNested = (type: () => new () => object) =>

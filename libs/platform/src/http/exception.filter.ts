@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Express, Request, Response } from 'express';
-import { DomainError, Errors } from '@app/contracts';
+import { DomainError, Errors, humaniseAttribute, ValidationFailed } from '@app/contracts';
 import { allowedMethods } from './allowed-methods';
 
 /** Connection-level failures of Postgres or Redis, as opposed to bugs: worth a 503 the caller can retry. */
@@ -18,6 +18,26 @@ function isDependencyUnavailable(exception: unknown): boolean {
   return /Connection terminated|Connection is closed|enableOfflineQueue|Stream isn't writeable/i.test(
     error.message ?? '',
   );
+}
+
+/**
+ * Postgres refusals that the caller's input or a concurrent request caused, should a route's own checks have
+ * let one through: never a 500. A reference to a missing row (a concurrent delete won) is Laravel's `exists`
+ * failure on the column Postgres names; a value a column cannot hold is a validation failure; a deadlock or
+ * serialisation victim that its route did not retry is a conflict the caller may retry.
+ */
+function databaseClientError(exception: unknown): DomainError | undefined {
+  const error = exception as { name?: string; driverError?: { code?: string; detail?: string } };
+  if (error?.name !== 'QueryFailedError' || !error.driverError?.code) return undefined;
+  const { code, detail = '' } = error.driverError;
+  if (code === '23503') {
+    const missing = /^Key \(([a-z_]+)\)=\(.*\) is not present in table/.exec(detail);
+    if (missing) return ValidationFailed.field(missing[1], `The selected ${humaniseAttribute(missing[1])} is invalid.`);
+    return Errors.conflict();
+  }
+  if (code.startsWith('22')) return new DomainError('invalid_data', 422, { message: 'The given data was invalid.' });
+  if (code === '40P01' || code === '40001' || code === '55P03') return Errors.conflict();
+  return undefined;
 }
 
 /**
@@ -73,6 +93,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
       }
     }
     if (isDependencyUnavailable(exception)) return Errors.serviceUnavailable();
-    return Errors.serverError();
+    const refused = databaseClientError(exception);
+    if (!refused) return Errors.serverError();
+    // A 4xx for the caller, but a sign that a route's own checks or locks missed a case.
+    this.logger.warn(`Postgres refused a request: ${(exception as Error).message}`);
+    return refused;
   }
 }
