@@ -48,7 +48,8 @@ export class CallsService {
       const [assistant] = await manager.query(
         `SELECT a.id, a.name, a.type, p.id AS number_id, p.phone_number
            FROM assistants a LEFT JOIN phone_numbers p ON p.id = a.phone_number_id
-          WHERE a.id = $1 AND a.user_id = $2`,
+          WHERE a.id = $1 AND a.user_id = $2
+            FOR KEY SHARE OF a`,
         [request.assistant_id, user.id],
       );
       const errors: Record<string, string[]> = {};
