@@ -2,7 +2,8 @@ import { QueueEvents } from 'bullmq';
 import { redisOptionsFromUrl } from '@app/config';
 import { JobQueue, Jobs } from '@app/jobs';
 import { createAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { Stack, startStack, testConfig } from './support/stack';
+import { createWorkerApp } from '../apps/worker/src/worker.app';
 
 describe('Maintenance: purge expired sessions', () => {
   let stack: Stack;
@@ -16,6 +17,19 @@ describe('Maintenance: purge expired sessions', () => {
     const queue = stack.api.get(JobQueue).queue(Jobs.purgeExpiredSessions.queue);
     const schedulers = await queue.getJobSchedulers();
     expect(schedulers.map((scheduler) => scheduler.key)).toContain(Jobs.purgeExpiredSessions.name);
+  });
+
+  it('takes a changed interval from the configuration of a worker that starts', async () => {
+    const queue = stack.api.get(JobQueue).queue(Jobs.purgeExpiredSessions.queue);
+    const every = async () => Number((await queue.getJobScheduler(Jobs.purgeExpiredSessions.name))?.every);
+    const before = await every();
+    const worker = await createWorkerApp(testConfig({ SESSION_PURGE_INTERVAL_SECONDS: String(before / 1000 + 7) }));
+    try {
+      await worker.init();
+      expect(await every()).toBe(before + 7000);
+    } finally {
+      await worker.close();
+    }
   });
 
   it('deletes expired session tokens and keeps live ones, run by the real worker', async () => {

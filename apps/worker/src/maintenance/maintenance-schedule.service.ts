@@ -31,6 +31,20 @@ export async function missingSchedules(jobs: JobQueue, config: AppConfig): Promi
   return found.filter((name): name is string => name !== undefined);
 }
 
+/**
+ * The schedules to write: those Redis does not know, and those registered with another interval than this
+ * worker's configuration (a changed setting takes effect without clearing Redis by hand).
+ */
+async function schedulesToWrite(jobs: JobQueue, config: AppConfig): Promise<RepeatableJob[]> {
+  const stale = await Promise.all(
+    repeatableJobs(config).map(async (job) => {
+      const scheduler = await jobs.queue(job.definition.queue).getJobScheduler(job.definition.name);
+      return !scheduler || Number(scheduler.every) !== job.everySeconds * 1000 ? job : undefined;
+    }),
+  );
+  return stale.filter((job): job is RepeatableJob => job !== undefined);
+}
+
 /** How often a worker checks that the schedules still exist in Redis. */
 const CHECK_INTERVAL_MS = 15_000;
 
@@ -39,7 +53,8 @@ const CHECK_INTERVAL_MS = 15_000;
  * without persistence, a failover to an empty replica) would silently stop the sweeper and the purge until some
  * worker restarted. Each worker therefore registers them at boot, again whenever its Redis connection becomes
  * ready after a reconnect, and puts back any that a periodic check finds missing. Upserting an existing
- * schedule could move its next run, so only missing ones are written.
+ * schedule could move its next run, so only missing ones, and ones whose interval differs from this worker's
+ * configuration, are written (workers of one deployment should share the intervals, or they take turns).
  */
 @Injectable()
 export class MaintenanceSchedule implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -66,9 +81,9 @@ export class MaintenanceSchedule implements OnApplicationBootstrap, OnApplicatio
     clearInterval(this.timer);
   }
 
-  /** Registers every schedule Redis does not have. Concurrent callers share one pass. */
+  /** Registers every schedule Redis lacks or holds with another interval. Concurrent callers share one pass. */
   ensure(): Promise<void> {
-    this.ensuring ??= this.registerMissing().finally(() => (this.ensuring = undefined));
+    this.ensuring ??= this.writeSchedules().finally(() => (this.ensuring = undefined));
     return this.ensuring;
   }
 
@@ -80,10 +95,8 @@ export class MaintenanceSchedule implements OnApplicationBootstrap, OnApplicatio
     }
   }
 
-  private async registerMissing(): Promise<void> {
-    const missing = new Set(await missingSchedules(this.jobs, this.config));
-    for (const { definition, everySeconds } of repeatableJobs(this.config)) {
-      if (!missing.has(definition.name)) continue;
+  private async writeSchedules(): Promise<void> {
+    for (const { definition, everySeconds } of await schedulesToWrite(this.jobs, this.config)) {
       await this.jobs
         .queue(definition.queue)
         .upsertJobScheduler(

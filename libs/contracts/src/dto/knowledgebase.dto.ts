@@ -26,7 +26,7 @@ export class CreateKnowledgebaseRequest {
     description: 'Language of its documents (stemming, stop words); none searches word for word',
   })
   @Rule.Optional()
-  @Rule.Integer()
+  @Rule.Id()
   language_id?: number | null;
 }
 
@@ -46,7 +46,7 @@ export class UpdateKnowledgebaseRequest {
     description: 'A change re-indexes its passages in the background; `null` clears it',
   })
   @Rule.Optional()
-  @Rule.Integer()
+  @Rule.Id()
   language_id?: number | null;
 }
 
