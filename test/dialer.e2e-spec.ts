@@ -60,11 +60,11 @@ function dialerFixtures(stackOf: () => Stack) {
     api(owner).post('campaigns/update-status', { campaign_id: campaignId, action: 'start' }).expect(200);
   const stop = (owner: TestAccount, campaignId: number) =>
     api(owner).post('campaigns/update-status', { campaign_id: campaignId, action: 'stop' }).expect(200);
-  /** Every dial request the local dialer got for a campaign's calls, oldest first. */
+  /** Every dial request the local dialer got for a campaign's calls, in the order the calls were claimed. */
   const dials = async (campaignId: number): Promise<DialRow[]> =>
     stackOf().dataSource.query(
       `SELECT d.attempt_id, d.request FROM local_dial_requests d JOIN calls c ON c.external_id = d.attempt_id
-        WHERE c.campaign_id = $1 ORDER BY d.id`,
+        WHERE c.campaign_id = $1 ORDER BY c.id, d.id`,
       [campaignId],
     );
   const dialsReach = (campaignId: number, count: number, timeoutMs = 20_000) =>

@@ -20,6 +20,9 @@ interface PreparedStatementClient {
 /** The most passages one search scores; candidates come from the query's rarest words first. */
 export const SEARCH_CANDIDATE_CAP = 200;
 
+/** A word in more than this share of a knowledgebase's passages is walked to, not read from the full-text index. */
+export const COMMON_WORD_SHARE = 0.05;
+
 /**
  * Ranks in one statement:
  * - `terms`: the query's meaningful words as the knowledgebase's language indexes them (stemmed, stop words
@@ -28,6 +31,8 @@ export const SEARCH_CANDIDATE_CAP = 200;
  *   for corrections.
  * - `candidates`: passages holding all terms, then those of the rarest words, at most the cap. The
  *   `knowledgebase_id + 0` keeps the planner on the full-text index rather than the knowledgebase's btree.
+ *   Common words (in more than COMMON_WORD_SHARE of the passages) stay out of the index: `walked` finds their
+ *   passages by the knowledgebase's btree, and only when the rarer words leave room under the cap.
  * - `hits`: where the query's words stand in each candidate; only those words are taken out of its vector
  *   (setweight marks them, ts_filter keeps them), as unnesting whole vectors would cost more than the rest.
  * - score: the sum of the weights of the distinct terms a passage holds (a repeated word adds nothing), up to
@@ -84,27 +89,45 @@ term_queries AS (
   SELECT term, tsquery_or_agg(query) AS query, min(passages) AS passages FROM matches GROUP BY term
 ),
 seeds AS (
-  SELECT required AS query, 0 AS priority FROM filters WHERE required IS NOT NULL AND (SELECT count(*) FROM term_queries) > 0
+  SELECT required AS query, 0 AS priority, false AS common
+    FROM filters WHERE required IS NOT NULL AND (SELECT count(*) FROM term_queries) > 0
   UNION ALL
-  SELECT (SELECT tsquery_and_agg(query) FROM term_queries), 0
-    FROM filters WHERE required IS NULL AND (SELECT count(*) FROM term_queries) > 1
+  SELECT (SELECT tsquery_and_agg(query) FROM term_queries WHERE term_queries.passages <= total.passages * $8), 0, false
+    FROM filters, total
+   WHERE required IS NULL
+     AND (SELECT count(*) FROM term_queries WHERE term_queries.passages <= total.passages * $8) > 1
   UNION ALL
-  SELECT query, passages FROM (
+  SELECT rarest.query, rarest.passages, rarest.passages > total.passages * $8 FROM (
     SELECT query, passages, sum(passages) OVER (ORDER BY passages, term) - passages AS before
-      FROM term_queries) rarest
+      FROM term_queries) rarest, total
    WHERE before < $7 AND (SELECT required FROM filters) IS NULL
 ),
 candidates AS (
   SELECT hit.id FROM seeds CROSS JOIN LATERAL (
     SELECT passage.id FROM passages passage
-     WHERE passage.search_vector @@ seeds.query AND passage.knowledgebase_id + 0 = $2 LIMIT $7) hit
+     WHERE NOT seeds.common AND passage.search_vector @@ seeds.query AND passage.knowledgebase_id + 0 = $2
+     LIMIT $7) hit
+   WHERE NOT seeds.common
    GROUP BY hit.id ORDER BY min(seeds.priority) LIMIT $7
+),
+-- A word in a large share of the passages is found faster by walking the knowledgebase's passages than by building
+-- its whole bitmap from the full-text index: at a share of s, the cap is met after about cap / s passages. The
+-- concatenation keeps the condition off the full-text index. Only when the rarer words bring too few candidates.
+walked AS (
+  SELECT passage.id FROM passages passage
+   WHERE (SELECT count(*) FROM candidates) < $7
+     AND passage.knowledgebase_id = $2
+     AND (passage.search_vector || ''::tsvector) @@ (SELECT tsquery_or_agg(query) FROM seeds WHERE seeds.common)
+   LIMIT $7
+),
+chosen AS (
+  SELECT id FROM candidates UNION SELECT id FROM walked
 ),
 hits AS (
   SELECT candidate.id, matches.term, matches.weight, word.position
     FROM (SELECT passage.id,
                  ts_filter(setweight(passage.search_vector, 'A', (SELECT array_agg(lexeme) FROM matches)), '{a}') AS found
-            FROM candidates JOIN passages passage ON passage.id = candidates.id, filters
+            FROM chosen JOIN passages passage ON passage.id = chosen.id, filters
            WHERE (filters.required IS NULL OR passage.search_vector @@ filters.required)
              AND (filters.excluded IS NULL OR NOT passage.search_vector @@ filters.excluded)) candidate,
          unnest(candidate.found) entry
@@ -172,8 +195,8 @@ export class PassageSearch {
     query: string,
     limit: number,
     candidateCap = SEARCH_CANDIDATE_CAP,
-  ): [string, [number, number, string[], string[], string[], number, number]] {
+  ): [string, [number, number, string[], string[], string[], number, number, number]] {
     const { words, phrases, excluded } = parseSearchQuery(query);
-    return [SEARCH_SQL, [ownerId, knowledgebaseId, words, phrases, excluded, limit, candidateCap]];
+    return [SEARCH_SQL, [ownerId, knowledgebaseId, words, phrases, excluded, limit, candidateCap, COMMON_WORD_SHARE]];
   }
 }
