@@ -1,6 +1,4 @@
-import { QueueEvents } from 'bullmq';
-import { redisOptionsFromUrl } from '@app/config';
-import { JobQueue, Jobs } from '@app/jobs';
+import { JobQueue, Jobs, QueueBackend } from '@app/jobs';
 import { createAccount } from './support/factories';
 import { Stack, startStack } from './support/stack';
 
@@ -27,10 +25,7 @@ describe('Maintenance: purge expired sessions', () => {
     );
 
     const queue = stack.api.get(JobQueue).queue(Jobs.purgeExpiredSessions.queue);
-    const events = new QueueEvents(queue.name, {
-      prefix: stack.config.queuePrefix,
-      connection: redisOptionsFromUrl(stack.config.redisUrl),
-    });
+    const events = stack.api.get(QueueBackend).createQueueEvents(queue.name);
     try {
       await events.waitUntilReady();
       const job = await stack.api.get(JobQueue).enqueue(Jobs.purgeExpiredSessions, {});

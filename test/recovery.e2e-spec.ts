@@ -1,3 +1,4 @@
+import type { RedisQueueBackend } from 'bullmq';
 import Redis from 'ioredis';
 import { JobQueue, Jobs } from '@app/jobs';
 import { DocumentSweeper } from '../apps/worker/src/documents/document-sweeper.service';
@@ -50,7 +51,7 @@ describe('Recovery that does not depend on luck', () => {
 
     // The restarted Redis drops the worker's connections; they reconnect on their own.
     const workerQueue = stack.worker!.get(JobQueue).queue(Jobs.sweepStuckDocuments.queue);
-    (await workerQueue.client).disconnect(true);
+    (await (workerQueue.getBackend() as RedisQueueBackend).connection.client).disconnect(true);
 
     await waitFor(async () => ((await workerReadiness()).status === 200 ? true : undefined), 20_000);
     const schedulers = (await queue.getJobSchedulers()).map((scheduler) => scheduler.key);

@@ -5,7 +5,7 @@ import { missingSchedules } from './maintenance/maintenance-schedule.service';
 
 /**
  * The worker's readiness adds each queue's job counts, so operators see backlog and failures at a glance, and
- * fails while a repeatable job's schedule is missing from Redis (the worker puts it back within seconds).
+ * fails while a repeatable job's schedule is missing from the queue backend (the worker puts it back within seconds).
  */
 export function queueReadinessChecks(jobs: JobQueue, config: AppConfig): ReadinessChecks {
   return {

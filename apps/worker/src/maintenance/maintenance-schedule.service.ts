@@ -20,7 +20,7 @@ export function repeatableJobs(config: AppConfig): RepeatableJob[] {
   ];
 }
 
-/** The schedules Redis does not know (it lost its data); readiness reports them. */
+/** The schedules the queue backend does not know (Redis lost its data); readiness reports them. */
 export async function missingSchedules(jobs: JobQueue, config: AppConfig): Promise<string[]> {
   const found = await Promise.all(
     repeatableJobs(config).map(async ({ definition }) =>
@@ -36,7 +36,7 @@ const CHECK_INTERVAL_MS = 15_000;
 /**
  * Keeps the repeatable jobs registered. Schedules live in Redis, so a Redis that loses its data (a restart
  * without persistence, a failover to an empty replica) would silently stop the sweeper and the purge until some
- * worker restarted. Each worker therefore registers them at boot, again whenever its Redis connection becomes
+ * worker restarted. Each worker therefore registers them at boot, again whenever its queue connection becomes
  * ready after a reconnect, and puts back any that a periodic check finds missing. Upserting an existing
  * schedule could move its next run, so only missing ones are written.
  */
@@ -55,7 +55,7 @@ export class MaintenanceSchedule implements OnApplicationBootstrap, OnApplicatio
     await this.ensure();
     const queues = new Set(repeatableJobs(this.config).map(({ definition }) => this.jobs.queue(definition.queue)));
     for (const queue of queues) {
-      (await queue.client).on('ready', () => void this.ensureQuietly());
+      queue.getBackend().on('ready', () => void this.ensureQuietly());
     }
     this.timer = setInterval(() => void this.ensureQuietly(), CHECK_INTERVAL_MS);
     this.timer.unref();
@@ -65,7 +65,7 @@ export class MaintenanceSchedule implements OnApplicationBootstrap, OnApplicatio
     clearInterval(this.timer);
   }
 
-  /** Registers every schedule Redis does not have. Concurrent callers share one pass. */
+  /** Registers every schedule the queue backend does not have. Concurrent callers share one pass. */
   ensure(): Promise<void> {
     this.ensuring ??= this.registerMissing().finally(() => (this.ensuring = undefined));
     return this.ensuring;
