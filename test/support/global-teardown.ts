@@ -1,12 +1,13 @@
 import Redis from 'ioredis';
 import { dropDatabase } from '../../libs/database/src/data-source-options';
-import { REDIS_URL } from './test-environment';
+import { QUEUE_BACKEND, REDIS_URL } from './test-environment';
 
 export default async function globalTeardown(): Promise<void> {
   const databaseUrl = process.env.TEST_DATABASE_URL;
   const prefix = process.env.TEST_QUEUE_PREFIX;
+  // On the postgres backend the jobs were in this run's database, dropped above; Redis was never used.
   if (databaseUrl) await dropDatabase(databaseUrl);
-  if (prefix) {
+  if (prefix && QUEUE_BACKEND === 'redis') {
     const redis = new Redis(REDIS_URL);
     try {
       let cursor = '0';

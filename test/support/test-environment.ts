@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 /** The server and base database of the run: DATABASE_URL, as for the service itself. */
 export const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/voice_assistant';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The queue backend the run's API and worker use, as for the service: QUEUE_BACKEND, `redis` by default. */
+export const QUEUE_BACKEND: 'redis' | 'postgres' = process.env.QUEUE_BACKEND === 'postgres' ? 'postgres' : 'redis';
 
 /**
  * Names of what a run creates start with TEST_DATABASE_PREFIX, by default the DATABASE_URL's database name

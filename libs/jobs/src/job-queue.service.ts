@@ -1,6 +1,6 @@
 import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { Job, JobsOptions, Queue } from 'bullmq';
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { AppConfig } from '@app/config';
 import { currentRequestId, MetricsRegistry } from '@app/platform';
 import { Queues, type JobDefinition, type QueueName } from './job-definitions';
@@ -8,6 +8,8 @@ import { QueueBackend } from './queue-backend';
 
 /** A request waits at most this long for the queue backend to take a job before it is told to retry. */
 const ENQUEUE_TIMEOUT_MS = 3000;
+/** A probe of the backend (readiness, a metrics scrape) gives up after this long. */
+const PROBE_TIMEOUT_MS = 2000;
 
 /** Typed producer: the only way work is put on a queue. */
 @Injectable()
@@ -26,6 +28,28 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
       labelNames: ['queue', 'job'],
       registers: [registry],
     });
+    const probe = () => this.probe();
+    new Gauge({
+      name: 'queue_backend_up',
+      help: 'Whether the queue backend (label: redis or postgres) answered when scraped: 1 yes, 0 no',
+      labelNames: ['backend'],
+      registers: [registry],
+      async collect() {
+        this.set(
+          { backend: backend.kind },
+          await probe().then(
+            () => 1,
+            () => 0,
+          ),
+        );
+      },
+    });
+  }
+
+  /** One round trip to the queue backend (a job count); resolves with which backend it is and where. */
+  async probe(): Promise<Record<string, unknown>> {
+    await withTimeout(this.queue(Queues.maintenance).getJobCounts('waiting'), PROBE_TIMEOUT_MS, 'queue backend probe');
+    return this.backend.describe();
   }
 
   /**
@@ -83,17 +107,28 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
       requestId ? { ...payload, enqueuedBy: { requestId } } : payload,
       this.optionsFor(definition, payload, options),
     );
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Enqueueing ${definition.name} timed out`)), ENQUEUE_TIMEOUT_MS);
-    });
     try {
-      return await Promise.race([adding, timeout]);
+      return await withTimeout(adding, ENQUEUE_TIMEOUT_MS, `Enqueueing ${definition.name}`);
     } catch (error) {
       this.enqueueFailures.inc({ queue: definition.queue, job: definition.name });
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
+  }
+}
+
+/** The queue backend's readiness check, `queue_backend`: which backend, where, and whether it answers. */
+export function queueBackendReadiness(jobs: JobQueue): Record<string, () => Promise<Record<string, unknown>>> {
+  return { queue_backend: () => jobs.probe() };
+}
+
+async function withTimeout<T>(work: Promise<T>, milliseconds: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out`)), milliseconds);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
