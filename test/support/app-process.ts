@@ -35,6 +35,7 @@ export class AppProcess {
           WORKER_PORT: String(port),
           DATABASE_URL: config.databaseUrl,
           REDIS_URL: config.redisUrl,
+          QUEUE_BACKEND: config.queueBackend,
           QUEUE_PREFIX: config.queuePrefix,
           LOG_LEVEL: 'silent',
           ENCRYPTION_KEY: config.encryptionKey.toString('base64'),
