@@ -30,12 +30,12 @@ export async function missingSchedules(jobs: JobQueue, config: AppConfig): Promi
   return found.filter((name): name is string => name !== undefined);
 }
 
-/** How often a worker checks that the schedules still exist in Redis. */
+/** How often a worker checks that the schedules still exist in the queue backend. */
 const CHECK_INTERVAL_MS = 15_000;
 
 /**
- * Keeps the repeatable jobs registered. Schedules live in Redis, so a Redis that loses its data (a restart
- * without persistence, a failover to an empty replica) would silently stop the sweeper and the purge until some
+ * Keeps the repeatable jobs registered. Schedules live in the queue backend, so a Redis that loses its data (a
+ * restart without persistence, a failover to an empty replica) would silently stop the sweeper and the purge until some
  * worker restarted. Each worker therefore registers them at boot, again whenever its queue connection becomes
  * ready after a reconnect, and puts back any that a periodic check finds missing. Upserting an existing
  * schedule could move its next run, so only missing ones are written.
