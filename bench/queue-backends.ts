@@ -8,9 +8,9 @@
  *    and the adds alone. Queues and workers are built by libs/jobs' QueueBackend, as the apps build them.
  * 2. One-page TXT documents: the real API and worker in this process, 30 uploads one after another, each polled
  *    every 10 ms until `active` (bench/support/txt-documents.ts); p50/p95 of create -> active.
- * 3. The embedded PostgreSQL (scripts/local-services.js): start time of its data directory under .local/
- *    (created on first use: that run includes initdb), its processes' memory idle and after the empty-jobs run
- *    on it. Skipped with BENCH_EMBEDDED=0.
+ * 3. The embedded PostgreSQL (scripts/local-services.js): the time of a first start (initdb included, in a
+ *    scratch directory on port 54330, removed after), of a start of .local/postgres, its processes' memory idle
+ *    and after the runs on it. Skipped with BENCH_EMBEDDED=0.
  *
  * Each of 1 and 2 runs on Redis (127.0.0.1:6379), on the machine's PostgreSQL (127.0.0.1:5432) and, unless
  * skipped, on the embedded PostgreSQL (127.0.0.1:54329); each run has its own database (and Redis prefix).
@@ -18,7 +18,9 @@
 // First, so the worker booted below starts its extraction threads from compiled JavaScript.
 import { extractionThreadFrom } from './support/compiled-thread-hook';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig } from '@app/config';
 import { QueueBackend } from '@app/jobs';
 import { fixed, MIB, nowMs, percentile, printTable, runMain } from './support/report';
@@ -26,7 +28,10 @@ import { ApiClient, createBenchEnvironment, startBenchStack } from './support/st
 import { sequential } from './support/txt-documents';
 // Plain JavaScript shared with `npm start`.
 const { startEmbeddedPostgres } = require('../scripts/local-services') as {
-  startEmbeddedPostgres(): Promise<{ pid: number; startMs: number; stop(): Promise<void> }>;
+  startEmbeddedPostgres(options?: {
+    dataDir?: string;
+    port?: number;
+  }): Promise<{ pid: number; startMs: number; created: boolean; stop(): Promise<void> }>;
 };
 
 const JOBS = 2000;
@@ -128,10 +133,22 @@ async function main(): Promise<void> {
   const embeddedNotes: string[] = [];
   let embedded: Awaited<ReturnType<typeof startEmbeddedPostgres>> | undefined;
   if (process.env.BENCH_EMBEDDED !== '0') {
+    // A first start, in a directory of its own: initdb, then the server.
+    const scratch = mkdtempSync(join(tmpdir(), 'va-bench-pg-'));
+    // Traversable by the `postgres` user the server runs as when this runs as root.
+    chmodSync(scratch, 0o755);
+    try {
+      const first = await startEmbeddedPostgres({ dataDir: join(scratch, 'data'), port: 54330 });
+      embeddedNotes.push(`Embedded PostgreSQL, first start (initdb included): ${first.startMs} ms.`);
+      await first.stop();
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
     embedded = await startEmbeddedPostgres();
     embeddedNotes.push(
-      `Embedded PostgreSQL: started in ${embedded.startMs} ms (data directory .local/postgres), ` +
-        `${fixed(serverRssBytes(embedded.pid) / MIB)} MiB resident idle (postmaster and its processes).`,
+      `Embedded PostgreSQL, start of .local/postgres${embedded.created ? ' (created now)' : ''}: ` +
+        `${embedded.startMs} ms; ${fixed(serverRssBytes(embedded.pid) / MIB)} MiB resident idle ` +
+        `(postmaster and its processes).`,
     );
     targets.push({
       label: 'embedded PostgreSQL :54329',

