@@ -119,7 +119,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     const required = ['DATABASE_URL', ...(env.QUEUE_BACKEND === 'redis' ? ['REDIS_URL'] : [])];
     const missing = required.filter((name) => blankAsUnset[name] === undefined);
     if (missing.length > 0) {
-      const lines = missing.map((name) => `  ${name}: is required when NODE_ENV=production`);
+      const lines = missing.map(
+        (name) =>
+          `  ${name}: is required when NODE_ENV=production` +
+          (name === 'REDIS_URL' ? ' and QUEUE_BACKEND=redis (the default)' : ''),
+      );
       throw new ConfigurationError(`Invalid configuration:\n${lines.join('\n')}`);
     }
   }
