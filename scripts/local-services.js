@@ -118,7 +118,7 @@ async function localServices(env = process.env) {
   } else if (await answers('127.0.0.1', 5432)) {
     said.push('PostgreSQL on 127.0.0.1:5432');
   } else if (await answers('127.0.0.1', EMBEDDED_PORT)) {
-    // Another `npm start` in this checkout already runs it; share it, and leave stopping it to that one.
+    // `npm start` (or a test run) in this checkout already runs it: share it, and leave stopping it to that one.
     added.DATABASE_URL = `postgres://postgres@127.0.0.1:${EMBEDDED_PORT}/voice_assistant`;
     said.push(
       `the embedded PostgreSQL already running on 127.0.0.1:${EMBEDDED_PORT} (nothing answers on 127.0.0.1:5432)`,
