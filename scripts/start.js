@@ -1,14 +1,25 @@
 #!/usr/bin/env node
-// Local all-in-one start: prepares the database, then runs the API and one worker as child processes.
-// Ctrl-C (or SIGTERM) is passed to both, which drain and exit; if one dies, the other is stopped too.
+// Local all-in-one start: finds (or starts) the database and picks the queue backend, prepares the database,
+// then runs the API and one worker as child processes. Ctrl-C (or SIGTERM) is passed to both, which drain and
+// exit; if one dies, the other is stopped too. An embedded PostgreSQL started here is stopped after both.
 const { spawn } = require('node:child_process');
 const path = require('node:path');
-const { migrate } = require('./migrate');
+const { localServices } = require('./local-services');
 
 const apps = { api: 'dist/apps/api/src/main.js', worker: 'dist/apps/worker/src/main.js' };
 
 async function main() {
-  await migrate();
+  const services = await localServices();
+  if (services.line) console.log(services.line);
+  Object.assign(process.env, services.env);
+  // Loaded after the environment is settled: the build's configuration reads it.
+  const { migrate } = require('./migrate');
+  try {
+    await migrate();
+  } catch (error) {
+    await services.stop();
+    throw error;
+  }
   const children = Object.entries(apps).map(([name, entry]) => {
     // Locally nothing balances traffic, so there is nothing to drain before stopping.
     // Readable lines at a terminal; JSON when the output goes to a file or a collector.
@@ -22,7 +33,8 @@ async function main() {
       console.log(`${name} exited (${signal ?? code}).`);
       stopAll('SIGTERM');
       if (children.every((other) => other.exitCode !== null || other.signalCode !== null)) {
-        process.exit(children.some((other) => other.exitCode) ? 1 : 0);
+        const code = children.some((other) => other.exitCode) ? 1 : 0;
+        void services.stop().finally(() => process.exit(code));
       }
     });
     return child;

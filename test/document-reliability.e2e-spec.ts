@@ -82,7 +82,11 @@ describe('Document processing reliability', () => {
       ).body.data.id;
       await healthy.close();
 
-      const broken = await startStack({ worker: false, env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+      // A queue backend that does not answer: Redis at an address where nothing listens.
+      const broken = await startStack({
+        worker: false,
+        env: { QUEUE_BACKEND: 'redis', REDIS_URL: 'redis://127.0.0.1:1' },
+      });
       try {
         const response = await broken.http
           .post(`/api/user/knowledgebases/${knowledgebase}/documents`)

@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { generateToken } from '@app/platform';
 import { bearer, createAccount, TestAccount } from './support/factories';
 import { Stack, startStack } from './support/stack';
-import { REDIS_URL } from './support/test-environment';
+import { QUEUE_BACKEND, REDIS_URL } from './support/test-environment';
 import { TestRoutesModule } from './support/test-routes.module';
 
 describe('Error shapes', () => {
@@ -120,8 +120,14 @@ describe('Rate limits', () => {
   });
   afterAll(() => stack.close());
 
-  /** Each test starts with fresh counters (its own Redis keys are this suite's only). */
+  /** Each test starts with fresh counters (its own Redis keys, or rate_windows rows, are this suite's only). */
   const resetCounters = async () => {
+    if (QUEUE_BACKEND === 'postgres') {
+      await stack.dataSource.query(`DELETE FROM rate_windows WHERE key LIKE $1`, [
+        `${process.env.TEST_QUEUE_PREFIX}:rate-limit-suite:rate:%`,
+      ]);
+      return;
+    }
     const redis = new Redis(REDIS_URL);
     try {
       const keys = await redis.keys(`${process.env.TEST_QUEUE_PREFIX}:rate-limit-suite:rate:*`);

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { createApiApp } from '../apps/api/src/api.app';
 import { createAccount } from './support/factories';
 import { Stack, startStack, testConfig } from './support/stack';
+import { QUEUE_BACKEND } from './support/test-environment';
 import { waitForDocument } from './support/wait-for';
 
 describe('Health and readiness', () => {
@@ -20,14 +21,23 @@ describe('Health and readiness', () => {
     });
   });
 
-  it('API readiness checks Postgres and Redis', async () => {
+  it('API readiness checks Postgres and the queue backend, naming it (and Redis only while it carries the queues)', async () => {
     const response = await stack.http.get('/api/health/ready').expect(200);
     expect(response.body).toEqual({
       status: 'ok',
       checks: {
         database: { status: 'up', latency_ms: expect.any(Number) },
         shutdown: { status: 'up' },
-        redis: { status: 'up', latency_ms: expect.any(Number) },
+        queue_backend: {
+          status: 'up',
+          latency_ms: expect.any(Number),
+          backend: QUEUE_BACKEND,
+          location:
+            QUEUE_BACKEND === 'redis'
+              ? expect.stringMatching(/^127\.0\.0\.1:6379 prefix /)
+              : expect.stringMatching(/ schema bullmq$/),
+        },
+        ...(QUEUE_BACKEND === 'redis' ? { redis: { status: 'up', latency_ms: expect.any(Number) } } : {}),
       },
     });
   });
@@ -37,6 +47,7 @@ describe('Health and readiness', () => {
     await worker.get('/api/health').expect(200);
     const ready = await worker.get('/api/health/ready').expect(200);
     expect(ready.body.status).toBe('ok');
+    expect(ready.body.checks.queue_backend).toMatchObject({ status: 'up', backend: QUEUE_BACKEND });
     expect(ready.body.checks.queues).toMatchObject({
       status: 'up',
       queues: { maintenance: { waiting: expect.any(Number), active: expect.any(Number), failed: expect.any(Number) } },
@@ -44,7 +55,7 @@ describe('Health and readiness', () => {
   });
 
   it('readiness answers 503 naming the dependency that is down', async () => {
-    const config = testConfig({ REDIS_URL: 'redis://127.0.0.1:1' });
+    const config = testConfig({ QUEUE_BACKEND: 'redis', REDIS_URL: 'redis://127.0.0.1:1' });
     const app = await createApiApp(config);
     await app.init();
     try {
@@ -52,6 +63,7 @@ describe('Health and readiness', () => {
       expect(response.body.status).toBe('error');
       expect(response.body.checks.database.status).toBe('up');
       expect(response.body.checks.redis).toEqual({ status: 'down', error: expect.any(String) });
+      expect(response.body.checks.queue_backend).toEqual({ status: 'down', error: expect.any(String) });
       await request(app.getHttpServer()).get('/api/health').expect(200);
     } finally {
       await app.close();
@@ -81,6 +93,7 @@ describe('Metrics', () => {
     const api = (await stack.http.get('/api/metrics').expect(200)).text;
     expect(api).toContain('db_pool_connections{state="in_use"}');
     expect(api).toContain('db_pool_waiting_requests');
+    expect(api).toContain(`queue_backend_up{backend="${QUEUE_BACKEND}"} 1`);
     expect(api).not.toContain('jobs_finished_total');
     expect(api).not.toContain('queue_jobs');
     const worker = (await request(stack.worker!.getHttpServer()).get('/api/metrics').expect(200)).text;

@@ -1,6 +1,4 @@
-import { QueueEvents } from 'bullmq';
-import { redisOptionsFromUrl } from '@app/config';
-import { JobQueue, Jobs } from '@app/jobs';
+import { JobQueue, Jobs, QueueBackend } from '@app/jobs';
 import { createAccount } from './support/factories';
 import { Stack, startStack, testConfig } from './support/stack';
 import { createWorkerApp } from '../apps/worker/src/worker.app';
@@ -41,10 +39,7 @@ describe('Maintenance: purge expired sessions', () => {
     );
 
     const queue = stack.api.get(JobQueue).queue(Jobs.purgeExpiredSessions.queue);
-    const events = new QueueEvents(queue.name, {
-      prefix: stack.config.queuePrefix,
-      connection: redisOptionsFromUrl(stack.config.redisUrl),
-    });
+    const events = stack.api.get(QueueBackend).createQueueEvents(queue.name);
     try {
       await events.waitUntilReady();
       const job = await stack.api.get(JobQueue).enqueue(Jobs.purgeExpiredSessions, {});

@@ -18,14 +18,23 @@ export interface BenchStack {
   baseUrl: string;
   api: INestApplication;
   worker: INestApplication;
-  /** Stops both apps, drops the database and deletes the run's Redis keys. */
+  /** Stops both apps, drops the database and deletes the run's Redis keys (if it used Redis). */
   close(): Promise<void>;
 }
 
+export interface BenchEnvironmentOptions {
+  /** The PostgreSQL server's maintenance database; this machine's on 127.0.0.1:5432 by default. */
+  serverDatabaseUrl?: string;
+  /** Whether the run uses Redis (and so has keys to delete); false on the postgres queue backend. */
+  redis?: boolean;
+}
+
 /** A fresh database `va_bench_<time>_<hex>` and a Redis prefix of the same name. */
-export async function createBenchEnvironment(): Promise<{ name: string; databaseUrl: string; clean(): Promise<void> }> {
+export async function createBenchEnvironment(
+  options: BenchEnvironmentOptions = {},
+): Promise<{ name: string; databaseUrl: string; clean(): Promise<void> }> {
   const name = `va_bench_${Date.now()}_${randomBytes(3).toString('hex')}`;
-  const url = new URL(SERVER_DATABASE_URL);
+  const url = new URL(options.serverDatabaseUrl ?? SERVER_DATABASE_URL);
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();
   await ensureDatabase(databaseUrl);
@@ -34,7 +43,7 @@ export async function createBenchEnvironment(): Promise<{ name: string; database
     (cleaning ??= (async () => {
       forget();
       await dropDatabase(databaseUrl);
-      await deleteRedisKeys(`${name}:*`);
+      if (options.redis !== false) await deleteRedisKeys(`${name}:*`);
     })());
   const forget = onInterrupt(clean);
   try {
@@ -64,8 +73,11 @@ async function deleteRedisKeys(pattern: string): Promise<void> {
  * Boots the real API and worker in this process the way test/support/stack.ts does, against a fresh database
  * and Redis prefix. The API listens on 127.0.0.1 on an ephemeral port and is driven over real HTTP.
  */
-export async function startBenchStack(overrides: Record<string, string> = {}): Promise<BenchStack> {
-  const environment = await createBenchEnvironment();
+export async function startBenchStack(
+  overrides: Record<string, string> = {},
+  options: Pick<BenchEnvironmentOptions, 'serverDatabaseUrl'> = {},
+): Promise<BenchStack> {
+  const environment = await createBenchEnvironment({ ...options, redis: overrides.QUEUE_BACKEND !== 'postgres' });
   let api: INestApplication | undefined;
   let worker: INestApplication | undefined;
   let closing: Promise<void> | undefined;

@@ -35,7 +35,10 @@ export class AppProcess {
           WORKER_PORT: String(port),
           DATABASE_URL: config.databaseUrl,
           REDIS_URL: config.redisUrl,
+          QUEUE_BACKEND: config.queueBackend,
           QUEUE_PREFIX: config.queuePrefix,
+          // The run's suites share one count per address (127.0.0.1): the same generous limit as in-process stacks.
+          RATE_LIMIT_PER_MINUTE: String(config.rateLimitPerMinute),
           LOG_LEVEL: 'silent',
           ENCRYPTION_KEY: config.encryptionKey.toString('base64'),
           OUTBOUND_ALLOW_LOOPBACK: 'true',

@@ -3,14 +3,16 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AppConfig, ConfigModule } from '@app/config';
 import { CryptoModule } from '@app/crypto';
 import { DatabaseModule } from '@app/database';
-import { JobsModule } from '@app/jobs';
+import { JobQueue, JobsModule, queueBackendReadiness } from '@app/jobs';
 import {
   ApiExceptionFilter,
   ApiValidationPipe,
   HealthModule,
   LoggingModule,
   MetricsModule,
+  READINESS_CHECKS,
   RedisModule,
+  WindowCountersModule,
 } from '@app/platform';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AssistantsModule } from './assistants/assistants.module';
@@ -36,9 +38,10 @@ export class ApiModule {
         LoggingModule.forRoot('api'),
         DatabaseModule,
         RedisModule,
+        WindowCountersModule,
         JobsModule.forRoot(),
         CryptoModule,
-        HealthModule.forRoot(),
+        HealthModule.forRoot([{ provide: READINESS_CHECKS, inject: [JobQueue], useFactory: queueBackendReadiness }]),
         MetricsModule,
         RequestInterceptorsModule,
         AuthModule,

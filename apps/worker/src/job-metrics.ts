@@ -52,11 +52,11 @@ export class JobMetrics {
     });
     new Gauge({
       name: 'queue_jobs',
-      help: 'Jobs per queue and state, read from Redis when scraped',
+      help: 'Jobs per queue and state, read from the queue backend when scraped',
       labelNames: ['queue', 'state'],
       registers: [registry],
       async collect() {
-        // While Redis is away the last counts stay; the scrape itself must not fail.
+        // While the queue backend is away the last counts stay; the scrape itself must not fail.
         await Promise.all(
           jobs.allQueues().map(async (queue) => {
             const counts = await queue.getJobCounts(...JOB_STATES).catch(() => undefined);

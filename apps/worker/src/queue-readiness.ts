@@ -1,14 +1,15 @@
 import { AppConfig } from '@app/config';
-import { JobQueue } from '@app/jobs';
+import { JobQueue, queueBackendReadiness } from '@app/jobs';
 import type { ReadinessChecks } from '@app/platform';
 import { missingSchedules } from './maintenance/maintenance-schedule.service';
 
 /**
- * The worker's readiness adds each queue's job counts, so operators see backlog and failures at a glance, and
- * fails while a repeatable job's schedule is missing from Redis (the worker puts it back within seconds).
+ * The worker's readiness adds the queue backend's state, each queue's job counts, so operators see backlog and failures at a glance, and
+ * fails while a repeatable job's schedule is missing from the queue backend (the worker puts it back within seconds).
  */
 export function queueReadinessChecks(jobs: JobQueue, config: AppConfig): ReadinessChecks {
   return {
+    ...queueBackendReadiness(jobs),
     queues: async () => {
       const entries = await Promise.all(
         jobs

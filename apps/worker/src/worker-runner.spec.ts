@@ -1,4 +1,4 @@
-import { Jobs, JobProcessor, Queues, type QueueName } from '@app/jobs';
+import { Jobs, JobProcessor, QueueBackend, Queues, type QueueName } from '@app/jobs';
 import { AppConfig } from '@app/config';
 import type { JobMetrics } from './job-metrics';
 import { WorkerRunner } from './worker-runner';
@@ -22,12 +22,14 @@ const handlersFor = (queue: QueueName) =>
 describe('WorkerRunner', () => {
   const config = { workerConcurrency: 2 } as AppConfig;
   const metrics = {} as JobMetrics;
+  const backend = new QueueBackend(config);
 
   it('refuses to boot when a declared job has no handler, naming it', () => {
     const runner = new WorkerRunner(
       config,
       [new FakeProcessor(Queues.maintenance, handlersFor(Queues.maintenance))],
       metrics,
+      backend,
     );
     expect(() => runner.onModuleInit()).toThrow(`documents/${Jobs.processDocument.name}`);
   });
@@ -37,6 +39,7 @@ describe('WorkerRunner', () => {
       config,
       Object.values(Queues).map((queue) => new FakeProcessor(queue, handlersFor(queue))),
       metrics,
+      backend,
     );
     expect(() => runner.onModuleInit()).not.toThrow();
   });

@@ -7,8 +7,8 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { Job, Worker } from 'bullmq';
-import { AppConfig, redisOptionsFromUrl } from '@app/config';
-import { JobProcessor, allJobs } from '@app/jobs';
+import { AppConfig } from '@app/config';
+import { JobProcessor, QueueBackend, allJobs } from '@app/jobs';
 import { JobMetrics } from './job-metrics';
 
 export const JOB_PROCESSORS = Symbol('JOB_PROCESSORS');
@@ -27,6 +27,7 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
     private readonly config: AppConfig,
     @Inject(JOB_PROCESSORS) private readonly processors: JobProcessor[],
     private readonly metrics: JobMetrics,
+    private readonly backend: QueueBackend,
   ) {}
 
   onModuleInit(): void {
@@ -39,12 +40,11 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
     }
   }
 
-  /** Resolves once every worker's Redis connections are up, so a shutdown never races their setup. */
+  /** Resolves once every worker's connections are up, so a shutdown never races their setup. */
   async onApplicationBootstrap(): Promise<void> {
     for (const processor of this.processors) {
-      const worker = new Worker(processor.queueName, (job) => processor.process(job), {
-        connection: { ...redisOptionsFromUrl(this.config.redisUrl), maxRetriesPerRequest: null },
-        prefix: this.config.queuePrefix,
+      // The backend attaches the worker's error listener.
+      const worker = this.backend.createWorker(processor.queueName, (job) => processor.process(job), {
         concurrency: this.config.workerConcurrency,
         lockDuration: this.config.jobLockMs,
         stalledInterval: this.config.jobStalledCheckMs,
@@ -68,9 +68,6 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
         const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
         this.finished(queue, job, final ? 'failed' : 'retrying', error.message);
       });
-      worker.on('error', (error) =>
-        this.logger.error({ queue: processor.queueName, error: error.message }, 'worker error'),
-      );
       this.workers.push(worker);
     }
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));

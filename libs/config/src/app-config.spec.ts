@@ -11,12 +11,23 @@ describe('loadConfig', () => {
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/voice_assistant',
       redisUrl: 'redis://127.0.0.1:6379',
       queuePrefix: 'va',
+      queueBackend: 'redis',
       rateLimitPerMinute: 600,
       outboundAllowLoopback: false,
       sipProvisioner: 'local',
       sessionTtlSeconds: 7 * 86_400,
     });
     expect(config.encryptionKey).toHaveLength(32);
+  });
+
+  it('needs no Redis address in production when the queues are on Postgres', () => {
+    const config = loadConfig({
+      ENCRYPTION_KEY: key,
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/va',
+      QUEUE_BACKEND: 'postgres',
+    });
+    expect(config.queueBackend).toBe('postgres');
   });
 
   it('parses and converts values', () => {
@@ -40,6 +51,9 @@ describe('loadConfig', () => {
     [{ CALL_DIALER: 'livekit' }, 'LIVEKIT_API_KEY'],
     [{ CALL_DIALER: 'phone' }, 'CALL_DIALER'],
     [{ NODE_ENV: 'production', ENCRYPTION_KEY: '' }, 'ENCRYPTION_KEY'],
+    [{ NODE_ENV: 'production' }, 'DATABASE_URL'],
+    [{ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/va' }, 'REDIS_URL'],
+    [{ QUEUE_BACKEND: 'kafka' }, 'QUEUE_BACKEND'],
   ])('stops with a message naming the bad variable: %j', (environment, variable) => {
     const load = () => loadConfig({ ENCRYPTION_KEY: key, ...environment });
     expect(load).toThrow(ConfigurationError);

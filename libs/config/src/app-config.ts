@@ -14,6 +14,11 @@ export class AppConfig {
   readonly workerPort: number;
   readonly databaseUrl: string;
   readonly redisUrl: string;
+  /**
+   * Where queues and jobs live: `redis`, or `postgres` (BullMQ's PostgreSQL backend in DATABASE_URL's database),
+   * when nothing may need Redis; rate limits and the login throttle then count in Postgres too.
+   */
+  readonly queueBackend: 'redis' | 'postgres';
   /** Base for absolute links; when absent, links are built from the request's own host. */
   readonly appUrl?: string;
   readonly encryptionKey: Buffer;
@@ -109,12 +114,26 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigurationError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const env = parsed.data;
+  // In production a default address would point at whatever happens to listen there: ask for it instead.
+  if (env.NODE_ENV === 'production') {
+    const required = ['DATABASE_URL', ...(env.QUEUE_BACKEND === 'redis' ? ['REDIS_URL'] : [])];
+    const missing = required.filter((name) => blankAsUnset[name] === undefined);
+    if (missing.length > 0) {
+      const lines = missing.map(
+        (name) =>
+          `  ${name}: is required when NODE_ENV=production` +
+          (name === 'REDIS_URL' ? ' and QUEUE_BACKEND=redis (the default)' : ''),
+      );
+      throw new ConfigurationError(`Invalid configuration:\n${lines.join('\n')}`);
+    }
+  }
   return new AppConfig({
     environment: env.NODE_ENV,
     port: env.PORT,
     workerPort: env.WORKER_PORT,
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
+    queueBackend: env.QUEUE_BACKEND,
     appUrl: env.APP_URL?.replace(/\/+$/, ''),
     encryptionKey: env.ENCRYPTION_KEY ? decodeKey(env.ENCRYPTION_KEY) : localEncryptionKey(),
     runtimeApiToken: env.RUNTIME_API_TOKEN,

@@ -32,6 +32,7 @@ export const environmentSchema = z
       .string()
       .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
       .default('redis://127.0.0.1:6379'),
+    QUEUE_BACKEND: z.enum(['redis', 'postgres']).default('redis'),
     APP_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
     ENCRYPTION_KEY: z
       .string()

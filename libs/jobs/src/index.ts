@@ -2,3 +2,4 @@ export * from './job-definitions';
 export * from './job-processor';
 export * from './job-queue.service';
 export * from './jobs.module';
+export * from './queue-backend';

@@ -1,51 +1,74 @@
-import { getQueueToken } from '@nestjs/bullmq';
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { Job, JobsOptions, Queue } from 'bullmq';
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { AppConfig } from '@app/config';
 import { currentRequestId, MetricsRegistry } from '@app/platform';
 import { Queues, type JobDefinition, type QueueName } from './job-definitions';
+import { QueueBackend } from './queue-backend';
 
-/** A request waits at most this long for Redis to take a job before it is told to retry. */
+/** A request waits at most this long for the queue backend to take a job before it is told to retry. */
 const ENQUEUE_TIMEOUT_MS = 3000;
+/** A probe of the backend (readiness, a metrics scrape) gives up after this long. */
+const PROBE_TIMEOUT_MS = 2000;
 
 /** Typed producer: the only way work is put on a queue. */
 @Injectable()
-export class JobQueue implements OnModuleInit {
-  private readonly logger = new Logger(JobQueue.name);
+export class JobQueue implements OnModuleInit, OnApplicationShutdown {
   private readonly queues = new Map<QueueName, Queue>();
   private readonly enqueueFailures: Counter<'queue' | 'job'>;
 
   constructor(
-    private readonly moduleRef: ModuleRef,
+    private readonly backend: QueueBackend,
     private readonly config: AppConfig,
     registry: MetricsRegistry,
   ) {
     this.enqueueFailures = new Counter({
       name: 'job_enqueue_failures_total',
-      help: 'Jobs this process failed to put on a queue (Redis unreachable or too slow), by queue and job',
+      help: 'Jobs this process failed to put on a queue (its backend unreachable or too slow), by queue and job',
       labelNames: ['queue', 'job'],
       registers: [registry],
     });
+    const probe = () => this.probe();
+    new Gauge({
+      name: 'queue_backend_up',
+      help: 'Whether the queue backend (label: redis or postgres) answered when scraped: 1 yes, 0 no',
+      labelNames: ['backend'],
+      registers: [registry],
+      async collect() {
+        this.set(
+          { backend: backend.kind },
+          await probe().then(
+            () => 1,
+            () => 0,
+          ),
+        );
+      },
+    });
+  }
+
+  /** One round trip to the queue backend (a job count); resolves with which backend it is and where. */
+  async probe(): Promise<Record<string, unknown>> {
+    await withTimeout(this.queue(Queues.maintenance).getJobCounts('waiting'), PROBE_TIMEOUT_MS, 'queue backend probe');
+    return this.backend.describe();
   }
 
   /**
-   * A Redis connection error on a queue is emitted as an event; without a listener it would be thrown as an
-   * unhandled error (for instance when a process shuts down while a connection is still being set up).
+   * Connects every queue at boot: producers fail fast rather than wait for a connection, so one made on the
+   * first request would turn that request away.
    */
   onModuleInit(): void {
-    for (const queue of this.allQueues()) {
-      queue.on('error', (error) =>
-        this.logger.warn({ queue: queue.name, error: error.message }, 'queue connection error'),
-      );
-    }
+    this.allQueues();
+  }
+
+  /** Runs after the worker's consumers have stopped (they close before application shutdown). */
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((queue) => queue.close().catch(() => queue.disconnect())));
   }
 
   queue(name: QueueName): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
+      queue = this.backend.createQueue(name);
       this.queues.set(name, queue);
     }
     return queue;
@@ -84,17 +107,28 @@ export class JobQueue implements OnModuleInit {
       requestId ? { ...payload, enqueuedBy: { requestId } } : payload,
       this.optionsFor(definition, payload, options),
     );
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Enqueueing ${definition.name} timed out`)), ENQUEUE_TIMEOUT_MS);
-    });
     try {
-      return await Promise.race([adding, timeout]);
+      return await withTimeout(adding, ENQUEUE_TIMEOUT_MS, `Enqueueing ${definition.name}`);
     } catch (error) {
       this.enqueueFailures.inc({ queue: definition.queue, job: definition.name });
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
+  }
+}
+
+/** The queue backend's readiness check, `queue_backend`: which backend, where, and whether it answers. */
+export function queueBackendReadiness(jobs: JobQueue): Record<string, () => Promise<Record<string, unknown>>> {
+  return { queue_backend: () => jobs.probe() };
+}
+
+async function withTimeout<T>(work: Promise<T>, milliseconds: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out`)), milliseconds);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

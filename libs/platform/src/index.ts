@@ -20,3 +20,5 @@ export * from './health/shutdown-state';
 export * from './metrics/metrics.registry';
 export * from './http/client-error';
 export * from './http/skip-rate-limit.decorator';
+export * from './counters/window-counters';
+export * from './counters/window-counters.module';

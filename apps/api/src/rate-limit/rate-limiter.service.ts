@@ -1,9 +1,9 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import Redis from 'ioredis';
-import { AppConfig, redisOptionsFromUrl } from '@app/config';
+import { Injectable, Logger } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { WindowCounters } from '@app/platform';
 
 const WINDOW_MS = 60_000;
-/** Warn about an unreachable Redis at most this often, not on every request. */
+/** Warn about an unreachable counter store at most this often, not on every request. */
 const WARNING_INTERVAL_MS = 10_000;
 /** Trackers known to be over their budget, kept in memory to refuse them without a round trip. */
 const MAX_REMEMBERED = 10_000;
@@ -16,45 +16,30 @@ export interface RateState {
   exceeded: boolean;
 }
 
-type RateRedis = Redis & { rateHit(key: string, windowMs: number): Promise<[number, number]> };
-
 /**
- * Fixed one-minute windows in Redis, one counter per tracker (a credential, or a client address). One round
- * trip per request: the script is loaded once and then called by its digest (ioredis sends EVALSHA).
+ * Fixed one-minute windows, one counter per tracker (a credential, or a client address), in the shared
+ * WindowCounters (Redis, or Postgres with QUEUE_BACKEND=postgres): one round trip per request.
  *
- * It fails open: while Redis is unreachable nothing is counted and requests go through (authentication still
+ * It fails open: while the store is unreachable nothing is counted and requests go through (authentication still
  * applies), because refusing every request would turn a Redis outage into an API outage.
  */
 @Injectable()
-export class RateLimiter implements OnApplicationShutdown {
+export class RateLimiter {
   private readonly logger = new Logger(RateLimiter.name);
-  private readonly redis: RateRedis;
   private lastWarning = 0;
   private readonly exceededUntil = new Map<string, number>();
 
-  constructor(private readonly config: AppConfig) {
-    this.redis = new Redis({
-      ...redisOptionsFromUrl(config.redisUrl),
-      keyPrefix: `${config.queuePrefix}:rate:`,
-      // Fail fast while Redis is away instead of queueing commands behind a request.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-    }) as RateRedis;
-    this.redis.on('error', (error: Error) => this.warn(error));
-    this.redis.defineCommand('rateHit', {
-      numberOfKeys: 1,
-      lua: `local count = redis.call('INCR', KEYS[1])
-            if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-            return {count, redis.call('PTTL', KEYS[1])}`,
-    });
-  }
+  constructor(
+    private readonly config: AppConfig,
+    private readonly counters: WindowCounters,
+  ) {}
 
   /** Counts one request against the tracker. */
   async hit(tracker: string): Promise<RateState | undefined> {
     try {
-      const [count, ttl] = await this.redis.rateHit(tracker, WINDOW_MS);
-      const state = this.state(count, ttl);
-      // Its budget is spent: the next request of this window is refused without asking Redis (or the database).
+      const { count, ttlMs } = await this.counters.hit(`rate:${tracker}`, WINDOW_MS);
+      const state = this.state(count, ttlMs);
+      // Its budget is spent: the next request of this window is refused without asking the store (or the database).
       if (state.remaining === 0) this.remember(tracker, state.resetSeconds);
       return state;
     } catch (error) {
@@ -83,10 +68,6 @@ export class RateLimiter implements OnApplicationShutdown {
     };
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
-  }
-
   private remember(tracker: string, seconds: number): void {
     // Bounded: under a flood of addresses the oldest entries go first (Map keeps insertion order).
     if (this.exceededUntil.size >= MAX_REMEMBERED) {
@@ -108,6 +89,6 @@ export class RateLimiter implements OnApplicationShutdown {
   private warn(error: Error): void {
     if (Date.now() - this.lastWarning < WARNING_INTERVAL_MS) return;
     this.lastWarning = Date.now();
-    this.logger.warn({ error: error.message }, 'rate limiting skipped: Redis unavailable');
+    this.logger.warn({ error: error.message }, 'rate limiting skipped: counter store unavailable');
   }
 }

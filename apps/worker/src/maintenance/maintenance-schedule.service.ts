@@ -21,7 +21,7 @@ export function repeatableJobs(config: AppConfig): RepeatableJob[] {
   ];
 }
 
-/** The schedules Redis does not know (it lost its data); readiness reports them. */
+/** The schedules the queue backend does not know (Redis lost its data); readiness reports them. */
 export async function missingSchedules(jobs: JobQueue, config: AppConfig): Promise<string[]> {
   const found = await Promise.all(
     repeatableJobs(config).map(async ({ definition }) =>
@@ -32,7 +32,7 @@ export async function missingSchedules(jobs: JobQueue, config: AppConfig): Promi
 }
 
 /**
- * The schedules to write: those Redis does not know, and those registered with another interval than this
+ * The schedules to write: those the queue backend does not know, and those registered with another interval than this
  * worker's configuration (a changed setting takes effect without clearing Redis by hand).
  */
 async function schedulesToWrite(jobs: JobQueue, config: AppConfig): Promise<RepeatableJob[]> {
@@ -45,13 +45,13 @@ async function schedulesToWrite(jobs: JobQueue, config: AppConfig): Promise<Repe
   return stale.filter((job): job is RepeatableJob => job !== undefined);
 }
 
-/** How often a worker checks that the schedules still exist in Redis. */
+/** How often a worker checks that the schedules still exist in the queue backend. */
 const CHECK_INTERVAL_MS = 15_000;
 
 /**
- * Keeps the repeatable jobs registered. Schedules live in Redis, so a Redis that loses its data (a restart
- * without persistence, a failover to an empty replica) would silently stop the sweeper and the purge until some
- * worker restarted. Each worker therefore registers them at boot, again whenever its Redis connection becomes
+ * Keeps the repeatable jobs registered. Schedules live in the queue backend, so a Redis that loses its data (a
+ * restart without persistence, a failover to an empty replica) would silently stop the sweeper and the purge until some
+ * worker restarted. Each worker therefore registers them at boot, again whenever its queue connection becomes
  * ready after a reconnect, and puts back any that a periodic check finds missing. Upserting an existing
  * schedule could move its next run, so only missing ones, and ones whose interval differs from this worker's
  * configuration, are written (workers of one deployment should share the intervals, or they take turns).
@@ -71,7 +71,7 @@ export class MaintenanceSchedule implements OnApplicationBootstrap, OnApplicatio
     await this.ensure();
     const queues = new Set(repeatableJobs(this.config).map(({ definition }) => this.jobs.queue(definition.queue)));
     for (const queue of queues) {
-      (await queue.client).on('ready', () => void this.ensureQuietly());
+      queue.getBackend().on('ready', () => void this.ensureQuietly());
     }
     this.timer = setInterval(() => void this.ensureQuietly(), CHECK_INTERVAL_MS);
     this.timer.unref();
@@ -81,7 +81,7 @@ export class MaintenanceSchedule implements OnApplicationBootstrap, OnApplicatio
     clearInterval(this.timer);
   }
 
-  /** Registers every schedule Redis lacks or holds with another interval. Concurrent callers share one pass. */
+  /** Registers every schedule the queue backend lacks or holds with another interval. Concurrent callers share one pass. */
   ensure(): Promise<void> {
     this.ensuring ??= this.writeSchedules().finally(() => (this.ensuring = undefined));
     return this.ensuring;

@@ -11,6 +11,7 @@ import { Calls1763800000070 } from './1763800000070-calls';
 import { CallCounters1763800000071 } from './1763800000071-call-counters';
 import { IdempotencyKeys1763800000050 } from './1763800000050-idempotency-keys';
 import { Dialer1763800000080 } from './1763800000080-dialer';
+import { RateWindows1763800000090 } from './1763800000090-rate-windows';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   Calls1763800000070,
   CallCounters1763800000071,
   Dialer1763800000080,
+  RateWindows1763800000090,
 ];

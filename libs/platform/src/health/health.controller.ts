@@ -6,7 +6,7 @@ import { Public } from '../http/public.decorator';
 import { SkipRateLimit } from '../http/skip-rate-limit.decorator';
 import { HealthReport, HealthService } from './health.service';
 
-/** Extra readiness checks an app adds to the database and Redis ones (the worker adds its queues). */
+/** Extra readiness checks an app adds to the database and Redis ones (the queue backend; the worker's queues). */
 export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
 export type ReadinessChecks = Record<string, () => Promise<Record<string, unknown> | void>>;
 
@@ -21,7 +21,8 @@ export class HealthReportResponse {
 
   @ApiProperty({
     type: 'object',
-    description: 'One entry per check (`process`; or `database`, `redis` and, on a worker, `queues`, `schedules`)',
+    description:
+      'One entry per check (`process`; or `database`, `queue_backend`, `redis` while it carries the queues and, on a worker, `queues`, `schedules`)',
     additionalProperties: {
       type: 'object',
       properties: {
@@ -54,7 +55,7 @@ export class HealthController {
     return this.health.liveness();
   }
 
-  /** Readiness: Postgres and Redis (and the app's own checks) answer; 503 otherwise. */
+  /** Readiness: Postgres, the queue backend (and the app's own checks) answer; 503 otherwise. */
   @Get('ready')
   @ApiOperation({ operationId: 'readiness', summary: 'Readiness: every dependency answers' })
   @ApiOkResponse({ type: HealthReportResponse, description: 'Every dependency answers' })

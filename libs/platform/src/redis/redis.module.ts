@@ -6,7 +6,10 @@ import { evictionPolicyProblem } from './eviction-policy';
 export const REDIS = Symbol('REDIS');
 export const InjectRedis = () => Inject(REDIS);
 
-/** One shared ioredis client for rate limits and health checks (BullMQ keeps its own connections). */
+/**
+ * One shared ioredis client for health checks (BullMQ and the window counters keep their own connections), or
+ * null when QUEUE_BACKEND=postgres: then nothing connects to Redis at all.
+ */
 @Global()
 @Module({
   providers: [
@@ -14,6 +17,7 @@ export const InjectRedis = () => Inject(REDIS);
       provide: REDIS,
       inject: [AppConfig],
       useFactory: (config: AppConfig) => {
+        if (config.queueBackend !== 'redis') return null;
         const redis = new Redis({
           ...redisOptionsFromUrl(config.redisUrl),
           lazyConnect: false,
@@ -31,19 +35,21 @@ export const InjectRedis = () => Inject(REDIS);
 export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Redis');
 
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(REDIS) private readonly redis: Redis | null) {}
 
   /**
    * Refuses to run against a Redis that may evict keys: jobs would vanish without a trace. Checked at boot, or
    * as soon as Redis first answers when it is down at boot.
    */
   async onApplicationBootstrap(): Promise<void> {
+    const redis = this.redis;
+    if (!redis) return;
     try {
-      await this.checkEvictionPolicy();
+      await this.checkEvictionPolicy(redis);
     } catch (error) {
       if (error instanceof UnsafeRedisError) throw error;
-      this.redis.once('ready', () =>
-        this.checkEvictionPolicy().catch((late: Error) => {
+      redis.once('ready', () =>
+        this.checkEvictionPolicy(redis).catch((late: Error) => {
           if (!(late instanceof UnsafeRedisError)) return;
           this.logger.fatal(late.message);
           process.exit(1);
@@ -52,13 +58,14 @@ export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  private async checkEvictionPolicy(): Promise<void> {
-    const problem = evictionPolicyProblem(await this.redis.info('memory'));
+  private async checkEvictionPolicy(redis: Redis): Promise<void> {
+    const problem = evictionPolicyProblem(await redis.info('memory'));
     if (problem) throw new UnsafeRedisError(problem);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    const redis = this.redis;
+    await redis?.quit().catch(() => redis.disconnect());
   }
 }
 

@@ -1,0 +1,108 @@
+import { Logger } from '@nestjs/common';
+import {
+  createPostgresBackend,
+  Queue,
+  QueueEvents,
+  Worker,
+  type BackendFactory,
+  type IQueueBackend,
+  type Processor,
+  type WorkerOptions,
+} from 'bullmq';
+import type { AppConfig } from '@app/config';
+import { redisOptionsFromUrl } from '@app/config';
+
+/**
+ * The PostgreSQL schema, inside DATABASE_URL's database, where BullMQ's PostgreSQL backend keeps its tables. It
+ * creates and migrates them itself (under an advisory lock, so processes starting together do not race).
+ */
+export const POSTGRES_QUEUE_SCHEMA = 'bullmq';
+
+/**
+ * Connections a producer's queue may hold on Postgres: adds are single statements, and each queue has a pool of
+ * its own, so a small one keeps a process with six queues well inside the server's connection limit.
+ */
+const PRODUCER_POOL_SIZE = 2;
+
+type AnyQueue = Queue<any, any, string, any, any, string, IQueueBackend, any>;
+type AnyWorker = Worker<any, any, string, IQueueBackend, any, any>;
+
+/**
+ * Builds BullMQ queues, workers and event listeners on the configured backend: Redis (keys under QUEUE_PREFIX) or
+ * PostgreSQL (the `bullmq` schema of DATABASE_URL). It is the only code that knows which, so producers, the
+ * worker runner and processors stay the same on both. Every instance gets an error listener: an emitter's
+ * `error` without one is thrown, and a worker left without one has looped on connection errors until the heap
+ * ran out.
+ */
+export class QueueBackend {
+  private readonly logger = new Logger('Queues');
+
+  constructor(private readonly config: AppConfig) {}
+
+  get kind(): AppConfig['queueBackend'] {
+    return this.config.queueBackend;
+  }
+
+  createQueue(name: string): Queue {
+    const queue: AnyQueue =
+      this.kind === 'postgres'
+        ? new Queue(name, { connection: this.postgresConnection(PRODUCER_POOL_SIZE) }, this.postgresFactory())
+        : new Queue(name, {
+            prefix: this.config.queuePrefix,
+            // Producers fail fast while Redis is away (the caller gets a 503) instead of queueing commands.
+            connection: { ...redisOptionsFromUrl(this.config.redisUrl), enableOfflineQueue: false },
+          });
+    queue.on('error', (error: Error) => this.logger.warn({ queue: name, error: error.message }, 'queue error'));
+    return queue as Queue;
+  }
+
+  createWorker(name: string, processor: Processor, options: Omit<WorkerOptions, 'connection' | 'prefix'>): Worker {
+    const worker: AnyWorker =
+      this.kind === 'postgres'
+        ? new Worker(
+            name,
+            processor,
+            // One connection per job in hand, plus one for fetching and lock renewal.
+            { ...options, connection: this.postgresConnection((options.concurrency ?? 1) + 1) },
+            this.postgresFactory(),
+          )
+        : new Worker(name, processor, {
+            ...options,
+            prefix: this.config.queuePrefix,
+            connection: { ...redisOptionsFromUrl(this.config.redisUrl), maxRetriesPerRequest: null },
+          });
+    worker.on('error', (error: Error) => this.logger.error({ queue: name, error: error.message }, 'worker error'));
+    return worker as Worker;
+  }
+
+  /** Listens to a queue's job events (completed, failed...), e.g. to wait for one job's outcome. */
+  createQueueEvents(name: string): QueueEvents {
+    const events: QueueEvents<any, IQueueBackend, any> =
+      this.kind === 'postgres'
+        ? new QueueEvents(name, { connection: this.postgresConnection(1) }, this.postgresFactory())
+        : new QueueEvents(name, {
+            prefix: this.config.queuePrefix,
+            connection: { ...redisOptionsFromUrl(this.config.redisUrl), maxRetriesPerRequest: null },
+          });
+    events.on('error', (error: Error) => this.logger.warn({ queue: name, error: error.message }, 'queue events error'));
+    return events as QueueEvents;
+  }
+
+  /** Where the jobs live, for health reports: never the credentials. */
+  describe(): { backend: AppConfig['queueBackend']; location: string } {
+    const url = new URL(this.kind === 'postgres' ? this.config.databaseUrl : this.config.redisUrl);
+    const location =
+      this.kind === 'postgres'
+        ? `${url.host}${url.pathname} schema ${POSTGRES_QUEUE_SCHEMA}`
+        : `${url.host} prefix ${this.config.queuePrefix}`;
+    return { backend: this.kind, location };
+  }
+
+  private postgresConnection(max: number) {
+    return { connectionString: this.config.databaseUrl, schema: POSTGRES_QUEUE_SCHEMA, max, migrate: true };
+  }
+
+  private postgresFactory(): BackendFactory<IQueueBackend, any> {
+    return createPostgresBackend as BackendFactory<IQueueBackend, any>;
+  }
+}

@@ -1,0 +1,129 @@
+import { Logger, OnApplicationShutdown } from '@nestjs/common';
+import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import { AppConfig, redisOptionsFromUrl } from '@app/config';
+
+/** A counter's value in its window, and the milliseconds until the window ends. */
+export interface WindowCount {
+  count: number;
+  ttlMs: number;
+}
+
+/**
+ * Fixed-window counters shared by every API process (rate limits, the login throttle). A window starts with a
+ * key's first hit and lasts `windowMs`; keys are namespaced by QUEUE_PREFIX. Redis keeps them when the queues are
+ * on Redis; with QUEUE_BACKEND=postgres they are rows in Postgres, so no deployment needs Redis for them and
+ * replicas still share one count (a per-process count would multiply every limit by the number of replicas).
+ */
+export abstract class WindowCounters {
+  /** Adds one to the key's count and returns it with the time left in its window. */
+  abstract hit(key: string, windowMs: number): Promise<WindowCount>;
+  /** The key's count in its current window (0 when none is open). */
+  abstract peek(key: string): Promise<WindowCount>;
+  abstract clear(key: string): Promise<void>;
+}
+
+type CounterRedis = Redis & { windowHit(key: string, windowMs: number): Promise<[number, number]> };
+
+/** One round trip a hit: the script is loaded once and then called by its digest (ioredis sends EVALSHA). */
+export class RedisWindowCounters extends WindowCounters implements OnApplicationShutdown {
+  private readonly redis: CounterRedis;
+
+  constructor(config: AppConfig, onError: (error: Error) => void) {
+    super();
+    this.redis = new Redis({
+      ...redisOptionsFromUrl(config.redisUrl),
+      keyPrefix: `${config.queuePrefix}:`,
+      // Fail fast while Redis is away instead of queueing commands behind a request.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+    }) as CounterRedis;
+    this.redis.on('error', onError);
+    this.redis.defineCommand('windowHit', {
+      numberOfKeys: 1,
+      lua: `local count = redis.call('INCR', KEYS[1])
+            if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+            return {count, redis.call('PTTL', KEYS[1])}`,
+    });
+  }
+
+  async hit(key: string, windowMs: number): Promise<WindowCount> {
+    const [count, ttlMs] = await this.redis.windowHit(key, windowMs);
+    return { count, ttlMs };
+  }
+
+  async peek(key: string): Promise<WindowCount> {
+    const [count, ttlMs] = await Promise.all([this.redis.get(key), this.redis.pttl(key)]);
+    return { count: Number(count ?? 0), ttlMs: Math.max(0, ttlMs) };
+  }
+
+  async clear(key: string): Promise<void> {
+    await this.redis.del(key);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+/** How often one process deletes windows that ended; a row left over is ignored by every read anyway. */
+const PURGE_INTERVAL_MS = 60_000;
+
+/**
+ * Rows of the unlogged `rate_windows` table (not WAL-logged: cheap writes, and a crash only resets the counts,
+ * as a Redis restart would). One upsert a hit; an ended window restarts at 1 in the same statement.
+ */
+export class PostgresWindowCounters extends WindowCounters implements OnApplicationShutdown {
+  private readonly logger = new Logger('WindowCounters');
+  private readonly prefix: string;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    config: AppConfig,
+  ) {
+    super();
+    this.prefix = `${config.queuePrefix}:`;
+    this.timer = setInterval(() => void this.purge(), PURGE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async hit(key: string, windowMs: number): Promise<WindowCount> {
+    const [row] = await this.dataSource.query(
+      `INSERT INTO rate_windows AS w (key, count, ends_at)
+         VALUES ($1, 1, clock_timestamp() + $2 * interval '1 millisecond')
+       ON CONFLICT (key) DO UPDATE SET
+         count = CASE WHEN w.ends_at <= clock_timestamp() THEN 1 ELSE w.count + 1 END,
+         ends_at = CASE WHEN w.ends_at <= clock_timestamp() THEN EXCLUDED.ends_at ELSE w.ends_at END
+       RETURNING count, ${TTL_MS} AS ttl_ms`,
+      [this.prefix + key, windowMs],
+    );
+    return { count: Number(row.count), ttlMs: Number(row.ttl_ms) };
+  }
+
+  async peek(key: string): Promise<WindowCount> {
+    const [row] = await this.dataSource.query(
+      `SELECT count, ${TTL_MS} AS ttl_ms FROM rate_windows w WHERE key = $1 AND ends_at > clock_timestamp()`,
+      [this.prefix + key],
+    );
+    return row ? { count: Number(row.count), ttlMs: Number(row.ttl_ms) } : { count: 0, ttlMs: 0 };
+  }
+
+  async clear(key: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM rate_windows WHERE key = $1`, [this.prefix + key]);
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  private async purge(): Promise<void> {
+    try {
+      await this.dataSource.query(`DELETE FROM rate_windows WHERE ends_at < clock_timestamp() - interval '1 minute'`);
+    } catch (error) {
+      this.logger.warn({ error: (error as Error).message }, 'could not purge ended rate windows');
+    }
+  }
+}
+
+const TTL_MS = `greatest(0, ceil(extract(epoch FROM (w.ends_at - clock_timestamp())) * 1000))::bigint`;
