@@ -1,4 +1,5 @@
 import { Clock } from '@app/calls';
+import { JobQueue, Jobs } from '@app/jobs';
 import { CALL_DIALER, LocalCallDialer } from '@app/telephony';
 import { createWorkerApp } from '../apps/worker/src/worker.app';
 import { DialScheduler } from '../apps/worker/src/dialer/dial-scheduler.service';
@@ -448,8 +449,17 @@ describe('Campaign dialer with a worker killed mid-dial', () => {
     await workers[0].stop(); // SIGKILL, mid-dial
 
     workers.push(await AppProcess.start(fast, 'worker'));
-    // The lease (5 s) runs out, the sweep (every second) hands each dial to the new worker as a resumed attempt.
-    const dials = await f.dialsReach(target.id, 3, 120_000);
+    // Once the lease (5 s) has run out, the dialer's periodic look hands each dial to the new worker as a resumed
+    // attempt. The look is asked for here rather than waited for: its schedule belongs to the maintenance tests.
+    const dials = await waitFor(
+      async () => {
+        await stack.api.get(JobQueue).enqueue(Jobs.dialCampaigns, {});
+        const rows = await f.dials(target.id);
+        return rows.length >= 3 ? rows : undefined;
+      },
+      120_000,
+      1000,
+    );
     const calls = await stack.dataSource.query(
       `SELECT lead_id, dial_state FROM calls WHERE campaign_id = $1 ORDER BY lead_id`,
       [target.id],

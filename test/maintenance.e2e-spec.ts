@@ -1,6 +1,7 @@
 import { JobQueue, Jobs, QueueBackend } from '@app/jobs';
 import { createAccount } from './support/factories';
 import { Stack, startStack, testConfig } from './support/stack';
+import { waitFor } from './support/wait-for';
 import { createWorkerApp } from '../apps/worker/src/worker.app';
 
 describe('Maintenance: purge expired sessions', () => {
@@ -17,18 +18,30 @@ describe('Maintenance: purge expired sessions', () => {
     expect(schedulers.map((scheduler) => scheduler.key)).toContain(Jobs.purgeExpiredSessions.name);
   });
 
-  it('takes a changed interval from the configuration of a worker that starts', async () => {
+  it('runs on a changed interval as soon as a worker with that configuration starts', async () => {
     const queue = stack.api.get(JobQueue).queue(Jobs.purgeExpiredSessions.queue);
-    const every = async () => Number((await queue.getJobScheduler(Jobs.purgeExpiredSessions.name))?.every);
-    const before = await every();
-    const worker = await createWorkerApp(testConfig({ SESSION_PURGE_INTERVAL_SECONDS: String(before / 1000 + 7) }));
+    expect(Number((await queue.getJobScheduler(Jobs.purgeExpiredSessions.name))?.every)).toBe(3_600_000);
+    const expired = await createAccount(stack);
+    await stack.dataSource.query(
+      `UPDATE session_tokens SET expires_at = now() - interval '1 minute' WHERE user_id = $1`,
+      [expired.id],
+    );
+    // Every 2 s instead of hourly: the purge must run within seconds, not at the old schedule's next hour.
+    const worker = await createWorkerApp(testConfig({ SESSION_PURGE_INTERVAL_SECONDS: '2' }));
     try {
       await worker.init();
-      expect(await every()).toBe(before + 7000);
+      expect(Number((await queue.getJobScheduler(Jobs.purgeExpiredSessions.name))?.every)).toBe(2000);
+      await waitFor(async () => {
+        const [{ left }] = await stack.dataSource.query(
+          'SELECT count(*)::int AS left FROM session_tokens WHERE user_id = $1',
+          [expired.id],
+        );
+        return left === 0 ? true : undefined;
+      }, 15_000);
     } finally {
       await worker.close();
     }
-  });
+  }, 30_000);
 
   it('deletes expired session tokens and keeps live ones, run by the real worker', async () => {
     const expired = await createAccount(stack);

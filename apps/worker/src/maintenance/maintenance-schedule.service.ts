@@ -35,14 +35,18 @@ export async function missingSchedules(jobs: JobQueue, config: AppConfig): Promi
  * The schedules to write: those the queue backend does not know, and those registered with another interval than this
  * worker's configuration (a changed setting takes effect without clearing Redis by hand).
  */
-async function schedulesToWrite(jobs: JobQueue, config: AppConfig): Promise<RepeatableJob[]> {
+async function schedulesToWrite(
+  jobs: JobQueue,
+  config: AppConfig,
+): Promise<(RepeatableJob & { registered: boolean })[]> {
   const stale = await Promise.all(
     repeatableJobs(config).map(async (job) => {
       const scheduler = await jobs.queue(job.definition.queue).getJobScheduler(job.definition.name);
-      return !scheduler || Number(scheduler.every) !== job.everySeconds * 1000 ? job : undefined;
+      if (scheduler && Number(scheduler.every) === job.everySeconds * 1000) return undefined;
+      return { ...job, registered: Boolean(scheduler) };
     }),
   );
-  return stale.filter((job): job is RepeatableJob => job !== undefined);
+  return stale.filter((job) => job !== undefined);
 }
 
 /** How often a worker checks that the schedules still exist in the queue backend. */
@@ -96,14 +100,16 @@ export class MaintenanceSchedule implements OnApplicationBootstrap, OnApplicatio
   }
 
   private async writeSchedules(): Promise<void> {
-    for (const { definition, everySeconds } of await schedulesToWrite(this.jobs, this.config)) {
-      await this.jobs
-        .queue(definition.queue)
-        .upsertJobScheduler(
-          definition.name,
-          { every: everySeconds * 1000 },
-          { name: definition.name, data: {}, opts: this.jobs.optionsFor(definition, {}) },
-        );
+    for (const { definition, everySeconds, registered } of await schedulesToWrite(this.jobs, this.config)) {
+      const queue = this.jobs.queue(definition.queue);
+      // A changed schedule is removed and written anew, so its next run counts from now rather than from the
+      // offset and pending run it was first written with.
+      if (registered) await queue.removeJobScheduler(definition.name);
+      await queue.upsertJobScheduler(
+        definition.name,
+        { every: everySeconds * 1000 },
+        { name: definition.name, data: {}, opts: this.jobs.optionsFor(definition, {}) },
+      );
       this.logger.log({ job: definition.name, everySeconds }, 'registered job schedule');
     }
   }
