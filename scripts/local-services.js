@@ -48,8 +48,16 @@ async function startEmbeddedPostgres({ dataDir = DATA_DIR, port = EMBEDDED_PORT 
   const ids = runAs();
   const created = !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
   if (created) {
+    // Only the data directory is private: `recursive` would give the parents (`.local`) its 0700 as well, and the
+    // `postgres` user that root hands the server to could then not reach its own directory.
+    const parent = path.dirname(dataDir);
+    fs.mkdirSync(parent, { recursive: true });
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    if (ids.uid !== undefined) fs.chownSync(dataDir, ids.uid, ids.gid);
+    if (ids.uid !== undefined) {
+      // Traversal only (execute), so the server can reach its directory; the parent stays unreadable to others.
+      fs.chmodSync(parent, fs.statSync(parent).mode | 0o011);
+      fs.chownSync(dataDir, ids.uid, ids.gid);
+    }
     // Local connections only, without a password, like the README's PostgreSQL on localhost.
     try {
       execFileSync(binaries.initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-locale', '-E', 'UTF8'], {
