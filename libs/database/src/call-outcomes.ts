@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { FINAL_LEAD_STATUSES, UNREACHED_CALL_STATUSES } from '@app/contracts';
 
 export interface EndedCall {
   id: number;
@@ -8,10 +9,6 @@ export interface EndedCall {
   status: string;
   answered_by: string | null;
 }
-
-const UNREACHED = ['busy', 'no-answer', 'failed'];
-/** A secondary contact in one of these is done with; any other may still be called. */
-const FINAL_CONTACT = `('completed', 'reached-max-retries')`;
 
 /**
  * What a call's end does to its lead, in the caller's transaction. A call that reached someone completes the lead
@@ -23,7 +20,7 @@ const FINAL_CONTACT = `('completed', 'reached-max-retries')`;
 export async function settleLeadOfEndedCall(manager: EntityManager, call: EndedCall): Promise<void> {
   if (call.lead_id === null) return;
   const contactId = call.secondary_contact_id ?? null;
-  const unreached = UNREACHED.includes(call.status) || call.answered_by === 'machine';
+  const unreached = UNREACHED_CALL_STATUSES.includes(call.status) || call.answered_by === 'machine';
   if (!unreached) {
     if (contactId !== null) {
       await manager.query(`UPDATE lead_secondary_contacts SET status = 'completed', updated_at = now() WHERE id = $1`, [
@@ -49,7 +46,7 @@ export async function settleLeadOfEndedCall(manager: EntityManager, call: EndedC
     );
   }
   const retryLeft = `(l.attempts + $2::int < c.max_retries OR EXISTS (
-      SELECT 1 FROM lead_secondary_contacts s WHERE s.lead_id = l.id AND s.status NOT IN ${FINAL_CONTACT}))`;
+      SELECT 1 FROM lead_secondary_contacts s WHERE s.lead_id = l.id AND s.status <> ALL($3)))`;
   await manager.query(
     `UPDATE leads l
         SET attempts = l.attempts + $2::int,
@@ -58,7 +55,7 @@ export async function settleLeadOfEndedCall(manager: EntityManager, call: EndedC
             updated_at = now()
        FROM campaigns c
       WHERE l.id = $1 AND c.id = l.campaign_id AND l.status <> 'blacklisted'`,
-    [call.lead_id, contactId === null ? 1 : 0],
+    [call.lead_id, contactId === null ? 1 : 0, FINAL_LEAD_STATUSES],
   );
 }
 
@@ -69,14 +66,15 @@ export async function markLeadInCall(
 ): Promise<void> {
   if (call.lead_id === null) return;
   await manager.query(
-    `UPDATE leads SET status = 'processing', updated_at = now() WHERE id = $1 AND status NOT IN ('blacklisted', 'completed', 'reached-max-retries')`,
-    [call.lead_id],
+    `UPDATE leads SET status = 'processing', updated_at = now()
+      WHERE id = $1 AND status <> 'blacklisted' AND status <> ALL($2)`,
+    [call.lead_id, FINAL_LEAD_STATUSES],
   );
   if (call.secondary_contact_id) {
     await manager.query(
       `UPDATE lead_secondary_contacts SET status = 'processing', updated_at = now()
-        WHERE id = $1 AND status NOT IN ${FINAL_CONTACT}`,
-      [call.secondary_contact_id],
+        WHERE id = $1 AND status <> ALL($2)`,
+      [call.secondary_contact_id, FINAL_LEAD_STATUSES],
     );
   }
 }

@@ -15,6 +15,7 @@ import {
   LengthAwarePage,
   lengthAwarePage,
   MessageResponse,
+  OPEN_LEAD_STATUSES,
   PageQuery,
   UpdateCampaignRequest,
   ValidationFailed,
@@ -50,9 +51,6 @@ const SELECT_CAMPAIGNS = `
                     WHERE p.campaign_id = c.id), '{}') AS phone_number_ids,
          (SELECT count(*) FROM leads l WHERE l.campaign_id = c.id)::int AS leads_count
     FROM campaigns c`;
-
-/** Leads that can still be called; a campaign without any has nothing to start. */
-const OPEN_LEAD_STATUSES = ['created', 'scheduled', 'processing', 'rescheduled'];
 
 function toResponse(row: CampaignRow): CampaignResponse {
   return {

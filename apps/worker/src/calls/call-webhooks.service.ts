@@ -5,7 +5,7 @@ import { Job, UnrecoverableError } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { CallJob, isFinalAttempt } from '@app/jobs';
 import { AppConfig } from '@app/config';
-import { CallRow, toCallResponse, utcDateTime } from '@app/contracts';
+import { CallRow, OPEN_CALL_STATUSES, toCallResponse, utcDateTime } from '@app/contracts';
 import { SecretBox, SecretContexts } from '@app/crypto';
 import { settleLeadOfEndedCall } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
@@ -121,7 +121,7 @@ export class CallWebhooks {
           WHERE id IN (SELECT id FROM calls WHERE status = ANY($1) AND updated_at < now() - make_interval(mins => $2)
                         ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED)
           RETURNING id, lead_id, secondary_contact_id, status, answered_by, assistant_id`,
-          [['initiated', 'ringing', 'in-progress'], this.config.callStaleAfterMinutes],
+          [OPEN_CALL_STATUSES, this.config.callStaleAfterMinutes],
         )
       )[0] as {
         id: number;

@@ -3,13 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { Clock, DialWindow, insertPlacedCalls, isWithinDialWindow, PlacedCall } from '@app/calls';
+import { FINAL_LEAD_STATUSES, OPEN_CALL_STATUSES, OPEN_LEAD_STATUSES } from '@app/contracts';
 import { JobQueue, Jobs } from '@app/jobs';
 import { CallPlacer } from './call-placer.service';
-
-/** Call statuses that hold one of the campaign's parallel slots. */
-const IN_FLIGHT = ['initiated', 'ringing', 'in-progress'];
-/** Lead statuses with calls still to come; a campaign with none left is completed. */
-const OPEN_LEADS = ['created', 'scheduled', 'processing', 'rescheduled'];
 
 interface ClaimedCampaign extends DialWindow {
   id: number;
@@ -114,7 +110,7 @@ export class DialScheduler {
     // the snapshot it started with, which misses the calls the previous holder just claimed.
     [{ in_flight: campaign.in_flight }] = await manager.query(
       `SELECT count(*)::int AS in_flight FROM calls WHERE campaign_id = $1 AND status = ANY($2)`,
-      [campaign.id, IN_FLIGHT],
+      [campaign.id, OPEN_CALL_STATUSES],
     );
     const slots = campaign.max_calls_in_parallel - campaign.in_flight;
     if (slots <= 0) return { idle: 'no-slot' };
@@ -205,9 +201,9 @@ export class DialScheduler {
     if (leadIds.length === 0) return new Map();
     const rows = (await manager.query(
       `SELECT DISTINCT ON (lead_id) id, lead_id, phone_number, variables FROM lead_secondary_contacts
-        WHERE lead_id = ANY($1) AND status NOT IN ('completed', 'reached-max-retries')
+        WHERE lead_id = ANY($1) AND status <> ALL($2)
         ORDER BY lead_id, position, id`,
-      [leadIds],
+      [leadIds, FINAL_LEAD_STATUSES],
     )) as Contact[];
     return new Map(rows.map((row) => [row.lead_id, row]));
   }
@@ -216,7 +212,7 @@ export class DialScheduler {
     if (campaign.in_flight > 0) return { idle: 'nothing-due' };
     const [{ open }] = await manager.query(
       `SELECT EXISTS (SELECT 1 FROM leads WHERE campaign_id = $1 AND status = ANY($2)) AS open`,
-      [campaign.id, OPEN_LEADS],
+      [campaign.id, OPEN_LEAD_STATUSES],
     );
     if (open) return { idle: 'nothing-due' };
     await manager.query(`UPDATE campaigns SET status = 'completed', updated_at = now() WHERE id = $1`, [campaign.id]);

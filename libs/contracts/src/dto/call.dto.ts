@@ -25,6 +25,8 @@ export const TERMINAL_CALL_STATUSES: readonly string[] = [
   'no-answer',
   'failed',
 ];
+/** A call in one of these is still under way: it holds one of its campaign's parallel slots. */
+export const OPEN_CALL_STATUSES: readonly string[] = ['initiated', 'ringing', 'in-progress'];
 /** Outcomes after which a lead is tried again (one retry budget, whatever the failure). */
 export const UNREACHED_CALL_STATUSES: readonly string[] = ['busy', 'no-answer', 'failed'];
 export const ANSWERED_BY = ['human', 'machine', 'unknown'] as const;

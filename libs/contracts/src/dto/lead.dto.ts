@@ -14,6 +14,10 @@ export const LEAD_STATUSES = [
   'reached-max-retries',
   'blacklisted',
 ] as const;
+/** Leads with calls still to come: a campaign with none left is completed, and cannot be started. */
+export const OPEN_LEAD_STATUSES: readonly string[] = ['created', 'scheduled', 'processing', 'rescheduled'];
+/** A lead or secondary contact in one of these is done with: it is never called again. */
+export const FINAL_LEAD_STATUSES: readonly string[] = ['completed', 'reached-max-retries'];
 export const MAX_SECONDARY_CONTACTS = 10;
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC, as leads and calls show their times. */
