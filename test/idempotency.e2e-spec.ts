@@ -1,4 +1,8 @@
+import { RequestMethod } from '@nestjs/common';
+import { INTERCEPTORS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
 import { JobQueue, Jobs } from '@app/jobs';
+import { POST_ROUTE_INTERCEPTORS } from '../apps/api/src/idempotency/post-route.decorator';
 import { createAccount, TestAccount } from './support/factories';
 import { Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
@@ -20,6 +24,33 @@ describe('Idempotency-Key on creates', () => {
         name,
       ])
     )[0].n;
+
+  it('binds the upload and Idempotency-Key interceptors to every POST route and runs none on a GET', () => {
+    const routes = [...stack.api.get(ModulesContainer).values()]
+      .flatMap((module) => [...module.controllers.values()])
+      .flatMap(({ metatype }) => {
+        const prototype = (metatype as { prototype: Record<string, unknown> }).prototype;
+        return Object.getOwnPropertyNames(prototype)
+          .map((name) => ({ name: `${metatype!.name}.${name}`, handler: prototype[name] as object }))
+          .filter(({ handler }) => typeof handler === 'function' && Reflect.hasMetadata(PATH_METADATA, handler));
+      })
+      .map(({ name, handler }) => ({
+        name,
+        method: Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod,
+        interceptors: (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? []) as unknown[],
+      }));
+    const posts = routes.filter((route) => route.method === RequestMethod.POST);
+    const gets = routes.filter((route) => route.method === RequestMethod.GET);
+    expect(posts.length).toBeGreaterThan(10);
+    expect(gets.length).toBeGreaterThan(10);
+    for (const route of posts)
+      expect({ route: route.name, first: route.interceptors.slice(0, 2) }).toEqual({
+        route: route.name,
+        first: [...POST_ROUTE_INTERCEPTORS],
+      });
+    for (const route of gets)
+      expect({ route: route.name, interceptors: route.interceptors }).toEqual({ route: route.name, interceptors: [] });
+  });
 
   it('returns the first answer to a retry with the same key and body, without creating again', async () => {
     const send = () =>

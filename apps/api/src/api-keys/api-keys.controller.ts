@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiKeyListResponse, CreateApiKeyRequest, CreateApiKeyResponse, Errors, MessageResponse } from '@app/contracts';
 import { ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ResourceIdPipe } from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { ApiKeysService } from './api-keys.service';
+import { Post } from '../idempotency/post-route.decorator';
 
 @ApiUserResource('API keys')
 @Controller('user/api-keys')

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Type } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Put, Query, Req, Type } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Request } from 'express';
 import {
@@ -26,6 +26,7 @@ import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { AssistantsService } from './assistants.service';
 import { NamedColours } from './named-colours.service';
 import { FoldersService, LabelsService } from './organisation.services';
+import { Post } from '../idempotency/post-route.decorator';
 
 const AssistantId = () => Param('id', new ResourceIdPipe(Errors.assistantNotFound));
 

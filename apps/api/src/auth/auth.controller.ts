@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Ip, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Ip } from '@nestjs/common';
 import { ApiCreatedResponse, ApiForbiddenResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   LoginRequest,
@@ -12,6 +12,7 @@ import {
 import { ApiPublicResource, ApiUserResource, ApiValidatedInput, Public } from '@app/platform';
 import { AuthContext, AuthenticatedUser, CurrentAuth, CurrentUser } from './auth-context';
 import { AuthService } from './auth.service';
+import { Post } from '../idempotency/post-route.decorator';
 
 @Controller()
 export class AuthController {

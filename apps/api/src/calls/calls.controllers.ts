@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiConflictResponse,
@@ -35,6 +35,7 @@ import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { CallIngestion } from '@app/calls';
 import { CallsService } from './calls.service';
 import { RuntimeTokenGuard } from './runtime-token.guard';
+import { Post } from '../idempotency/post-route.decorator';
 
 const CallId = () => Param('id', new ResourceIdPipe(Errors.callNotFound));
 const EXTERNAL_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Put, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Put, Query, Req } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
 import type { Request } from 'express';
 import {
@@ -30,6 +30,7 @@ import { FileUpload } from '../http/file-upload.interceptor';
 import { CampaignsService } from './campaigns.service';
 import { LeadImportsService } from './lead-imports.service';
 import { LeadsService } from './leads.service';
+import { Post } from '../idempotency/post-route.decorator';
 
 const CampaignId = () => Param('id', new ResourceIdPipe(Errors.campaignNotFound));
 const ImportId = () => Param('importId', new ResourceIdPipe(Errors.leadImportNotFound));

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiCreatedResponse,
@@ -21,6 +21,7 @@ import { ApiBodyPerMediaType, ApiNotFoundAs, ApiUserResource, ApiValidatedInput,
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { FileUpload } from '../http/file-upload.interceptor';
 import { DocumentsService } from './documents.service';
+import { Post } from '../idempotency/post-route.decorator';
 
 const KnowledgebaseId = () => Param('knowledgebaseId', new ResourceIdPipe(Errors.knowledgebaseNotFound));
 const DocumentId = () => Param('documentId', new ResourceIdPipe(Errors.documentNotFound));

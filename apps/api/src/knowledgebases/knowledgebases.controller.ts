@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import {
   CreateKnowledgebaseRequest,
@@ -14,6 +14,7 @@ import {
 import { ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ApiValidatedQuery, ResourceIdPipe } from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { KnowledgebasesService } from './knowledgebases.service';
+import { Post } from '../idempotency/post-route.decorator';
 
 const KnowledgebaseId = () => Param('id', new ResourceIdPipe(Errors.knowledgebaseNotFound));
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Put } from '@nestjs/common';
 import { ApiBadGatewayResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   CreateSipTrunkRequest,
@@ -17,6 +17,7 @@ import { ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ResourceIdPipe } fro
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { PhoneNumbersService } from './phone-numbers.service';
 import { SipTrunksService } from './sip-trunks.service';
+import { Post } from '../idempotency/post-route.decorator';
 
 const TrunkId = () => Param('id', new ResourceIdPipe(Errors.sipTrunkNotFound));
 

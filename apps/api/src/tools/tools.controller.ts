@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Put, UseInterceptors } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   CreateToolRequest,
@@ -16,6 +16,7 @@ import { ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ResourceIdPipe } fro
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { ValidationMessage } from '../http/validation-message.interceptor';
 import { ToolsService } from './tools.service';
+import { Post } from '../idempotency/post-route.decorator';
 
 const ToolId = () => Param('id', new ResourceIdPipe(Errors.toolNotFound));
 const ApiToolNotFound = () => ApiNotFoundAs('message', 'Tool not found');
