@@ -1,84 +1,25 @@
 /**
- * Calls at size and speed, in one run (not a timed test):
- *   1. ingestion: 2,000 calls written by the runtime's API (20 at a time), each ending with an active webhook,
- *      then the signed deliveries to a receiver on 127.0.0.1 until all have arrived;
- *   2. lists: one account with 1,000,000 calls among 5,000,000, over HTTP next to the same SQL run bare.
+ * Call lists at a million rows (not a timed test): one account with 1,000,000 calls among 5,000,000, over HTTP
+ * next to the same SQL run bare. Ingestion and webhook delivery are measured by bench/call-ingestion.ts.
  *
- *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/calls.ts
+ *   npm run bench:calls
  */
-import { createServer } from 'node:http';
-import { once } from 'node:events';
 import { Client } from 'pg';
 import { ApiClient, startBenchStack } from './support/stack';
 import { fixed, nowMs, percentile, printTable, runMain } from './support/report';
 
-const RUNTIME_TOKEN = 'bench-runtime-token-0123456789abcdefghij';
-const INGESTED = 2000;
 const TOTAL_CALLS = 5_000_000;
 const ACCOUNT_CALLS = 1_000_000;
 
 async function main(): Promise<void> {
-  let delivered = 0;
-  const receiver = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      delivered++;
-      response.writeHead(200).end('ok');
-    });
-  });
-  receiver.listen(0, '127.0.0.1');
-  await once(receiver, 'listening');
-  const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
-  const stack = await startBenchStack({ RUNTIME_API_TOKEN: RUNTIME_TOKEN, WORKER_CONCURRENCY: '16' });
+  const stack = await startBenchStack();
   const client = new Client({ connectionString: stack.config.databaseUrl });
   await client.connect();
   try {
     const api = await ApiClient.register(stack.baseUrl);
     const me = await api.request('GET', '/api/user/me');
-    const assistantId = await api.createOutboundAssistant({ webhook_url: hook, is_webhook_active: true });
+    const assistantId = await api.createOutboundAssistant();
 
-    // 1. Ingestion and webhook delivery.
-    const put = (index: number, status: string) =>
-      fetch(`${stack.baseUrl}/api/internal/calls/bench-${index}`, {
-        method: 'PUT',
-        headers: { authorization: `Bearer ${RUNTIME_TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          assistant_id: assistantId,
-          type: 'outbound',
-          status,
-          client_phone_number: `+1415${2000000 + index}`,
-          assistant_phone_number: '+14155550999',
-          duration: 30,
-          transcript: 'Hello there.',
-        }),
-      }).then((response) => {
-        if (response.status >= 300) throw new Error(`ingestion answered ${response.status}`);
-      });
-    const started = nowMs();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 20 }, async () => {
-        while (next < INGESTED) await put(next++, 'completed');
-      }),
-    );
-    const ingestSeconds = (nowMs() - started) / 1000;
-    while (delivered < INGESTED && nowMs() - started < 300_000) await new Promise((resolve) => setTimeout(resolve, 50));
-    const deliverSeconds = (nowMs() - started) / 1000;
-    printTable(
-      `Ingestion of ${INGESTED} ended calls (20 at a time), each with an active webhook`,
-      ['writes/s', 'ingestion s', 'webhooks delivered', 'all delivered after s', 'deliveries/s'],
-      [
-        [
-          fixed(INGESTED / ingestSeconds, 0),
-          fixed(ingestSeconds),
-          delivered,
-          fixed(deliverSeconds),
-          fixed(delivered / deliverSeconds, 0),
-        ],
-      ],
-    );
-
-    // 2. Lists at a million rows.
     const seeded = nowMs();
     await client.query(`ALTER TABLE calls DISABLE TRIGGER USER`);
     const indexes = (
@@ -213,7 +154,6 @@ async function main(): Promise<void> {
   } finally {
     await client.end();
     await stack.close();
-    receiver.close();
   }
 }
 

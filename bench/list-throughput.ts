@@ -12,18 +12,14 @@
  * `info`, the production default: one line per request, written to /dev/null) the API's LOG_LEVEL.
  * `--profile` runs the API under `node --cpu-prof` and prints its heaviest functions and packages.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { summariseProfile } from './support/cpu-profile';
 import { runLoad, type LoadResult } from './support/http-load';
 import { CACHE_DIR } from './support/pdf-fixtures';
-import { fixed, onInterrupt, printTable, runMain } from './support/report';
+import { API_ENTRY, freePort, startServer, waitForHttp, type ServerProcess } from './support/processes';
+import { fixed, printTable, runMain } from './support/report';
 import { createBenchEnvironment } from './support/stack';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
@@ -31,53 +27,10 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARM_UP_SECONDS = 3;
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const PROFILE = process.argv.includes('--profile');
-const ROOT = join(__dirname, '..');
-const API_ENTRY = join(ROOT, 'dist', 'apps', 'api', 'src', 'main.js');
 const PROFILE_DIR = join(CACHE_DIR, 'list-profile');
 /** Each list holds this many rows besides the credential used. */
 const ROWS = 10;
 const ROUTES = ['/api/user/knowledgebases', '/api/user/api-keys'];
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  return port;
-}
-
-async function waitForHttp(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${url}: the server exited with code ${child.exitCode}`);
-    const answered = await fetch(url).then(
-      async (response) => (await response.arrayBuffer(), true),
-      () => false,
-    );
-    if (answered) return;
-    await sleep(100);
-  }
-  throw new Error(`${url} did not answer within 60 s`);
-}
-
-/** Starts a server process; stopping it sends SIGUSR2 (profiled API: exit so the profile is written) or SIGTERM. */
-function startServer(args: string[], env: Record<string, string>): { child: ChildProcess; stop(): Promise<void> } {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const stop = async () => {
-    forget();
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill(PROFILE && args.includes('--cpu-prof') ? 'SIGUSR2' : 'SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    await once(child, 'exit');
-    clearTimeout(killer);
-  };
-  const forget = onInterrupt(stop);
-  return { child, stop };
-}
 
 async function post(origin: string, path: string, token: string | undefined, body: unknown): Promise<any> {
   const response = await fetch(`${origin}${path}`, {
@@ -164,8 +117,9 @@ async function main(): Promise<void> {
       // Every request is counted; none is refused.
       RATE_LIMIT_PER_MINUTE: '100000000',
     },
+    PROFILE ? 'SIGUSR2' : 'SIGTERM',
   );
-  let bare: ReturnType<typeof startServer> | undefined;
+  let bare: ServerProcess | undefined;
   try {
     await waitForHttp(`${apiOrigin}/api/health`, api.child);
     const token = await seed(apiOrigin);

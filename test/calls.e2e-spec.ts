@@ -59,6 +59,23 @@ describe('Calls', () => {
         .send({ name: 'Caller', type: 'outbound', language_id: english, ...body })
         .expect(201)
     ).body.data;
+  /** A campaign of `assistantId` whose leads get two tries. */
+  const campaignOf = async (assistantId: number, name: string) =>
+    (
+      await stack.http
+        .post('/api/user/campaign')
+        .set(account.auth)
+        .send({ name, assistant_id: assistantId, max_retries: 2 })
+        .expect(201)
+    ).body.data;
+  const leadIn = async (campaignId: number, phoneNumber: string) =>
+    (
+      await stack.http
+        .post('/api/user/lead')
+        .set(account.auth)
+        .send({ phone_number: phoneNumber, campaign_id: campaignId })
+        .expect(201)
+    ).body.data;
   const ingest = (externalId: string, body: object) =>
     stack.http.put(`/api/internal/calls/${externalId}`).set(runtime).send(body);
   const base = (assistantId: number, overrides: object = {}) => ({
@@ -150,20 +167,8 @@ describe('Calls', () => {
 
   it('moves the lead with its calls through one retry budget to reached-max-retries', async () => {
     const caller = await assistant();
-    const campaign = (
-      await stack.http
-        .post('/api/user/campaign')
-        .set(account.auth)
-        .send({ name: 'Retries', assistant_id: caller.id, max_retries: 2 })
-        .expect(201)
-    ).body.data;
-    const lead = (
-      await stack.http
-        .post('/api/user/lead')
-        .set(account.auth)
-        .send({ phone_number: '+14155550124', campaign_id: campaign.id })
-        .expect(201)
-    ).body.data;
+    const campaign = await campaignOf(caller.id, 'Retries');
+    const lead = await leadIn(campaign.id, '+14155550124');
     const readLead = async () =>
       (await stack.http.get(`/api/user/leads/${lead.id}`).set(account.auth).expect(200)).body.data.status;
     const withLead = { campaign_id: campaign.id, lead_id: lead.id };
@@ -175,13 +180,7 @@ describe('Calls', () => {
     await ingest('retry-2', base(caller.id, { ...withLead, status: 'completed', answered_by: 'machine' })).expect(201);
     expect(await readLead()).toBe('reached-max-retries');
 
-    const reached = (
-      await stack.http
-        .post('/api/user/lead')
-        .set(account.auth)
-        .send({ phone_number: '+14155550125', campaign_id: campaign.id })
-        .expect(201)
-    ).body.data;
+    const reached = await leadIn(campaign.id, '+14155550125');
     await ingest(
       'done-1',
       base(caller.id, { campaign_id: campaign.id, lead_id: reached.id, status: 'ended_by_customer' }),
@@ -189,6 +188,31 @@ describe('Calls', () => {
     expect((await stack.http.get(`/api/user/leads/${reached.id}`).set(account.auth)).body.data.status).toBe(
       'completed',
     );
+  });
+
+  it('lands racing writes of one call once: one 201, one end, one retry of the lead spent', async () => {
+    const caller = await assistant();
+    const campaign = await campaignOf(caller.id, 'Races');
+    const lead = await leadIn(campaign.id, '+14155550126');
+    const withLead = { campaign_id: campaign.id, lead_id: lead.id };
+    const firsts = await Promise.all(Array.from({ length: 8 }, () => ingest('race-1', base(caller.id, withLead))));
+    expect(firsts.map((response) => response.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+    const ends = await Promise.all(
+      Array.from({ length: 8 }, () => ingest('race-1', base(caller.id, { ...withLead, status: 'no-answer' }))),
+    );
+    expect(ends.map((response) => response.status)).toEqual(Array(8).fill(200));
+    // Every answer shows the one end the call has.
+    expect(new Set(ends.map((response) => response.body.data.ended_at)).size).toBe(1);
+    const [{ count, events }] = await stack.dataSource.query(
+      `SELECT count(*)::int AS count, count(DISTINCT webhook_event_id)::int AS events FROM calls WHERE external_id = 'race-1'`,
+    );
+    expect({ count, events }).toEqual({ count: 1, events: 1 });
+    const readLead = async () =>
+      (await stack.http.get(`/api/user/leads/${lead.id}`).set(account.auth).expect(200)).body.data.status;
+    // Counted twice, the budget of 2 would already be spent.
+    expect(await readLead()).toBe('rescheduled');
+    await ingest('race-2', base(caller.id, { ...withLead, status: 'busy' })).expect(201);
+    expect(await readLead()).toBe('reached-max-retries');
   });
 
   it('filters the list and refuses bad filter values by name', async () => {

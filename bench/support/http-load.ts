@@ -33,21 +33,29 @@ export async function runLoad(options: {
   seconds: number;
   serverPid: number;
   expectedStatus?: number;
+  /** GET unless told otherwise; `body` makes each request's body from its sequence number (0, 1, ...). */
+  method?: 'GET' | 'PUT' | 'POST';
+  body?: (sequence: number) => string;
+  /** The path of each request, from its sequence number, when it is not always `path`. */
+  pathOf?: (sequence: number) => string;
 }): Promise<LoadResult> {
   const pool = new Pool(options.origin, { connections: options.connections, pipelining: 1 });
   const latencies: number[] = [];
   let errors = 0;
+  let sequence = 0;
   const cpuBefore = processCpuMs(options.serverPid);
   const start = nowMs();
   const end = start + options.seconds * 1000;
   const connection = async () => {
     while (nowMs() < end) {
       const sent = nowMs();
+      const number = sequence++;
       try {
         const { statusCode, body } = await pool.request({
-          method: 'GET',
-          path: options.path,
+          method: options.method ?? 'GET',
+          path: options.pathOf?.(number) ?? options.path,
           headers: options.headers,
+          body: options.body?.(number),
         });
         await body.dump({ limit: Number.MAX_SAFE_INTEGER });
         if (statusCode === (options.expectedStatus ?? 200)) latencies.push(nowMs() - sent);

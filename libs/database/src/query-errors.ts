@@ -10,6 +10,11 @@ export function isUniqueViolation(error: unknown): boolean {
   return sqlState(error) === '23505';
 }
 
+/** A write referred to a row that no longer exists (deleted since it was read). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return sqlState(error) === '23503';
+}
+
 /** Postgres broke a deadlock or a serialisation conflict by failing this transaction; running it again is safe. */
 export function isTransientConflict(error: unknown): boolean {
   const code = sqlState(error);
