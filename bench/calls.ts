@@ -5,15 +5,16 @@
  *   npm run bench:calls
  */
 import { Client } from 'pg';
-import { ApiClient, startBenchStack } from './support/stack';
+import { startBuiltApi } from './support/processes';
+import { ApiClient } from './support/stack';
 import { fixed, nowMs, percentile, printTable, runMain } from './support/report';
 
 const TOTAL_CALLS = 5_000_000;
 const ACCOUNT_CALLS = 1_000_000;
 
 async function main(): Promise<void> {
-  const stack = await startBenchStack();
-  const client = new Client({ connectionString: stack.config.databaseUrl });
+  const stack = await startBuiltApi();
+  const client = new Client({ connectionString: stack.databaseUrl });
   await client.connect();
   try {
     const api = await ApiClient.register(stack.baseUrl);

@@ -6,7 +6,8 @@
  *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/leads-list.ts [requests per case]
  */
 import { Client } from 'pg';
-import { ApiClient, startBenchStack } from './support/stack';
+import { startBuiltApi } from './support/processes';
+import { ApiClient } from './support/stack';
 import { fixed, nowMs, percentile, printTable, runMain } from './support/report';
 
 const TOTAL_LEADS = 5_000_000;
@@ -85,8 +86,8 @@ async function seed(
 
 async function main(): Promise<void> {
   const samples = Number(process.argv[2] ?? 40);
-  const stack = await startBenchStack();
-  const client = new Client({ connectionString: stack.config.databaseUrl });
+  const stack = await startBuiltApi();
+  const client = new Client({ connectionString: stack.databaseUrl });
   await client.connect();
   try {
     const api = await ApiClient.register(stack.baseUrl);

@@ -214,6 +214,11 @@ describe('Campaigns and leads', () => {
           ],
         },
       });
+      // Written in one transaction, the contact and its lead carry the same time, read back in UTC alike.
+      const { data } = created.body;
+      expect(data.secondary_contacts[0].created_at).toBe(data.created_at);
+      const listed = await stack.http.get('/api/user/leads').query({ campaign_id: target.id }).set(account.auth);
+      expect(listed.body.data).toEqual([data]);
     });
 
     it('refuses the same number twice in a campaign, unless allowed (either spelling)', async () => {

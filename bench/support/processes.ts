@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { onInterrupt } from './report';
+import { createBenchEnvironment } from './stack';
 
 export const ROOT = join(__dirname, '..', '..');
 /** The built apps (`npm run build`), as deployed. */
@@ -64,4 +65,48 @@ export function startServer(
   };
   const forget = onInterrupt(stop);
   return { child, stop };
+}
+
+export interface BuiltApi {
+  /** http://127.0.0.1:PORT of the API */
+  baseUrl: string;
+  databaseUrl: string;
+  process: ServerProcess;
+  /** Stops the API, drops the database and deletes the run's Redis keys. */
+  close(): Promise<void>;
+}
+
+/**
+ * The built API in its own process with production settings, as deployed, against a fresh database and Redis
+ * prefix (no worker). Requests are counted by the rate limiter, none refused.
+ */
+export async function startBuiltApi(env: Record<string, string> = {}): Promise<BuiltApi> {
+  const environment = await createBenchEnvironment();
+  const port = await freePort();
+  // e.g. BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=bench/.cache/profile" to profile the API
+  const nodeArguments = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const api = startServer([...nodeArguments, API_ENTRY], {
+    NODE_ENV: 'production',
+    PORT: String(port),
+    DATABASE_URL: environment.databaseUrl,
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    QUEUE_PREFIX: environment.name,
+    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    LOG_FORMAT: 'json',
+    SHUTDOWN_DRAIN_SECONDS: '0',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    ...env,
+  });
+  const close = async () => {
+    await api.stop();
+    await environment.clean();
+  };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${baseUrl}/api/health`, api.child);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { baseUrl, databaseUrl: environment.databaseUrl, process: api, close };
 }

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { Errors } from '@app/contracts';
-import { PUBLIC_ROUTE, SKIP_RATE_LIMIT } from '@app/platform';
+import { hashToken, parseToken, PUBLIC_ROUTE, SKIP_RATE_LIMIT } from '@app/platform';
 import { RateLimiter, RateState } from '../rate-limit/rate-limiter.service';
 import { AuthenticatedRequest, bearerToken } from './auth-context';
 import { TokenAuthenticator } from './token-authenticator.service';
@@ -10,7 +10,7 @@ import { TokenAuthenticator } from './token-authenticator.service';
 /**
  * Global guard: every route needs a valid bearer token unless marked @Public(), and every request counts against
  * one per-minute budget (RATE_LIMIT_PER_MINUTE) across all routes:
- * - an authenticated request against its credential (the API key or session token that made it);
+ * - an authenticated request against its credential (the API key or session token that made it, by digest);
  * - a public request, and every request whose credentials fail, against its client address. An address over
  *   its budget is refused before its token is looked up (known from memory, no round trip), so made-up tokens
  *   cannot cost a query each.
@@ -39,13 +39,22 @@ export class BearerAuthGuard implements CanActivate {
     this.enforce(this.limiter.knownExceeded(address), response);
 
     const token = bearerToken(request);
-    const auth = token ? await this.authenticator.authenticate(token) : null;
+    const kind = token ? parseToken(token) : null;
+    // A well-formed token's budget is counted while it is looked up, so a request waits for one round trip, not
+    // two. It is counted under its digest: the same key for every request of the credential, known before the
+    // lookup. One that turns out unknown also counts against its address below.
+    const [auth, state] = kind
+      ? await Promise.all([
+          this.authenticator.authenticate(token!),
+          counted ? this.limiter.hit(`${kind}:${hashToken(token!)}`) : undefined,
+        ])
+      : [null, undefined];
     if (!auth) {
       this.enforce(await this.limiter.hit(address), response);
       throw Errors.unauthenticated();
     }
     request.auth = auth;
-    if (counted) this.enforce(await this.limiter.hit(`${auth.tokenKind}:${auth.tokenId}`), response);
+    this.enforce(state, response);
     return true;
   }
 

@@ -33,21 +33,33 @@ interface LeadRow {
   status: string;
   created_at: Date;
   updated_at: Date;
-}
-
-interface ContactRow {
-  id: number;
-  lead_id: number;
-  phone_number: string;
-  variables: Record<string, unknown>;
-  status: string;
-  created_at: Date;
-  updated_at: Date;
+  /** In order; timestamps as JSON renders them. */
+  secondary_contacts: {
+    id: number;
+    phone_number: string;
+    variables: Record<string, unknown>;
+    status: string;
+    created_at: string;
+    updated_at: string;
+  }[];
 }
 
 const SELECT_LEADS = `
   SELECT l.id, l.campaign_id, c.name AS campaign_name, l.phone_number, l.variables, l.status, l.created_at, l.updated_at
     FROM leads l JOIN campaigns c ON c.id = l.campaign_id`;
+
+/**
+ * The leads `leads` selects (a SELECT_LEADS query), each with its secondary contacts, in one statement. The
+ * contacts are gathered around the finished selection, so a page far down reads contacts for its own rows only
+ * (not for the rows its OFFSET skips). `order` names the columns as `page.`.
+ */
+const withContacts = (leads: string, order: string) => `
+  SELECT page.*,
+         (SELECT COALESCE(json_agg(json_build_object('id', s.id, 'phone_number', s.phone_number, 'variables', s.variables,
+                                                     'status', s.status, 'created_at', s.created_at,
+                                                     'updated_at', s.updated_at) ORDER BY s.position), '[]')
+            FROM lead_secondary_contacts s WHERE s.lead_id = page.id) AS secondary_contacts
+    FROM (${leads}) page ORDER BY ${order}`;
 
 @Injectable()
 export class LeadsService {
@@ -71,14 +83,16 @@ export class LeadsService {
     const order = query.date_from || query.date_to ? 'l.created_at DESC, l.id DESC' : 'l.id DESC';
     const [rows, total] = await Promise.all([
       this.dataSource.query(
-        `${SELECT_LEADS} WHERE ${where} ORDER BY ${order} LIMIT ${filter.next()} OFFSET ${filter.next(2)}`,
+        withContacts(
+          `${SELECT_LEADS} WHERE ${where} ORDER BY ${order} LIMIT ${filter.next()} OFFSET ${filter.next(2)}`,
+          order.replaceAll('l.', 'page.'),
+        ),
         [...parameters, query.per_page, (query.page - 1) * query.per_page],
       ) as Promise<LeadRow[]>,
       this.total(user, query, where, parameters),
     ]);
-    const data = await this.responses(this.dataSource.manager, rows);
     return lengthAwarePage(
-      data,
+      rows.map(toLeadResponse),
       total,
       { page: query.page, perPage: query.per_page },
       pageLocation(request, this.config.appUrl),
@@ -235,38 +249,32 @@ export class LeadsService {
   }
 
   private async read(manager: EntityManager, user: AuthenticatedUser, id: number): Promise<LeadResponse> {
-    const rows: LeadRow[] = await manager.query(`${SELECT_LEADS} WHERE l.id = $1 AND l.user_id = $2`, [id, user.id]);
-    if (rows.length === 0) throw Errors.leadNotFound();
-    return (await this.responses(manager, rows))[0];
-  }
-
-  /** One query for the secondary contacts of the whole page. */
-  private async responses(manager: EntityManager, rows: LeadRow[]): Promise<LeadResponse[]> {
-    if (rows.length === 0) return [];
-    const contacts: ContactRow[] = await manager.query(
-      `SELECT id, lead_id, phone_number, variables, status, created_at, updated_at FROM lead_secondary_contacts
-        WHERE lead_id = ANY($1::int[]) ORDER BY lead_id, position`,
-      [rows.map((row) => row.id)],
+    const rows: LeadRow[] = await manager.query(
+      withContacts(`${SELECT_LEADS} WHERE l.id = $1 AND l.user_id = $2`, 'page.id'),
+      [id, user.id],
     );
-    return rows.map((row) => ({
-      id: row.id,
-      campaign_id: row.campaign_id,
-      phone_number: row.phone_number,
-      variables: row.variables,
-      status: row.status,
-      created_at: utcDateTime(row.created_at),
-      updated_at: utcDateTime(row.updated_at),
-      campaign: { id: row.campaign_id, name: row.campaign_name },
-      secondary_contacts: contacts
-        .filter((contact) => contact.lead_id === row.id)
-        .map((contact) => ({
-          id: contact.id,
-          phone_number: contact.phone_number,
-          variables: contact.variables,
-          status: contact.status,
-          created_at: utcDateTime(contact.created_at),
-          updated_at: utcDateTime(contact.updated_at),
-        })),
-    }));
+    if (rows.length === 0) throw Errors.leadNotFound();
+    return toLeadResponse(rows[0]);
   }
+}
+
+function toLeadResponse(row: LeadRow): LeadResponse {
+  return {
+    id: row.id,
+    campaign_id: row.campaign_id,
+    phone_number: row.phone_number,
+    variables: row.variables,
+    status: row.status,
+    created_at: utcDateTime(row.created_at),
+    updated_at: utcDateTime(row.updated_at),
+    campaign: { id: row.campaign_id, name: row.campaign_name },
+    secondary_contacts: row.secondary_contacts.map((contact) => ({
+      id: contact.id,
+      phone_number: contact.phone_number,
+      variables: contact.variables,
+      status: contact.status,
+      created_at: utcDateTime(new Date(contact.created_at)),
+      updated_at: utcDateTime(new Date(contact.updated_at)),
+    })),
+  };
 }
