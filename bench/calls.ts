@@ -1,13 +1,15 @@
 /**
  * Call lists at a million rows (not a timed test): one account with 1,000,000 calls among 5,000,000, over HTTP
- * next to the same SQL run bare. Ingestion and webhook delivery are measured by bench/call-ingestion.ts.
+ * next to the same SQL run bare as the API runs it (see
+ * support/list-cases.ts). Ingestion and webhook delivery are measured by bench/call-ingestion.ts.
  *
  *   npm run bench:calls
  */
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
+import { LIST_CASE_HEADERS, ListCase, measureListCases } from './support/list-cases';
 import { startBuiltApi } from './support/processes';
 import { ApiClient } from './support/stack';
-import { fixed, nowMs, percentile, printTable, runMain } from './support/report';
+import { fixed, nowMs, printTable, runMain } from './support/report';
 
 const TOTAL_CALLS = 5_000_000;
 const ACCOUNT_CALLS = 1_000_000;
@@ -16,6 +18,8 @@ async function main(): Promise<void> {
   const stack = await startBuiltApi();
   const client = new Client({ connectionString: stack.databaseUrl });
   await client.connect();
+  // The bare reference: two connections, as the API runs a page and its total at once.
+  const bare = new Pool({ connectionString: stack.databaseUrl, max: 2 });
   try {
     const api = await ApiClient.register(stack.baseUrl);
     const me = await api.request('GET', '/api/user/me');
@@ -81,7 +85,7 @@ async function main(): Promise<void> {
       `SELECT sum(total) FROM call_counts WHERE user_id = $1 AND bucket = $2`,
       [user, bucket],
     ];
-    const cases: { name: string; query: string; sql: [string, unknown[]][] }[] = [
+    const cases: ListCase[] = [
       { name: 'first page', query: '', sql: [page(), counter('')] },
       { name: 'page 1,000', query: 'page=1000', sql: [page('', [], 'id DESC', 14985), counter('')] },
       { name: 'status', query: 'status=busy', sql: [page('AND status = $2', ['busy']), counter('s:busy')] },
@@ -120,40 +124,15 @@ async function main(): Promise<void> {
         ],
       },
     ];
-    const rows: (string | number)[][] = [];
-    for (const item of cases) {
-      const http: number[] = [];
-      const bare: number[] = [];
-      let total = 0;
-      for (let sample = 0; sample < 43; sample++) {
-        let begin = nowMs();
-        total = (await api.request('GET', `/api/user/calls?${item.query}`)).total;
-        const httpMs = nowMs() - begin;
-        begin = nowMs();
-        await Promise.all(item.sql.map(([text, values]) => client.query(text, values)));
-        if (sample >= 3) {
-          http.push(httpMs);
-          bare.push(nowMs() - begin);
-        }
-      }
-      rows.push([
-        item.name,
-        total,
-        fixed(percentile(http, 50)),
-        fixed(percentile(http, 95)),
-        fixed(percentile(http, 99)),
-        fixed(percentile(bare, 50)),
-        fixed(percentile(bare, 95)),
-        fixed(percentile(http, 95) / percentile(bare, 95), 2),
-      ]);
-    }
+    const rows = await measureListCases(api, bare, '/api/user/calls', cases, 40);
     printTable(
       'GET /api/user/calls, one account with 1,000,000 of 5,000,000 calls (40 requests a case, sequential)',
-      ['case', 'total', 'HTTP p50 ms', 'p95', 'p99', 'bare SQL p50', 'bare p95', 'p95 ratio'],
+      LIST_CASE_HEADERS,
       rows,
     );
   } finally {
     await client.end();
+    await bare.end();
     await stack.close();
   }
 }

@@ -1,14 +1,17 @@
 /**
  * Lead lists at size: one account with 1,000,000 leads among 5,000,000, measured over HTTP (the first page, page
- * 1,000, and each single filter, with the exact `total` the envelope carries), next to the same SQL run bare
- * through `pg` in the same run. Not a timed test.
+ * 1,000, and each single filter, with the exact `total` the envelope carries) against the built API in its own
+ * process, next to the same SQL run bare through `pg` in the same run: every statement the API runs for the
+ * request (the credential's lookup, then the page with its secondary contacts and the total side by side). Not a
+ * timed test.
  *
- *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/leads-list.ts [requests per case]
+ *   npm run bench:leads [-- requests per case]
  */
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
+import { LIST_CASE_HEADERS, ListCase, measureListCases, Statement } from './support/list-cases';
 import { startBuiltApi } from './support/processes';
 import { ApiClient } from './support/stack';
-import { fixed, nowMs, percentile, printTable, runMain } from './support/report';
+import { fixed, nowMs, printTable, runMain } from './support/report';
 
 const TOTAL_LEADS = 5_000_000;
 const ACCOUNT_LEADS = 1_000_000;
@@ -89,6 +92,8 @@ async function main(): Promise<void> {
   const stack = await startBuiltApi();
   const client = new Client({ connectionString: stack.databaseUrl });
   await client.connect();
+  // The bare reference: two connections, as the API runs a page and its total at once.
+  const bare = new Pool({ connectionString: stack.databaseUrl, max: 2 });
   try {
     const api = await ApiClient.register(stack.baseUrl);
     const me = await api.request('GET', '/api/user/me');
@@ -96,35 +101,36 @@ async function main(): Promise<void> {
     const data = await seed(client, me.data.id, assistantId);
 
     const user = me.data.id;
-    const page = (offset: number, where = '', parameters: unknown[] = [], order = 'l.id DESC') => ({
-      rows: [
-        `SELECT l.id, l.campaign_id, c.name, l.phone_number, l.variables, l.status, l.created_at, l.updated_at
-                FROM leads l JOIN campaigns c ON c.id = l.campaign_id WHERE l.user_id = $1 ${where} ORDER BY ${order} LIMIT 15 OFFSET ${offset}`,
-        [user, ...parameters],
-      ],
-    });
-    const cases: { name: string; query: string; sql: [string, unknown[]][] }[] = [
+    // What the API runs for a page: the leads, each with its secondary contacts gathered around the page.
+    const page = (offset: number, where = '', parameters: unknown[] = [], order = 'l.id DESC'): Statement => [
+      `SELECT page.*,
+                (SELECT COALESCE(json_agg(json_build_object('id', s.id, 'phone_number', s.phone_number,
+                   'variables', s.variables, 'status', s.status, 'created_at', s.created_at,
+                   'updated_at', s.updated_at) ORDER BY s.position), '[]')
+                   FROM lead_secondary_contacts s WHERE s.lead_id = page.id) AS secondary_contacts
+           FROM (SELECT l.id, l.campaign_id, c.name AS campaign_name, l.phone_number, l.variables, l.status,
+                        l.created_at, l.updated_at
+                   FROM leads l JOIN campaigns c ON c.id = l.campaign_id WHERE l.user_id = $1 ${where}
+                  ORDER BY ${order} LIMIT 15 OFFSET ${offset}) page
+          ORDER BY ${order.replaceAll('l.', 'page.')}`,
+      [user, ...parameters],
+    ];
+    const cases: ListCase[] = [
       {
         name: 'first page',
         query: '',
-        sql: [
-          page(0).rows as [string, unknown[]],
-          [`SELECT total FROM lead_counts WHERE user_id = $1 AND bucket = ''`, [user]],
-        ],
+        sql: [page(0), [`SELECT total FROM lead_counts WHERE user_id = $1 AND bucket = ''`, [user]]],
       },
       {
         name: 'page 1,000',
         query: 'page=1000',
-        sql: [
-          page(14985).rows as [string, unknown[]],
-          [`SELECT total FROM lead_counts WHERE user_id = $1 AND bucket = ''`, [user]],
-        ],
+        sql: [page(14985), [`SELECT total FROM lead_counts WHERE user_id = $1 AND bucket = ''`, [user]]],
       },
       {
         name: 'status',
         query: 'status=completed',
         sql: [
-          page(0, 'AND l.status = $2', ['completed']).rows as [string, unknown[]],
+          page(0, 'AND l.status = $2', ['completed']),
           [`SELECT total FROM lead_counts WHERE user_id = $1 AND bucket = 'completed'`, [user]],
         ],
       },
@@ -132,7 +138,7 @@ async function main(): Promise<void> {
         name: 'campaign',
         query: `campaign_id=${data.campaign}`,
         sql: [
-          page(0, 'AND l.campaign_id = $2', [data.campaign]).rows as [string, unknown[]],
+          page(0, 'AND l.campaign_id = $2', [data.campaign]),
           [`SELECT total FROM lead_counts WHERE user_id = $1 AND bucket = $2`, [user, `#${data.campaign}`]],
         ],
       },
@@ -140,7 +146,7 @@ async function main(): Promise<void> {
         name: 'phone number (partial)',
         query: `phone_number=${data.phone}`,
         sql: [
-          page(0, 'AND l.phone_number LIKE $2', [`%${data.phone}%`]).rows as [string, unknown[]],
+          page(0, 'AND l.phone_number LIKE $2', [`%${data.phone}%`]),
           [`SELECT count(*) FROM leads l WHERE l.user_id = $1 AND l.phone_number LIKE $2`, [user, `%${data.phone}%`]],
         ],
       },
@@ -153,7 +159,7 @@ async function main(): Promise<void> {
             `AND l.created_at >= $2::date AND l.created_at < $3::date + 1`,
             [data.from, data.to],
             'l.created_at DESC, l.id DESC',
-          ).rows as [string, unknown[]],
+          ),
           [
             `SELECT count(*) FROM leads l WHERE l.user_id = $1 AND l.created_at >= $2::date AND l.created_at < $3::date + 1`,
             [user, data.from, data.to],
@@ -161,42 +167,15 @@ async function main(): Promise<void> {
         ],
       },
     ];
-    const results: (string | number)[][] = [];
-    for (const item of cases) {
-      const http: number[] = [];
-      const bare: number[] = [];
-      let total = 0;
-      for (let sample = 0; sample < samples + 3; sample++) {
-        let started = nowMs();
-        const body = await api.request('GET', `/api/user/leads?${item.query}`);
-        const httpMs = nowMs() - started;
-        total = body.total;
-        started = nowMs();
-        await Promise.all(item.sql.map(([text, values]) => client.query(text, values)));
-        const bareMs = nowMs() - started;
-        if (sample >= 3) {
-          http.push(httpMs);
-          bare.push(bareMs);
-        }
-      }
-      results.push([
-        item.name,
-        total,
-        fixed(percentile(http, 50)),
-        fixed(percentile(http, 95)),
-        fixed(percentile(http, 99)),
-        fixed(percentile(bare, 50)),
-        fixed(percentile(bare, 95)),
-        fixed(percentile(http, 95) / percentile(bare, 95), 2),
-      ]);
-    }
+    const results = await measureListCases(api, bare, '/api/user/leads', cases, samples);
     printTable(
       `GET /api/user/leads, one account with 1,000,000 of 5,000,000 leads (${samples} requests a case, sequential)`,
-      ['case', 'total', 'HTTP p50 ms', 'p95', 'p99', 'bare SQL p50', 'bare p95', 'p95 ratio'],
+      LIST_CASE_HEADERS,
       results,
     );
   } finally {
     await client.end();
+    await bare.end();
     await stack.close();
   }
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import Redis from 'ioredis';
 import { loadConfig, type AppConfig } from '@app/config';
+import { hashToken } from '@app/platform';
 import { dropDatabase, ensureDatabase, runMigrations } from '../../libs/database/src/data-source-options';
 import { createApiApp } from '../../apps/api/src/api.app';
 import { createWorkerApp } from '../../apps/worker/src/worker.app';
@@ -119,8 +120,23 @@ export async function startBenchStack(
 export class ApiClient {
   private constructor(
     readonly baseUrl: string,
-    private readonly token: string,
+    readonly token: string,
   ) {}
+
+  /**
+   * The statement the API runs to authenticate each request of this client (its session token, by digest), for
+   * a bare reference that runs every statement a request costs.
+   */
+  credentialLookup(): [string, unknown[]] {
+    return [
+      `SELECT credential.id AS token_id, credential.last_used_at, users.id AS user_id,
+              users.name AS user_name, users.email AS user_email
+         FROM session_tokens credential
+         JOIN users ON users.id = credential.user_id
+        WHERE credential.token_hash = $1 AND credential.expires_at > now()`,
+      [hashToken(this.token)],
+    ];
+  }
 
   static async register(baseUrl: string): Promise<ApiClient> {
     const response = await fetch(`${baseUrl}/api/auth/register`, {
