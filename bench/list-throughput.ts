@@ -8,7 +8,8 @@
  *   npm run bench:lists               (builds first)
  *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/list-throughput.ts [--profile]
  *
- * BENCH_SECONDS (default 30) and BENCH_CONNECTIONS (default 50) change the load; BENCH_LOG_LEVEL (default
+ * BENCH_SECONDS (default 30, split into BENCH_ROUNDS runs, default 3, alternating between the API and the bare
+ * server) and BENCH_CONNECTIONS (default 50) change the load; BENCH_LOG_LEVEL (default
  * `info`, the production default: one line per request, written to /dev/null) the API's LOG_LEVEL.
  * `--profile` runs the API under `node --cpu-prof` and prints its heaviest functions and packages.
  */
@@ -18,13 +19,15 @@ import { join } from 'node:path';
 import { summariseProfile } from './support/cpu-profile';
 import { runLoad, type LoadResult } from './support/http-load';
 import { CACHE_DIR } from './support/pdf-fixtures';
-import { API_ENTRY, freePort, startServer, waitForHttp, type ServerProcess } from './support/processes';
+import { API_ENTRY, freePort, startServer, waitForHttp } from './support/processes';
 import { fixed, printTable, runMain } from './support/report';
 import { createBenchEnvironment } from './support/stack';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARM_UP_SECONDS = 3;
+/** Each route's measured time is split into this many alternating runs of the API and the bare server. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const PROFILE = process.argv.includes('--profile');
 const PROFILE_DIR = join(CACHE_DIR, 'list-profile');
@@ -57,29 +60,64 @@ async function seed(origin: string): Promise<string> {
   return api_key.token as string;
 }
 
-/** Per route, a warm-up of WARM_UP_SECONDS and then the measured run; `answered` counts both. */
+interface Target {
+  origin: string;
+  pid: number;
+}
+
+/** Several measured runs of one server taken as one: their answers, time and CPU summed. */
+function combine(runs: LoadResult[]): LoadResult {
+  const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+  const seconds = runs.reduce((sum, run) => sum + run.seconds, 0);
+  const cpuMs = runs.reduce((sum, run) => sum + run.serverCpuMsPerRequest * run.requests, 0);
+  const middle = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+  return {
+    requests,
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    seconds,
+    perSecond: requests / seconds,
+    p50Ms: middle(runs.map((run) => run.p50Ms)),
+    p99Ms: Math.max(...runs.map((run) => run.p99Ms)),
+    serverCpuMsPerRequest: cpuMs / Math.max(1, requests),
+  };
+}
+
+/**
+ * Per route, a warm-up of each server, then ROUNDS rounds that each run the API and then the bare server for
+ * SECONDS / ROUNDS: both are measured under the same, possibly drifting, load of the machine. `answered` counts the
+ * API's answers, warm-up included (for the profile's per-request figures).
+ */
 async function measure(
-  origin: string,
-  pid: number,
+  api: Target,
+  bare: Target,
   token: string,
-): Promise<{ results: Map<string, LoadResult>; answered: number }> {
+): Promise<{ results: Map<string, { api: LoadResult; bare: LoadResult }>; answered: number }> {
   const headers = { authorization: `Bearer ${token}` };
-  const results = new Map<string, LoadResult>();
+  const results = new Map<string, { api: LoadResult; bare: LoadResult }>();
   let answered = 0;
-  for (const path of ROUTES) {
-    const warmUp = await runLoad({
-      origin,
+  const run = async (target: Target, path: string, seconds: number) => {
+    const result = await runLoad({
+      origin: target.origin,
       path,
       headers,
       connections: CONNECTIONS,
-      seconds: WARM_UP_SECONDS,
-      serverPid: pid,
+      seconds,
+      serverPid: target.pid,
     });
-    answered += warmUp.requests;
-    const result = await runLoad({ origin, path, headers, connections: CONNECTIONS, seconds: SECONDS, serverPid: pid });
-    if (result.errors > 0) throw new Error(`${origin}${path}: ${result.errors} requests failed or were refused`);
-    results.set(path, result);
-    answered += result.requests;
+    if (result.errors > 0) throw new Error(`${target.origin}${path}: ${result.errors} requests failed or were refused`);
+    if (target === api) answered += result.requests;
+    return result;
+  };
+  for (const path of ROUTES) {
+    await run(api, path, WARM_UP_SECONDS);
+    await run(bare, path, WARM_UP_SECONDS);
+    const apiRuns: LoadResult[] = [];
+    const bareRuns: LoadResult[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      apiRuns.push(await run(api, path, SECONDS / ROUNDS));
+      bareRuns.push(await run(bare, path, SECONDS / ROUNDS));
+    }
+    results.set(path, { api: combine(apiRuns), bare: combine(bareRuns) });
   }
   return { results, answered };
 }
@@ -119,27 +157,31 @@ async function main(): Promise<void> {
     },
     PROFILE ? 'SIGUSR2' : 'SIGTERM',
   );
-  let bare: ServerProcess | undefined;
+  const barePort = await freePort();
+  const bare = startServer(
+    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'support', 'bare-list-server.ts')],
+    {
+      DATABASE_URL: environment.databaseUrl,
+      PORT: String(barePort),
+    },
+  );
   try {
     await waitForHttp(`${apiOrigin}/api/health`, api.child);
     const token = await seed(apiOrigin);
-    const { results: apiResults, answered: apiAnswered } = await measure(apiOrigin, api.child.pid!, token);
-    await api.stop();
-
-    const barePort = await freePort();
     const bareOrigin = `http://127.0.0.1:${barePort}`;
-    bare = startServer(['-r', 'ts-node/register/transpile-only', join(__dirname, 'support', 'bare-list-server.ts')], {
-      DATABASE_URL: environment.databaseUrl,
-      PORT: String(barePort),
-    });
     await waitForHttp(`${bareOrigin}/api/user/api-keys`, bare.child);
-    const { results: bareResults } = await measure(bareOrigin, bare.child.pid!, token);
+    const { results, answered: apiAnswered } = await measure(
+      { origin: apiOrigin, pid: api.child.pid! },
+      { origin: bareOrigin, pid: bare.child.pid! },
+      token,
+    );
+    await api.stop();
 
     const rows: (string | number)[][] = [];
     for (const path of ROUTES) {
       for (const [name, result] of [
-        ['API', apiResults.get(path)!],
-        ['bare', bareResults.get(path)!],
+        ['API', results.get(path)!.api],
+        ['bare', results.get(path)!.bare],
       ] as const) {
         rows.push([
           `${path} ${name}`,
@@ -148,12 +190,12 @@ async function main(): Promise<void> {
           fixed(result.p50Ms, 1),
           fixed(result.p99Ms, 1),
           fixed(result.serverCpuMsPerRequest, 3),
-          name === 'API' ? fixed(result.perSecond / bareResults.get(path)!.perSecond, 2) : '1.00',
+          name === 'API' ? fixed(result.perSecond / results.get(path)!.bare.perSecond, 2) : '1.00',
         ]);
       }
     }
     printTable(
-      `Authenticated lists, ${CONNECTIONS} connections, ${SECONDS} s each, API LOG_LEVEL=${LOG_LEVEL}`,
+      `Authenticated lists, ${CONNECTIONS} connections, ${SECONDS} s each in ${ROUNDS} alternating rounds, API LOG_LEVEL=${LOG_LEVEL}`,
       ['route, server', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'ratio to bare'],
       rows,
       [
@@ -181,7 +223,7 @@ async function main(): Promise<void> {
       table('API self time by function', summary.functions);
     }
   } finally {
-    await Promise.allSettled([api.stop(), bare?.stop()]);
+    await Promise.allSettled([api.stop(), bare.stop()]);
     await environment.clean();
   }
 }
