@@ -25,7 +25,10 @@ export abstract class WindowCounters {
 
 type CounterRedis = Redis & { windowHit(key: string, windowMs: number): Promise<[number, number]> };
 
-/** One round trip a hit: the script is loaded once and then called by its digest (ioredis sends EVALSHA). */
+/**
+ * One round trip a hit, shared by the hits sent in the same tick: the script is loaded once and then called by its
+ * digest (ioredis sends EVALSHA).
+ */
 export class RedisWindowCounters extends WindowCounters implements OnApplicationShutdown {
   private readonly redis: CounterRedis;
 
@@ -37,6 +40,8 @@ export class RedisWindowCounters extends WindowCounters implements OnApplication
       // Fail fast while Redis is away instead of queueing commands behind a request.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
+      // Hits of requests arriving together leave in one write: under load, fewer socket writes than requests.
+      enableAutoPipelining: true,
     }) as CounterRedis;
     this.redis.on('error', onError);
     this.redis.defineCommand('windowHit', {
