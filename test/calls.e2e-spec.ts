@@ -195,23 +195,25 @@ describe('Calls', () => {
     const campaign = await campaignOf(caller.id, 'Races');
     const lead = await leadIn(campaign.id, '+14155550126');
     const withLead = { campaign_id: campaign.id, lead_id: lead.id };
-    const firsts = await Promise.all(Array.from({ length: 8 }, () => ingest('race-1', base(caller.id, withLead))));
+    const firsts = await Promise.all(
+      Array.from({ length: 8 }, () => ingest('racing-writes-1', base(caller.id, withLead))),
+    );
     expect(firsts.map((response) => response.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
     const ends = await Promise.all(
-      Array.from({ length: 8 }, () => ingest('race-1', base(caller.id, { ...withLead, status: 'no-answer' }))),
+      Array.from({ length: 8 }, () => ingest('racing-writes-1', base(caller.id, { ...withLead, status: 'no-answer' }))),
     );
     expect(ends.map((response) => response.status)).toEqual(Array(8).fill(200));
     // Every answer shows the one end the call has.
     expect(new Set(ends.map((response) => response.body.data.ended_at)).size).toBe(1);
     const [{ count, events }] = await stack.dataSource.query(
-      `SELECT count(*)::int AS count, count(DISTINCT webhook_event_id)::int AS events FROM calls WHERE external_id = 'race-1'`,
+      `SELECT count(*)::int AS count, count(DISTINCT webhook_event_id)::int AS events FROM calls WHERE external_id = 'racing-writes-1'`,
     );
     expect({ count, events }).toEqual({ count: 1, events: 1 });
     const readLead = async () =>
       (await stack.http.get(`/api/user/leads/${lead.id}`).set(account.auth).expect(200)).body.data.status;
     // Counted twice, the budget of 2 would already be spent.
     expect(await readLead()).toBe('rescheduled');
-    await ingest('race-2', base(caller.id, { ...withLead, status: 'busy' })).expect(201);
+    await ingest('racing-writes-2', base(caller.id, { ...withLead, status: 'busy' })).expect(201);
     expect(await readLead()).toBe('reached-max-retries');
   });
 
