@@ -1,10 +1,11 @@
 import { ExtractionError, processingTimeoutError } from './extraction.error';
+import { extractPagesWithPdfium } from './pdfium.extractor';
 import { isPdftotextAvailable, PdftotextFailure, runPdftotext } from './pdftotext.runner';
 import { removeRepeatedPageLines } from './repeated-page-lines.filter';
 import { normaliseWhitespace } from './whitespace.normaliser';
 
-/** `auto` prefers pdftotext when it is installed (much faster on large files) and falls back to unpdf. */
-export type PdfEngine = 'auto' | 'pdftotext' | 'unpdf';
+/** `auto` prefers pdftotext when it is installed (the fastest) and falls back to PDFium. */
+export type PdfEngine = 'auto' | 'pdftotext' | 'pdfium' | 'unpdf';
 
 export interface PdfExtractionOptions {
   timeoutMs?: number;
@@ -36,12 +37,13 @@ export async function extractPdf(bytes: Buffer, options: PdfExtractionOptions = 
 async function extractPages(bytes: Buffer, engine: PdfEngine, timeoutMs: number): Promise<string[]> {
   if (engine === 'pdftotext' && !isPdftotextAvailable()) throw new Error('pdftotext is not installed');
   const usePdftotext = engine === 'pdftotext' || (engine === 'auto' && isPdftotextAvailable());
-  if (!usePdftotext) return extractPagesWithUnpdf(bytes, timeoutMs);
+  if (engine === 'unpdf') return extractPagesWithUnpdf(bytes, timeoutMs);
+  if (!usePdftotext) return extractPagesWithPdfium(bytes, timeoutMs);
   try {
     return await runPdftotext(bytes, timeoutMs);
   } catch (error) {
-    // pdftotext rejects some files PDF.js can still read, so its failure alone does not make a file corrupt.
-    if (error instanceof PdftotextFailure && engine === 'auto') return extractPagesWithUnpdf(bytes, timeoutMs);
+    // pdftotext rejects some files PDFium can still read, so its failure alone does not make a file corrupt.
+    if (error instanceof PdftotextFailure && engine === 'auto') return extractPagesWithPdfium(bytes, timeoutMs);
     if (error instanceof PdftotextFailure) throw new ExtractionError('corrupt', 'The file is not a valid PDF');
     throw error;
   }

@@ -1,0 +1,111 @@
+import type { PDFiumModule } from '@hyzyla/pdfium';
+import { ExtractionError, processingTimeoutError } from './extraction.error';
+
+/**
+ * The raw PDFium build. The package's page objects cannot be closed one by one (a 4,000-page document would keep
+ * every page loaded until the end), so the C API is called directly. Its typings omit FPDF_InitLibrary.
+ */
+type Pdfium = Awaited<ReturnType<typeof PDFiumModule>> & { _FPDF_InitLibrary: () => void };
+
+// FPDF_GetLastError codes (fpdfview.h).
+const FPDF_ERR_PASSWORD = 4;
+const FPDF_ERR_SECURITY = 5;
+const UTF16_BYTES = 2;
+const utf16 = new TextDecoder('utf-16le');
+
+/**
+ * One PDFium instance per thread, loaded when the first PDF needs it (where pdftotext reads every PDF, never) and
+ * reused for every later document.
+ */
+let pdfium: Promise<Pdfium> | undefined;
+
+/**
+ * Extracts the text of each page with PDFium (WebAssembly, in the calling thread). Every page is closed before the
+ * next is loaded, so memory holds the file and one parsed page rather than the whole document.
+ */
+export async function extractPagesWithPdfium(bytes: Buffer, timeoutMs: number): Promise<string[]> {
+  // Awaited before the deadline starts and outside the error mapping: failing to load PDFium is our problem,
+  // not a sign of a corrupt file.
+  const module = await loadPdfium();
+  const deadline = performance.now() + timeoutMs;
+  const checkDeadline = () => {
+    if (performance.now() > deadline) throw processingTimeoutError(timeoutMs);
+  };
+  // Everything from here on is synchronous: no other document can use this PDFium instance meanwhile.
+  const file = allocate(module, bytes.length);
+  try {
+    module.HEAPU8.set(bytes, file);
+    const document = module._FPDF_LoadMemDocument(file, bytes.length, 0);
+    if (!document) throw loadError(module._FPDF_GetLastError());
+    try {
+      const pageCount = module._FPDF_GetPageCount(document);
+      const pages: string[] = [];
+      for (let index = 0; index < pageCount; index += 1) {
+        checkDeadline();
+        pages.push(pageText(module, document, index));
+      }
+      return pages;
+    } finally {
+      module._FPDF_CloseDocument(document);
+    }
+  } finally {
+    // PDFium reads the file in place, so the copy may only be freed once the document is closed.
+    module.wasmExports.free(file);
+  }
+}
+
+function loadPdfium(): Promise<Pdfium> {
+  pdfium ??= (async () => {
+    const { PDFiumModule } = await import('@hyzyla/pdfium');
+    const module = (await PDFiumModule({})) as Pdfium;
+    module._FPDF_InitLibrary();
+    return module;
+  })().catch((error: unknown) => {
+    pdfium = undefined; // a later document tries again
+    throw error;
+  });
+  return pdfium;
+}
+
+function pageText(module: Pdfium, document: number, index: number): string {
+  const page = module._FPDF_LoadPage(document, index);
+  // A page whose objects cannot be parsed is a broken file, as when the whole document cannot be.
+  if (!page) throw new ExtractionError('corrupt', 'The file is not a valid PDF');
+  try {
+    const textPage = module._FPDFText_LoadPage(page);
+    if (!textPage) throw new ExtractionError('corrupt', 'The file is not a valid PDF');
+    try {
+      const characters = module._FPDFText_CountChars(textPage);
+      if (characters <= 0) return '';
+      const buffer = allocate(module, (characters + 1) * UTF16_BYTES);
+      try {
+        // The count returned includes the terminating NUL.
+        const written = module._FPDFText_GetText(textPage, 0, characters, buffer);
+        const end = buffer + Math.max(0, written - 1) * UTF16_BYTES;
+        // HEAPU8 is replaced whenever the WebAssembly memory grows, so it is read only after PDFium has run.
+        return utf16.decode(module.HEAPU8.subarray(buffer, end));
+      } finally {
+        module.wasmExports.free(buffer);
+      }
+    } finally {
+      module._FPDFText_ClosePage(textPage);
+    }
+  } finally {
+    module._FPDF_ClosePage(page);
+  }
+}
+
+function allocate(module: Pdfium, size: number): number {
+  const pointer = module.wasmExports.malloc(size);
+  // WebAssembly memory is capped (2-4 GiB), and a failed malloc returns 0 rather than throwing.
+  if (!pointer) throw new ExtractionError('too_large', 'The document is too large to process');
+  return pointer;
+}
+
+function loadError(code: number): ExtractionError {
+  // SECURITY is an encryption scheme PDFium cannot open without credentials; to the user it is the same refusal.
+  if (code === FPDF_ERR_PASSWORD || code === FPDF_ERR_SECURITY) {
+    return new ExtractionError('unsupported', 'Password-protected PDFs are not supported');
+  }
+  return new ExtractionError('corrupt', 'The file is not a valid PDF');
+}
