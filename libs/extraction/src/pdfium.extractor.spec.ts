@@ -43,3 +43,28 @@ describe('extractPagesWithPdfium', () => {
     expect(pages[1]).toContain(samplePdfBody(2)[0]);
   });
 });
+
+describe('extractPagesWithPdfium after a trap inside PDFium', () => {
+  it('reports the file as corrupt and loads a new PDFium for the next document', async () => {
+    const trap = Object.assign(new Error('memory access out of bounds'), { name: 'RuntimeError' });
+    const loadModule = jest.fn(async () => ({
+      _FPDF_InitLibrary: () => undefined,
+      _FPDF_LoadMemDocument: () => {
+        throw trap;
+      },
+      wasmExports: { malloc: () => 8, free: () => undefined },
+      HEAPU8: new Uint8Array(4096),
+    }));
+    await jest.isolateModulesAsync(async () => {
+      jest.doMock('@hyzyla/pdfium', () => ({ PDFiumModule: loadModule }));
+      const { extractPagesWithPdfium: extractIsolated } = await import('./pdfium.extractor');
+      for (let attempt = 1; attempt <= 2; attempt += 1) {
+        await expect(extractIsolated(Buffer.from('%PDF-1.7\n'), TIMEOUT_MS)).rejects.toMatchObject({
+          code: 'corrupt',
+          message: 'The file is not a valid PDF',
+        });
+        expect(loadModule).toHaveBeenCalledTimes(attempt);
+      }
+    });
+  });
+});

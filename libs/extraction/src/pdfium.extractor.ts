@@ -35,10 +35,20 @@ export async function extractPagesWithPdfium(bytes: Buffer, timeoutMs: number): 
   // not a sign of a corrupt file.
   const module = await loadPdfium();
   const deadline = performance.now() + timeoutMs;
-  const checkDeadline = () => {
-    if (performance.now() > deadline) throw processingTimeoutError(timeoutMs);
-  };
-  // Everything from here on is synchronous: no other document can use this PDFium instance meanwhile.
+  try {
+    return readPages(module, bytes, deadline, timeoutMs);
+  } catch (error) {
+    // WebAssembly.RuntimeError, by name: this project's type libraries do not declare WebAssembly.
+    if (!(error instanceof Error && error.name === 'RuntimeError')) throw error;
+    // A trap inside PDFium (a file it cannot cope with) leaves this instance unusable: the next document gets a
+    // new one.
+    pdfium = undefined;
+    throw new ExtractionError('corrupt', 'The file is not a valid PDF');
+  }
+}
+
+/** Synchronous throughout: no other document can use this PDFium instance meanwhile. */
+function readPages(module: Pdfium, bytes: Buffer, deadline: number, timeoutMs: number): string[] {
   const file = allocate(module, bytes.length);
   try {
     module.HEAPU8.set(bytes, file);
@@ -51,7 +61,7 @@ export async function extractPagesWithPdfium(bytes: Buffer, timeoutMs: number): 
         pageCount = module._FPDF_GetPageCount(document);
         const end = Math.min(pageCount, pages.length + PAGES_PER_OPENING);
         while (pages.length < end) {
-          checkDeadline();
+          if (performance.now() > deadline) throw processingTimeoutError(timeoutMs);
           pages.push(pageText(module, document, pages.length));
         }
       } finally {
