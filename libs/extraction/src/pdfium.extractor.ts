@@ -28,7 +28,8 @@ let pdfium: Promise<Pdfium> | undefined;
 /**
  * Extracts the text of each page with PDFium (WebAssembly, in the calling thread). Every page is closed before the
  * next is loaded, and the document is reopened every PAGES_PER_OPENING pages, so memory holds the file and a
- * bounded number of parsed objects rather than the whole parsed document.
+ * bounded number of parsed objects rather than the whole parsed document. The time limit is checked between pages;
+ * one page cannot be interrupted, which is what terminating the extraction thread is for.
  */
 export async function extractPagesWithPdfium(bytes: Buffer, timeoutMs: number): Promise<string[]> {
   // Awaited before the deadline starts and outside the error mapping: failing to load PDFium is our problem,
