@@ -16,7 +16,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
-# pdftotext is the fast path for PDFs (unpdf is used without it).
+# pdftotext is the fast path for PDFs (PDFium, shipped as WebAssembly in node_modules, is used without it).
 RUN apt-get update \
   && apt-get install -y --no-install-recommends poppler-utils tini \
   && rm -rf /var/lib/apt/lists/*

@@ -9,10 +9,7 @@ const moduleNameMapper = {
 
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] } as const;
 
-/**
- * Run through `npm run test:unit` / `npm run test:e2e`. Unit tests need NODE_OPTIONS=--experimental-vm-modules
- * (the script sets it): unpdf loads PDF.js with a dynamic import(), which jest's module sandbox refuses otherwise.
- */
+/** Run through `npm run test:unit` / `npm run test:e2e`. */
 const config: Config = {
   // A global option (Jest ignores it inside a project). Tests that wait longer (crawls, restarts) set their own;
   // on a loaded 2-core machine Jest's 5 s default is too tight for booting the API and worker.

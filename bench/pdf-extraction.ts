@@ -5,7 +5,8 @@
  *
  * For text-dense PDFs of 20, 100 and 300 pages it times, in interleaved rounds after one warm-up round:
  *   ref      pdftotext on the file, output piped back (the reference)
- *   unpdf    extractPdf(bytes, { engine: 'unpdf' })       (PDF.js, in this thread)
+ *   pdfium   extractPdf(bytes, { engine: 'pdfium' })      (PDFium as WebAssembly, in this thread: the default
+ *                                                          where pdftotext is not installed)
  *   wrapper  extractPdf(bytes, { engine: 'pdftotext' })   (pdftotext via stdin, normalisation, header/footer filter)
  *   thread   runExtractionInThread('pdf', bytes)          (as deployed: compiled JS, thread start, auto engine,
  *                                                          normalisation, passage splitting)
@@ -48,8 +49,8 @@ async function main(): Promise<void> {
   const methods: Method[] = [
     { label: 'ref: pdftotext on the file', run: (_bytes, path) => pdftotextDirect(path) },
     {
-      label: "extractPdf engine 'unpdf'",
-      run: async (bytes) => (await sources.extractPdf(bytes, { engine: 'unpdf', timeoutMs: TIMEOUT_MS })).text.length,
+      label: "extractPdf engine 'pdfium'",
+      run: async (bytes) => (await sources.extractPdf(bytes, { engine: 'pdfium', timeoutMs: TIMEOUT_MS })).text.length,
     },
     {
       label: "extractPdf engine 'pdftotext'",

@@ -6,7 +6,7 @@
  * Spawns a fresh Node process (ts-node, like this script) that runs runExtractionInThread('pdf', bytes,
  * { timeoutMs: 300000 }) once, with the extraction library compiled to JavaScript as in a deployed worker:
  *   pdftotext  PATH as usual, so the auto engine uses poppler's pdftotext
- *   unpdf      PATH holding only a link to node, so pdftotext is not found and PDF.js (unpdf) is used
+ *   pdfium     PATH holding only a link to node, so pdftotext is not found and PDFium (WebAssembly) is used
  * The child samples process.memoryUsage().rss every 50 ms and reads VmHWM from /proc/self/status at the end
  * (both include the extraction thread, which shares the process); pdftotext runs as its own process, whose
  * VmHWM is sampled separately. The PDF is generated once with pdf-lib and cached in bench/.cache/.
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   try {
     for (const [engine, path] of [
       ['pdftotext', process.env.PATH ?? ''],
-      ['unpdf', nodeOnly],
+      ['pdfium', nodeOnly],
     ] as const) {
       const report = await runChild(pdf.path, path);
       const expected = engine === 'pdftotext';

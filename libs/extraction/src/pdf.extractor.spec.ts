@@ -1,9 +1,15 @@
-import { PDF_HEADER_LINE, buildSamplePdf, buildTextlessPdf, samplePdfBody } from '../test/document-fixtures';
+import {
+  PDF_HEADER_LINE,
+  buildPasswordProtectedPdf,
+  buildSamplePdf,
+  buildTextlessPdf,
+  samplePdfBody,
+} from '../test/document-fixtures';
 import { extractPdf, type PdfEngine } from './pdf.extractor';
 import { isPdftotextAvailable } from './pdftotext.runner';
 
-// Both engines are checked where pdftotext is installed; unpdf alone elsewhere (CI may lack poppler).
-const engines: PdfEngine[] = isPdftotextAvailable() ? ['pdftotext', 'unpdf'] : ['unpdf'];
+// Both engines are checked where pdftotext is installed; PDFium alone elsewhere (CI may lack poppler).
+const engines: PdfEngine[] = isPdftotextAvailable() ? ['pdftotext', 'pdfium'] : ['pdfium'];
 
 describe.each(engines)('extractPdf with %s', (engine) => {
   let samplePdf: Buffer;
@@ -47,8 +53,9 @@ describe.each(engines)('extractPdf with %s', (engine) => {
 });
 
 describe('extractPdf time limit', () => {
+  // Long enough that no engine reads it within the millisecond, even where PDFium is loaded and warm.
   it.each(engines)('gives up with a timeout error when %s runs out of time', async (engine) => {
-    await expect(extractPdf(await buildSamplePdf(4), { engine, timeoutMs: 1 })).rejects.toMatchObject({
+    await expect(extractPdf(await buildSamplePdf(200), { engine, timeoutMs: 1 })).rejects.toMatchObject({
       code: 'timeout',
       message: 'Processing took longer than 1 second',
     });
@@ -59,8 +66,37 @@ describe('extractPdf engine choice', () => {
   it('gives the same text whichever engine runs by default', async () => {
     const samplePdf = await buildSamplePdf(3);
     const automatic = await extractPdf(samplePdf);
-    const unpdf = await extractPdf(samplePdf, { engine: 'unpdf' });
+    const pdfium = await extractPdf(samplePdf, { engine: 'pdfium' });
     expect(automatic.pages).toHaveLength(3);
-    expect(automatic.text.replace(/\s+/g, ' ')).toBe(unpdf.text.replace(/\s+/g, ' '));
+    expect(automatic.text.replace(/\s+/g, ' ')).toBe(pdfium.text.replace(/\s+/g, ' '));
+  });
+
+  it('reads PDFs with PDFium where pdftotext is not on PATH', async () => {
+    const samplePdf = await buildSamplePdf(3);
+    const path = process.env.PATH;
+    // A fresh module registry, so pdftotext is looked up again, on a PATH where it cannot be found.
+    process.env.PATH = '';
+    try {
+      await jest.isolateModulesAsync(async () => {
+        const runner = await import('./pdftotext.runner');
+        const pdfium = await import('./pdfium.extractor');
+        const readWithPdfium = jest.spyOn(pdfium, 'extractPagesWithPdfium');
+        const { extractPdf: extractIsolated } = await import('./pdf.extractor');
+        const { pages } = await extractIsolated(samplePdf);
+        expect(runner.isPdftotextAvailable()).toBe(false);
+        expect(readWithPdfium).toHaveBeenCalledTimes(1);
+        expect(pages[2]).toContain(samplePdfBody(3)[0]);
+      });
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
+  // pdftotext refuses the file; the automatic choice then asks PDFium, which tells why.
+  it('reports a password-protected PDF as unsupported', async () => {
+    await expect(extractPdf(await buildPasswordProtectedPdf())).rejects.toMatchObject({
+      code: 'unsupported',
+      message: 'Password-protected PDFs are not supported',
+    });
   });
 });

@@ -1,10 +1,11 @@
-import { ExtractionError, processingTimeoutError } from './extraction.error';
+import { ExtractionError } from './extraction.error';
+import { extractPagesWithPdfium } from './pdfium.extractor';
 import { isPdftotextAvailable, PdftotextFailure, runPdftotext } from './pdftotext.runner';
 import { removeRepeatedPageLines } from './repeated-page-lines.filter';
 import { normaliseWhitespace } from './whitespace.normaliser';
 
-/** `auto` prefers pdftotext when it is installed (much faster on large files) and falls back to unpdf. */
-export type PdfEngine = 'auto' | 'pdftotext' | 'unpdf';
+/** `auto` prefers pdftotext when it is installed (the fastest) and falls back to PDFium. */
+export type PdfEngine = 'auto' | 'pdftotext' | 'pdfium';
 
 export interface PdfExtractionOptions {
   timeoutMs?: number;
@@ -36,56 +37,13 @@ export async function extractPdf(bytes: Buffer, options: PdfExtractionOptions = 
 async function extractPages(bytes: Buffer, engine: PdfEngine, timeoutMs: number): Promise<string[]> {
   if (engine === 'pdftotext' && !isPdftotextAvailable()) throw new Error('pdftotext is not installed');
   const usePdftotext = engine === 'pdftotext' || (engine === 'auto' && isPdftotextAvailable());
-  if (!usePdftotext) return extractPagesWithUnpdf(bytes, timeoutMs);
+  if (!usePdftotext) return extractPagesWithPdfium(bytes, timeoutMs);
   try {
     return await runPdftotext(bytes, timeoutMs);
   } catch (error) {
-    // pdftotext rejects some files PDF.js can still read, so its failure alone does not make a file corrupt.
-    if (error instanceof PdftotextFailure && engine === 'auto') return extractPagesWithUnpdf(bytes, timeoutMs);
+    // pdftotext rejects some files PDFium can still read, so its failure alone does not make a file corrupt.
+    if (error instanceof PdftotextFailure && engine === 'auto') return extractPagesWithPdfium(bytes, timeoutMs);
     if (error instanceof PdftotextFailure) throw new ExtractionError('corrupt', 'The file is not a valid PDF');
     throw error;
   }
-}
-
-async function extractPagesWithUnpdf(bytes: Buffer, timeoutMs: number): Promise<string[]> {
-  // Loaded only when used (pdftotext, where installed, needs none of it), and before the try block: failing to
-  // load PDF.js is our problem, not a sign of a corrupt file.
-  const { extractText, getDocumentProxy, getResolvedPDFJS } = await import('unpdf');
-  await getResolvedPDFJS();
-  const deadline = startDeadline(timeoutMs);
-  // PDF.js may take ownership of the array it is given, so it gets a copy rather than the caller's buffer.
-  const loading = getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false });
-  try {
-    const document = await Promise.race([loading, deadline.expired]);
-    const { text } = await Promise.race([extractText(document, { mergePages: false }), deadline.expired]);
-    return text;
-  } catch (error) {
-    throw toExtractionError(error);
-  } finally {
-    deadline.cancel();
-    // Also releases a document that finished loading only after the deadline.
-    loading.then((document) => document.destroy()).catch(() => undefined);
-  }
-}
-
-/**
- * PDF.js parses on the calling thread, so this cannot interrupt a long synchronous step; it stops waiting
- * between steps. The hard limit is the extraction thread, which is terminated.
- */
-function startDeadline(timeoutMs: number): { expired: Promise<never>; cancel: () => void } {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(processingTimeoutError(timeoutMs)), timeoutMs);
-  });
-  // Races that finished first leave this promise unobserved; a rejection must not count as unhandled.
-  expired.catch(() => undefined);
-  return { expired, cancel: () => clearTimeout(timer) };
-}
-
-function toExtractionError(error: unknown): ExtractionError {
-  if (error instanceof ExtractionError) return error;
-  if (error instanceof Error && error.name === 'PasswordException') {
-    return new ExtractionError('unsupported', 'Password-protected PDFs are not supported');
-  }
-  return new ExtractionError('corrupt', 'The file is not a valid PDF');
 }

@@ -1,6 +1,6 @@
 // Builders for documents used by the extraction specs. Kept outside src so they are not part of the build.
 import { AlignmentType, Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
-import { PDFDocument, rgb, StandardFonts } from 'pdf-lib';
+import { PDFDocument, PDFHexString, rgb, StandardFonts } from 'pdf-lib';
 import { crc32, deflateRawSync } from 'node:zlib';
 
 export const PDF_HEADER_LINE = 'ACME Corp Confidential';
@@ -33,6 +33,24 @@ export async function buildSamplePdf(pageCount = 4): Promise<Buffer> {
     page.drawText(`Page ${pageNumber} of ${pageCount}`, { x: 270, y: 30, size: 10, font });
   }
   return Buffer.from(await pdf.save());
+}
+
+/**
+ * The sample PDF behind the standard security handler (RC4, revision 2) with a user password: its /U entry
+ * matches no empty password, so a reader stops at the password check. The content is left unencrypted, which
+ * no reader gets far enough to notice.
+ */
+export async function buildPasswordProtectedPdf(): Promise<Buffer> {
+  const pdf = await PDFDocument.load(await buildSamplePdf(2));
+  const { context } = pdf;
+  const hash = (seed: string) => PDFHexString.of(Buffer.alloc(32, seed).toString('hex'));
+  context.trailerInfo.Encrypt = context.register(
+    context.obj({ Filter: 'Standard', V: 1, R: 2, Length: 40, O: hash('owner'), U: hash('user'), P: -3904 }),
+  );
+  const fileId = PDFHexString.of('0123456789abcdef0123456789abcdef');
+  context.trailerInfo.ID = context.obj([fileId, fileId]);
+  // A classic trailer, where every reader looks for /Encrypt.
+  return Buffer.from(await pdf.save({ useObjectStreams: false }));
 }
 
 /** A PDF with drawings but no text, like a scan. */
