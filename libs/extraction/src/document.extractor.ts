@@ -25,7 +25,7 @@ export async function extractDocument(
   if (bytes.length === 0) throw new ExtractionError('no_text', 'The file is empty');
   assertDeclaredType(type, bytes);
 
-  const text = normaliseWhitespace(await extractRawText(type, bytes, options));
+  const text = await extractNormalisedText(type, bytes, options);
   if (text === '') throw new ExtractionError('no_text', 'The document has no text');
   return { text, passages: splitIntoPassages(text) };
 }
@@ -34,17 +34,22 @@ export async function extractDocument(
  * The PDF and Word extractors are loaded on first use: an extraction thread loads only the libraries of the
  * types it is given (mammoth alone takes about 90 ms to load), and a TXT needs none of them.
  */
-async function extractRawText(type: DeclaredFileType, bytes: Buffer, options: ExtractionOptions): Promise<string> {
+async function extractNormalisedText(
+  type: DeclaredFileType,
+  bytes: Buffer,
+  options: ExtractionOptions,
+): Promise<string> {
   switch (type) {
     case 'pdf': {
       const { extractPdf } = await import('./pdf.extractor');
+      // Normalised by the PDF extractor, page by page.
       return (await extractPdf(bytes, { timeoutMs: options.timeoutMs })).text;
     }
     case 'docx': {
       const { extractDocx } = await import('./docx.extractor');
-      return extractDocx(bytes);
+      return normaliseWhitespace(await extractDocx(bytes));
     }
     case 'txt':
-      return decodeText(bytes);
+      return normaliseWhitespace(decodeText(bytes));
   }
 }

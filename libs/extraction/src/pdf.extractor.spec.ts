@@ -7,6 +7,7 @@ import {
 } from '../test/document-fixtures';
 import { extractPdf, type PdfEngine } from './pdf.extractor';
 import { isPdftotextAvailable } from './pdftotext.runner';
+import { normaliseWhitespace } from './whitespace.normaliser';
 
 // Both engines are checked where pdftotext is installed; PDFium alone elsewhere (CI may lack poppler).
 const engines: PdfEngine[] = isPdftotextAvailable() ? ['pdftotext', 'pdfium'] : ['pdfium'];
@@ -28,6 +29,8 @@ describe.each(engines)('extractPdf with %s', (engine) => {
     }
     expect(text).not.toContain(PDF_HEADER_LINE);
     expect(text).not.toMatch(/Page \d of 4/);
+    // Normalised page by page, the whole text is as normalising it whole would leave it.
+    expect(normaliseWhitespace(text)).toBe(text);
   });
 
   it('reports a PDF without text as probably scanned', async () => {

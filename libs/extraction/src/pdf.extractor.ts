@@ -27,8 +27,11 @@ const MINIMUM_TEXT_LENGTH = 20;
  */
 export async function extractPdf(bytes: Buffer, options: PdfExtractionOptions = {}): Promise<ExtractedPdf> {
   const rawPages = await extractPages(bytes, options.engine ?? 'auto', options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  const pages = removeRepeatedPageLines(rawPages.map(normaliseWhitespace));
-  const text = normaliseWhitespace(pages.join('\n\n'));
+  // Normalised page by page, never as a whole: on a large PDF each pass over the whole text would leave several
+  // copies of it (tens of MiB each) for the garbage collector at once. Pages cleaned and trimmed, joined by one
+  // blank line, are the whole text normalised.
+  const pages = removeRepeatedPageLines(rawPages.map(normaliseWhitespace)).map(normaliseWhitespace);
+  const text = pages.filter((page) => page !== '').join('\n\n');
   if (text.length < MINIMUM_TEXT_LENGTH)
     throw new ExtractionError('no_text', 'PDF has no extractable text (scanned PDF?)');
   return { text, pages };
