@@ -18,7 +18,16 @@ import { once } from 'node:events';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processCpuMs, runLoad, type LoadResult } from './support/http-load';
-import { API_ENTRY, freePort, startServer, waitForHttp, WORKER_ENTRY, type ServerProcess } from './support/processes';
+import {
+  API_ENTRY,
+  apiNodeArguments,
+  freePort,
+  productionEnv,
+  startServer,
+  waitForHttp,
+  WORKER_ENTRY,
+  type ServerProcess,
+} from './support/processes';
 import { fixed, nowMs, printTable, runMain } from './support/report';
 import { ApiClient, createBenchEnvironment } from './support/stack';
 
@@ -50,14 +59,8 @@ async function main(): Promise<void> {
   const [apiPort, workerPort] = [await freePort(), await freePort()];
   const origin = `http://127.0.0.1:${apiPort}`;
   const common = {
-    NODE_ENV: 'production',
-    DATABASE_URL: environment.databaseUrl,
-    REDIS_URL: 'redis://127.0.0.1:6379',
-    QUEUE_PREFIX: environment.name,
-    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    ...productionEnv(environment),
     RUNTIME_API_TOKEN: RUNTIME_TOKEN,
-    LOG_FORMAT: 'json',
-    SHUTDOWN_DRAIN_SECONDS: '0',
     PORT: String(apiPort),
     WORKER_PORT: String(workerPort),
   };
@@ -74,8 +77,7 @@ async function main(): Promise<void> {
     return worker;
   };
   try {
-    const nodeArguments = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const api = startServer([...nodeArguments, API_ENTRY], { ...common, RATE_LIMIT_PER_MINUTE: '100000000' });
+    const api = startServer([...apiNodeArguments(), API_ENTRY], common);
     processes.push(api);
     await waitForHttp(`${origin}/api/health`, api.child);
 

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { summariseProfile } from './support/cpu-profile';
 import { runLoad, type LoadResult } from './support/http-load';
 import { CACHE_DIR } from './support/pdf-fixtures';
-import { API_ENTRY, freePort, startServer, waitForHttp } from './support/processes';
+import { API_ENTRY, freePort, productionEnv, startServer, waitForHttp } from './support/processes';
 import { fixed, printTable, runMain } from './support/report';
 import { createBenchEnvironment } from './support/stack';
 
@@ -143,17 +143,9 @@ async function main(): Promise<void> {
       API_ENTRY,
     ],
     {
-      NODE_ENV: 'production',
+      ...productionEnv(environment),
       PORT: String(apiPort),
-      DATABASE_URL: environment.databaseUrl,
-      REDIS_URL: 'redis://127.0.0.1:6379',
-      QUEUE_PREFIX: environment.name,
-      ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
       LOG_LEVEL,
-      LOG_FORMAT: 'json',
-      SHUTDOWN_DRAIN_SECONDS: '0',
-      // Every request is counted; none is refused.
-      RATE_LIMIT_PER_MINUTE: '100000000',
     },
     PROFILE ? 'SIGUSR2' : 'SIGTERM',
   );

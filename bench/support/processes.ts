@@ -67,6 +67,28 @@ export function startServer(
   return { child, stop };
 }
 
+/**
+ * The settings the built apps run with in these benchmarks: production mode against the run's own database and
+ * Redis prefix, JSON logs, no shutdown drain, and a rate limit that counts every request but refuses none.
+ */
+/** Node options for the API process, from BENCH_API_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=…" to profile it). */
+export function apiNodeArguments(): string[] {
+  return (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
+export function productionEnv(environment: { name: string; databaseUrl: string }): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    DATABASE_URL: environment.databaseUrl,
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    QUEUE_PREFIX: environment.name,
+    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    LOG_FORMAT: 'json',
+    SHUTDOWN_DRAIN_SECONDS: '0',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+  };
+}
+
 export interface BuiltApi {
   /** http://127.0.0.1:PORT of the API */
   baseUrl: string;
@@ -83,18 +105,9 @@ export interface BuiltApi {
 export async function startBuiltApi(env: Record<string, string> = {}): Promise<BuiltApi> {
   const environment = await createBenchEnvironment();
   const port = await freePort();
-  // e.g. BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=bench/.cache/profile" to profile the API
-  const nodeArguments = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const api = startServer([...nodeArguments, API_ENTRY], {
-    NODE_ENV: 'production',
+  const api = startServer([...apiNodeArguments(), API_ENTRY], {
+    ...productionEnv(environment),
     PORT: String(port),
-    DATABASE_URL: environment.databaseUrl,
-    REDIS_URL: 'redis://127.0.0.1:6379',
-    QUEUE_PREFIX: environment.name,
-    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-    LOG_FORMAT: 'json',
-    SHUTDOWN_DRAIN_SECONDS: '0',
-    RATE_LIMIT_PER_MINUTE: '100000000',
     ...env,
   });
   const close = async () => {

@@ -80,12 +80,13 @@ export class LeadsService {
     const where = filter.sql;
     const parameters = filter.values;
     // Newest first either way; with a date range, by creation time so the (user, created_at, id) index serves it.
-    const order = query.date_from || query.date_to ? 'l.created_at DESC, l.id DESC' : 'l.id DESC';
+    const dated = Boolean(query.date_from || query.date_to);
+    const newestFirst = (alias: string) => (dated ? `${alias}.created_at DESC, ${alias}.id DESC` : `${alias}.id DESC`);
     const [rows, total] = await Promise.all([
       this.dataSource.query(
         withContacts(
-          `${SELECT_LEADS} WHERE ${where} ORDER BY ${order} LIMIT ${filter.next()} OFFSET ${filter.next(2)}`,
-          order.replaceAll('l.', 'page.'),
+          `${SELECT_LEADS} WHERE ${where} ORDER BY ${newestFirst('l')} LIMIT ${filter.next()} OFFSET ${filter.next(2)}`,
+          newestFirst('page'),
         ),
         [...parameters, query.per_page, (query.page - 1) * query.per_page],
       ) as Promise<LeadRow[]>,
