@@ -124,9 +124,10 @@ async function main(): Promise<void> {
         ],
       },
     ];
-    const rows = await measureListCases(api, bare, '/api/user/calls', cases, 40);
+    const samples = Number(process.argv[2] ?? 200);
+    const rows = await measureListCases(api, bare, '/api/user/calls', cases, samples);
     printTable(
-      'GET /api/user/calls, one account with 1,000,000 of 5,000,000 calls (40 requests a case, sequential)',
+      `GET /api/user/calls, one account with 1,000,000 of 5,000,000 calls (${samples} requests a case, sequential)`,
       LIST_CASE_HEADERS,
       rows,
     );

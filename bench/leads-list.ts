@@ -88,7 +88,7 @@ async function seed(
 }
 
 async function main(): Promise<void> {
-  const samples = Number(process.argv[2] ?? 40);
+  const samples = Number(process.argv[2] ?? 200);
   const stack = await startBuiltApi();
   const client = new Client({ connectionString: stack.databaseUrl });
   await client.connect();
