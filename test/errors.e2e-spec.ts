@@ -95,9 +95,8 @@ describe('Error shapes', () => {
 
   it('drains a request in flight when the app closes', async () => {
     const draining = await startStack({ worker: false, apiModules: [TestRoutesModule] });
-    const server = draining.api.getHttpServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address();
+    await draining.api.listen(0, '127.0.0.1');
+    const { port } = draining.api.getHttpServer().address();
     const pending = fetch(`http://127.0.0.1:${port}/api/test/slow`);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const closing = draining.close();

@@ -1,7 +1,6 @@
-import { ConsoleLogger, INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { Logger } from 'nestjs-pino';
+import type { INestApplication } from '@nestjs/common';
 import { AppConfig } from '@app/config';
+import { createHttpApp } from '@app/platform';
 import { WorkerModule } from './worker.module';
 
 /**
@@ -9,13 +8,5 @@ import { WorkerModule } from './worker.module';
  * BullMQ workers, which wait for the jobs in hand to finish before the process exits.
  */
 export async function createWorkerApp(config: AppConfig): Promise<INestApplication> {
-  const app = await NestFactory.create(WorkerModule.forRoot(config), {
-    bufferLogs: true,
-    // Until the JSON logger takes over (and if boot fails before it does), Nest's own lines are JSON too.
-    logger: new ConsoleLogger({ json: true, colors: false }),
-  });
-  app.useLogger(app.get(Logger));
-  app.setGlobalPrefix('api');
-  app.enableShutdownHooks();
-  return app;
+  return createHttpApp(WorkerModule.forRoot(config));
 }

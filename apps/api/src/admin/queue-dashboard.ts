@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
-import type { INestApplication } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppConfig } from '@app/config';
 import { JobQueue } from '@app/jobs';
 
@@ -17,12 +17,14 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
  */
 export function operatorOnly(credential: { username: string; password: string }) {
   const expected = digest(`${credential.username}:${credential.password}`);
-  return (request: Request, response: Response, next: NextFunction): void => {
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const [scheme, encoded] = (request.headers.authorization ?? '').split(' ');
     const given = scheme === 'Basic' && encoded ? Buffer.from(encoded, 'base64').toString('utf8') : '';
-    if (given && timingSafeEqual(digest(given), expected)) return next();
-    response.setHeader('WWW-Authenticate', 'Basic realm="queues", charset="UTF-8"');
-    response.status(401).json({ message: 'Unauthenticated.' });
+    if (given && timingSafeEqual(digest(given), expected)) return done();
+    void reply
+      .header('WWW-Authenticate', 'Basic realm="queues", charset="UTF-8"')
+      .status(401)
+      .send({ message: 'Unauthenticated.' });
   };
 }
 
@@ -30,10 +32,10 @@ export function operatorOnly(credential: { username: string; password: string })
  * The queue dashboard (see, retry and remove jobs) at /api/admin/queues, for operators only. Off unless
  * QUEUE_DASHBOARD_USERNAME and QUEUE_DASHBOARD_PASSWORD are set.
  */
-export function mountQueueDashboard(app: INestApplication): void {
+export async function mountQueueDashboard(app: NestFastifyApplication): Promise<void> {
   const credential = app.get(AppConfig).queueDashboard;
   if (!credential) return;
-  const serverAdapter = new ExpressAdapter();
+  const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({
     queues: app
@@ -42,5 +44,12 @@ export function mountQueueDashboard(app: INestApplication): void {
       .map((queue) => new BullMQAdapter(queue)),
     serverAdapter,
   });
-  app.use(QUEUE_DASHBOARD_PATH, operatorOnly(credential), serverAdapter.getRouter());
+  // Its own plugin scope, so the operator check guards the dashboard's routes and nothing else.
+  await app.register(
+    async (dashboard: FastifyInstance) => {
+      dashboard.addHook('onRequest', operatorOnly(credential));
+      await dashboard.register(serverAdapter.registerPlugin());
+    },
+    { prefix: QUEUE_DASHBOARD_PATH },
+  );
 }

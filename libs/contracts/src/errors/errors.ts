@@ -29,6 +29,8 @@ export const Errors = {
   /** A job could not be enqueued: nothing was kept, the caller may simply retry. */
   processingNotStarted: () =>
     new DomainError('enqueue_failed', 503, { error: 'Could not start processing the document. Please try again.' }),
+  /** A request whose URL or framing cannot be read (broken percent-encoding, a Content-Length that lies). */
+  malformedRequest: () => new DomainError('bad_request', 400, { message: 'The request is malformed.' }),
   routeNotFound: () => new DomainError('route_not_found', 404, { message: 'Not found.' }),
   malformedJson: () => new DomainError('malformed_json', 400, { message: 'The request body is not valid JSON.' }),
   bodyNotObject: () => new DomainError('body_not_object', 400, { message: 'The request body must be a JSON object.' }),

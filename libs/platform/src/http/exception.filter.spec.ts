@@ -6,13 +6,15 @@ import { ApiExceptionFilter } from './exception.filter';
 function answer(exception: unknown): { status: number; body: unknown } {
   const sent: { status: number; body: unknown } = { status: 0, body: undefined };
   const response = {
-    headersSent: false,
-    setHeader: () => undefined,
+    sent: false,
+    headers() {
+      return this;
+    },
     status(code: number) {
       sent.status = code;
       return this;
     },
-    json(body: unknown) {
+    send(body: unknown) {
       sent.body = body;
     },
   };

@@ -1,8 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { Express, Request, Response } from 'express';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, Errors, humaniseAttribute, ValidationFailed } from '@app/contracts';
-import { allowedMethods } from './allowed-methods';
+import { AllowedMethods } from './allowed-methods';
+import { requestRefusal } from './request-body';
 
 /** Connection-level failures of Postgres or Redis, as opposed to bugs: worth a 503 the caller can retry. */
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -51,27 +52,30 @@ export class ApiExceptionFilter implements ExceptionFilter {
   constructor(@Optional() private readonly adapterHost?: HttpAdapterHost) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
     let error = this.toDomainError(exception);
-    if (error.code === 'route_not_found') error = this.wrongMethod(host.switchToHttp().getRequest<Request>()) ?? error;
+    if (error.code === 'route_not_found')
+      error = this.wrongMethod(host.switchToHttp().getRequest<FastifyRequest>()) ?? error;
     if (error.status >= 500) {
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
-    if (response.headersSent) return;
-    for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
-    response.status(error.status).json(error.body);
+    if (reply.sent) return;
+    reply.headers(error.headers).status(error.status).send(error.body);
   }
 
   /** A path that exists under other methods answers 405 with `Allow`, not 404. */
-  private wrongMethod(request: Request | undefined): DomainError | undefined {
-    const app = this.adapterHost?.httpAdapter?.getInstance<Express>();
-    if (!app || !request?.path) return undefined;
-    const allowed = allowedMethods(app, request.path);
+  private wrongMethod(request: FastifyRequest | undefined): DomainError | undefined {
+    const app = this.adapterHost?.httpAdapter?.getInstance<FastifyInstance>();
+    const routes = app && AllowedMethods.of(app);
+    if (!routes || !request?.url) return undefined;
+    const allowed = routes.at(request.url);
     return allowed.length > 0 ? Errors.methodNotAllowed(allowed) : undefined;
   }
 
   private toDomainError(exception: unknown): DomainError {
     if (exception instanceof DomainError) return exception;
+    const refused = requestRefusal(exception);
+    if (refused) return refused;
 
     if (exception instanceof HttpException) {
       switch (exception.getStatus()) {
@@ -85,7 +89,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
           return Errors.unauthenticated();
         case HttpStatus.BAD_REQUEST:
           // Nest maps a path with broken percent-encoding to a 400 whose message quotes the input.
-          return new DomainError('bad_request', 400, { message: 'The request is malformed.' });
+          return Errors.malformedRequest();
         default: {
           const status = exception.getStatus();
           if (status < 500) return new DomainError('http_error', status, { message: exception.message });
@@ -93,10 +97,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
       }
     }
     if (isDependencyUnavailable(exception)) return Errors.serviceUnavailable();
-    const refused = databaseClientError(exception);
-    if (!refused) return Errors.serverError();
+    const databaseRefusal = databaseClientError(exception);
+    if (!databaseRefusal) return Errors.serverError();
     // A 4xx for the caller, but a sign that a route's own checks or locks missed a case.
     this.logger.warn(`Postgres refused a request: ${(exception as Error).message}`);
-    return refused;
+    return databaseRefusal;
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LoggerModule } from 'nestjs-pino';
 import { storage, Store } from 'nestjs-pino/storage';
 import pino, { type Logger } from 'pino';
@@ -47,34 +47,51 @@ function rootLogger(config: AppConfig): Logger {
  * request's own code writes carry its id through the request scope. Built without a child logger per request,
  * and nothing is assembled for the request line when the level would not write it.
  */
-function requestLogging(logger: Logger, service: string) {
-  return (
-    request: IncomingMessage & { auth?: { user: { id: number } } },
-    response: ServerResponse,
-    next: () => void,
-  ) => {
-    const header = request.headers['x-request-id'];
-    const id = typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
-    response.setHeader('X-Request-Id', id);
-    // Express strips a middleware's mount path from `url`; `originalUrl` is the path as requested.
-    const url = (request as { originalUrl?: string }).originalUrl ?? request.url ?? '';
-    if (logger.isLevelEnabled('info') && !url.startsWith('/api/health')) {
-      const started = Date.now();
-      response.once('close', () => {
-        const line = {
-          req: { id, method: request.method, path: url.split('?')[0] },
-          service,
-          ...(request.auth ? { userId: request.auth.user.id } : {}),
-          res: { statusCode: response.statusCode },
-          responseTime: Date.now() - started,
-        };
-        if (!response.writableFinished) logger.info(line, 'request aborted');
-        else if (response.statusCode >= 500) logger.error(line, 'request errored');
-        else logger.info(line, 'request completed');
-      });
-    }
-    storage.run(new RequestScope(logger, id), next);
-  };
+@Injectable()
+export class RequestLogging {
+  constructor(
+    @Inject(ROOT_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE) private readonly service: string,
+  ) {}
+
+  install(app: FastifyInstance): void {
+    const ids = new WeakMap<FastifyRequest, string>();
+    app.addHook('onRequest', (request, reply, done) => {
+      const header = request.headers['x-request-id'];
+      const id = typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+      ids.set(request, id);
+      reply.header('X-Request-Id', id);
+      if (this.logger.isLevelEnabled('info') && !request.url.startsWith('/api/health'))
+        this.lineWhenDone(request, reply, id);
+      done();
+    });
+    // The scope is entered once the body is read: what runs after the body's stream events would not see a scope
+    // entered earlier. Guards, pipes, handlers and interceptors all run inside it.
+    app.addHook('preHandler', (request, _reply, done) => {
+      storage.run(new RequestScope(this.logger, ids.get(request) ?? randomUUID()), done);
+    });
+  }
+
+  private lineWhenDone(
+    request: FastifyRequest & { auth?: { user: { id: number } } },
+    reply: FastifyReply,
+    id: string,
+  ): void {
+    const started = Date.now();
+    const response = reply.raw;
+    response.once('close', () => {
+      const line = {
+        req: { id, method: request.method, path: request.url.split('?')[0] },
+        service: this.service,
+        ...(request.auth ? { userId: request.auth.user.id } : {}),
+        res: { statusCode: response.statusCode },
+        responseTime: Date.now() - started,
+      };
+      if (!response.writableFinished) this.logger.info(line, 'request aborted');
+      else if (response.statusCode >= 500) this.logger.error(line, 'request errored');
+      else this.logger.info(line, 'request completed');
+    });
+  }
 }
 
 /** The one root logger of a process, shared by Nest's logger and the request lines. */
@@ -95,12 +112,7 @@ class RootLoggerModule {
  * request lines carry no headers of the response. `LOG_FORMAT=pretty` prints readable lines for development.
  */
 @Module({})
-export class LoggingModule implements NestModule {
-  constructor(
-    @Inject(ROOT_LOGGER) private readonly logger: Logger,
-    @Inject(SERVICE) private readonly service: string,
-  ) {}
-
+export class LoggingModule {
   static forRoot(service: 'api' | 'worker'): DynamicModule {
     return {
       module: LoggingModule,
@@ -113,11 +125,8 @@ export class LoggingModule implements NestModule {
           useFactory: (logger: Logger) => ({ pinoHttp: { logger }, useExisting: true, forRoutes: [] }),
         }),
       ],
-      providers: [{ provide: SERVICE, useValue: service }],
+      providers: [{ provide: SERVICE, useValue: service }, RequestLogging],
+      exports: [RequestLogging],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(requestLogging(this.logger, this.service)).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
   }
 }
