@@ -33,11 +33,11 @@ import {
 import { NestFactory } from '@nestjs/core';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { AppConfig, loadConfig, redisOptionsFromUrl } from '@app/config';
+import { AppConfig, redisOptionsFromUrl } from '@app/config';
 import { HealthModule, REDIS } from '@app/platform';
 import { dataSourceOptions } from '../libs/database/src/data-source-options';
 import { runLoad, type LoadResult } from './support/http-load';
-import { createBenchEnvironment } from './support/stack';
+import { benchConfig, createBenchEnvironment } from './support/stack';
 import { fixed, median, nowMs, printTable, runMain } from './support/report';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -172,15 +172,7 @@ async function main(): Promise<void> {
   };
 
   const environment = await createBenchEnvironment();
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    DATABASE_URL: environment.databaseUrl,
-    REDIS_URL,
-    QUEUE_PREFIX: environment.name,
-    LOG_LEVEL: 'silent',
-    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-    SHUTDOWN_DRAIN_SECONDS: String(DRAIN_SECONDS),
-  });
+  const config = benchConfig(environment, { SHUTDOWN_DRAIN_SECONDS: String(DRAIN_SECONDS) });
   // One pool (the service's options and size) and one Redis client (as RedisModule makes it), shared by both apps.
   const dataSource = new DataSource(dataSourceOptions(environment.databaseUrl));
   const redis = new Redis({ ...redisOptionsFromUrl(REDIS_URL), lazyConnect: false, maxRetriesPerRequest: 2 });

@@ -21,10 +21,9 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '@app/config';
 import { QueueBackend } from '@app/jobs';
 import { fixed, MIB, nowMs, percentile, printTable, runMain } from './support/report';
-import { ApiClient, createBenchEnvironment, startBenchStack } from './support/stack';
+import { ApiClient, benchConfig, createBenchEnvironment, startBenchStack } from './support/stack';
 import { sequential } from './support/txt-documents';
 // Plain JavaScript shared with `npm start`.
 const { startEmbeddedPostgres } = require('../scripts/local-services') as {
@@ -50,14 +49,7 @@ async function emptyJobs(target: Target): Promise<{ jobsPerSecond: number; addsP
     serverDatabaseUrl: target.serverDatabaseUrl,
     redis: target.backend === 'redis',
   });
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    DATABASE_URL: environment.databaseUrl,
-    QUEUE_BACKEND: target.backend,
-    QUEUE_PREFIX: environment.name,
-    LOG_LEVEL: 'silent',
-    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-  });
+  const config = benchConfig(environment, { QUEUE_BACKEND: target.backend });
   const backend = new QueueBackend(config);
   const queue = backend.createQueue('bench-empty');
   let completed = 0;

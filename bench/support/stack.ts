@@ -30,6 +30,25 @@ export interface BenchEnvironmentOptions {
   redis?: boolean;
 }
 
+/**
+ * The configuration of a benchmark run against `environment` (its database, and its name as the Redis prefix):
+ * quiet logs, a fixed encryption key, this machine's Redis; `overrides` last.
+ */
+export function benchConfig(
+  environment: { name: string; databaseUrl: string },
+  overrides: Record<string, string> = {},
+): AppConfig {
+  return loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: environment.databaseUrl,
+    REDIS_URL,
+    QUEUE_PREFIX: environment.name,
+    LOG_LEVEL: 'silent',
+    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    ...overrides,
+  });
+}
+
 /** A fresh database `va_bench_<time>_<hex>` and a Redis prefix of the same name. */
 export async function createBenchEnvironment(
   options: BenchEnvironmentOptions = {},
@@ -91,13 +110,7 @@ export async function startBenchStack(
   // On an interrupt the apps are stopped before the database is dropped under them.
   const forget = onInterrupt(close);
   try {
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      DATABASE_URL: environment.databaseUrl,
-      REDIS_URL,
-      QUEUE_PREFIX: environment.name,
-      LOG_LEVEL: 'silent',
-      ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    const config = benchConfig(environment, {
       OUTBOUND_ALLOW_LOOPBACK: 'true',
       CRAWL_DELAY_MS: '0',
       // The pollers below send far more than the default 600 requests a minute from one token.

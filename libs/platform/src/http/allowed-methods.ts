@@ -8,19 +8,20 @@ import Router from 'find-my-way';
  */
 export class AllowedMethods {
   private static readonly byApp = new WeakMap<FastifyInstance, AllowedMethods>();
-  private readonly router = Router({ ignoreTrailingSlash: true, caseSensitive: false, maxParamLength: Infinity });
+  private readonly router: Router.Instance<Router.HTTPVersion.V1>;
   private readonly methodsByPattern = new Map<string, Set<string>>();
 
-  /** Starts gathering the routes of `app`; call before any route is added. */
-  static track(app: FastifyInstance): void {
-    AllowedMethods.byApp.set(app, new AllowedMethods(app));
+  /** Starts gathering the routes of `app`, matched as its own router matches them; call before any route is added. */
+  static track(app: FastifyInstance, matching: Router.Config<Router.HTTPVersion.V1>): void {
+    AllowedMethods.byApp.set(app, new AllowedMethods(app, matching));
   }
 
   static of(app: FastifyInstance): AllowedMethods | undefined {
     return AllowedMethods.byApp.get(app);
   }
 
-  private constructor(app: FastifyInstance) {
+  private constructor(app: FastifyInstance, matching: Router.Config<Router.HTTPVersion.V1>) {
+    this.router = Router(matching);
     app.addHook('onRoute', ({ method, url }) => {
       // Catch-all routes (static assets, the not-found handler) say nothing about a path.
       if (url.includes('*')) return;

@@ -5,13 +5,16 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { Errors } from '@app/contracts';
-import { RequestLogging } from '../logging/logging.module';
+import { RequestLogging, requestIdOf } from '../logging/logging.module';
 import { AllowedMethods } from './allowed-methods';
 import { answerClientError } from './client-error';
 import { BODY_LIMIT_BYTES, registerBodyParsers } from './request-body';
 
-/** No URL can be longer than Node's 16 KiB of headers, so no path segment is refused for its length. */
-const MAX_PATH_SEGMENT = 16 * 1024;
+/**
+ * How a path finds its route, as Express found it: any letter case, a trailing slash allowed, and no path segment
+ * refused for its length (no URL is longer than Node's 16 KiB of headers anyway).
+ */
+const PATH_MATCHING = { ignoreTrailingSlash: true, caseSensitive: false, maxParamLength: 16 * 1024 };
 
 /**
  * A Nest application on Fastify with the house's HTTP conventions, shared by the API and the worker: JSON logs
@@ -26,10 +29,9 @@ export async function createHttpApp(
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: options.trustProxy,
+    genReqId: requestIdOf,
     routerOptions: {
-      ignoreTrailingSlash: true,
-      caseSensitive: false,
-      maxParamLength: MAX_PATH_SEGMENT,
+      ...PATH_MATCHING,
       // Node's own parser, as Express's: plain records (no prototype) that validation walks like a body.
       querystringParser: (query: string) => parseQuery(query),
     },
@@ -46,7 +48,7 @@ export async function createHttpApp(
     skipMiddie: true,
   });
   const fastify = adapter.getInstance();
-  AllowedMethods.track(fastify);
+  AllowedMethods.track(fastify, PATH_MATCHING);
   registerBodyParsers(fastify);
   closeConnectionsWhenDone(fastify);
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LoggerModule } from 'nestjs-pino';
@@ -18,6 +19,15 @@ class RequestScope extends Store {
   ) {
     super(logger);
   }
+}
+
+/**
+ * A request's id (Fastify's `genReqId`): its `X-Request-Id` when the caller (or a proxy) sends a sane one, else a
+ * fresh UUID. Echoed back and written on every log line of the request.
+ */
+export function requestIdOf(request: IncomingMessage): string {
+  const header = request.headers['x-request-id'];
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
 }
 
 /** The id of the request being handled, if any (jobs it enqueues carry it, so their log lines can be joined). */
@@ -55,37 +65,28 @@ export class RequestLogging {
   ) {}
 
   install(app: FastifyInstance): void {
-    const ids = new WeakMap<FastifyRequest, string>();
     app.addHook('onRequest', (request, reply, done) => {
-      const header = request.headers['x-request-id'];
-      const id = typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
-      ids.set(request, id);
-      reply.header('X-Request-Id', id);
+      reply.header('X-Request-Id', request.id);
       if (this.logger.isLevelEnabled('info') && !request.url.startsWith('/api/health'))
-        this.lineWhenDone(request, reply, id);
+        this.lineWhenDone(request, reply);
       done();
     });
     // The scope is entered once the body is read: what runs after the body's stream events would not see a scope
     // entered earlier. Guards, pipes, handlers and interceptors all run inside it.
     app.addHook('preHandler', (request, _reply, done) => {
-      storage.run(new RequestScope(this.logger, ids.get(request) ?? randomUUID()), done);
+      storage.run(new RequestScope(this.logger, request.id), done);
     });
   }
 
-  private lineWhenDone(
-    request: FastifyRequest & { auth?: { user: { id: number } } },
-    reply: FastifyReply,
-    id: string,
-  ): void {
-    const started = Date.now();
+  private lineWhenDone(request: FastifyRequest & { auth?: { user: { id: number } } }, reply: FastifyReply): void {
     const response = reply.raw;
     response.once('close', () => {
       const line = {
-        req: { id, method: request.method, path: request.url.split('?')[0] },
+        req: { id: request.id, method: request.method, path: request.url.split('?')[0] },
         service: this.service,
         ...(request.auth ? { userId: request.auth.user.id } : {}),
         res: { statusCode: response.statusCode },
-        responseTime: Date.now() - started,
+        responseTime: Math.round(reply.elapsedTime),
       };
       if (!response.writableFinished) this.logger.info(line, 'request aborted');
       else if (response.statusCode >= 500) this.logger.error(line, 'request errored');
