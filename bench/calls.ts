@@ -6,8 +6,8 @@
  *   npm run bench:calls
  */
 import { Client, Pool } from 'pg';
-import { LIST_CASE_HEADERS, ListCase, measureListCases } from './support/list-cases';
-import { startBuiltApi } from './support/processes';
+import { bareServerCases, LIST_CASE_HEADERS, ListCase, measureListCases } from './support/list-cases';
+import { startBareListServer, startBuiltApi } from './support/processes';
 import { ApiClient } from './support/stack';
 import { fixed, nowMs, printTable, runMain } from './support/report';
 
@@ -125,7 +125,13 @@ async function main(): Promise<void> {
       },
     ];
     const samples = Number(process.argv[2] ?? 200);
-    const rows = await measureListCases(api, bare, '/api/user/calls', cases, samples);
+    const bareHttp = await startBareListServer(stack.databaseUrl, {
+      LIST_CASES: bareServerCases('/api/user/calls', cases),
+      QUEUE_PREFIX: stack.queuePrefix,
+    });
+    const rows = await measureListCases(api, bare, '/api/user/calls', cases, samples, bareHttp.baseUrl).finally(() =>
+      bareHttp.process.stop(),
+    );
     printTable(
       `GET /api/user/calls, one account with 1,000,000 of 5,000,000 calls (${samples} requests a case, sequential)`,
       LIST_CASE_HEADERS,

@@ -8,8 +8,8 @@
  *   npm run bench:leads [-- requests per case]
  */
 import { Client, Pool } from 'pg';
-import { LIST_CASE_HEADERS, ListCase, measureListCases, Statement } from './support/list-cases';
-import { startBuiltApi } from './support/processes';
+import { bareServerCases, LIST_CASE_HEADERS, ListCase, measureListCases, Statement } from './support/list-cases';
+import { startBareListServer, startBuiltApi } from './support/processes';
 import { ApiClient } from './support/stack';
 import { fixed, nowMs, printTable, runMain } from './support/report';
 
@@ -161,13 +161,20 @@ async function main(): Promise<void> {
             'l.created_at DESC, l.id DESC',
           ),
           [
-            `SELECT count(*) FROM leads l WHERE l.user_id = $1 AND l.created_at >= $2::date AND l.created_at < $3::date + 1`,
-            [user, data.from, data.to],
+            `SELECT COALESCE(sum(total), 0)::int AS total FROM lead_counts
+              WHERE user_id = $1 AND bucket LIKE 'd%' AND bucket >= $2 AND bucket <= $3`,
+            [user, `d${data.from}`, `d${data.to}`],
           ],
         ],
       },
     ];
-    const results = await measureListCases(api, bare, '/api/user/leads', cases, samples);
+    const bareHttp = await startBareListServer(stack.databaseUrl, {
+      LIST_CASES: bareServerCases('/api/user/leads', cases),
+      QUEUE_PREFIX: stack.queuePrefix,
+    });
+    const results = await measureListCases(api, bare, '/api/user/leads', cases, samples, bareHttp.baseUrl).finally(() =>
+      bareHttp.process.stop(),
+    );
     printTable(
       `GET /api/user/leads, one account with 1,000,000 of 5,000,000 leads (${samples} requests a case, sequential)`,
       LIST_CASE_HEADERS,

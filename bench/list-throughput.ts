@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { summariseProfile } from './support/cpu-profile';
 import { runLoad, type LoadResult } from './support/http-load';
 import { CACHE_DIR } from './support/pdf-fixtures';
-import { API_ENTRY, freePort, productionEnv, startServer, waitForHttp } from './support/processes';
+import { API_ENTRY, freePort, productionEnv, startBareListServer, startServer, waitForHttp } from './support/processes';
 import { fixed, printTable, runMain } from './support/report';
 import { createBenchEnvironment } from './support/stack';
 
@@ -149,22 +149,15 @@ async function main(): Promise<void> {
     },
     PROFILE ? 'SIGUSR2' : 'SIGTERM',
   );
-  const barePort = await freePort();
-  const bare = startServer(
-    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'support', 'bare-list-server.ts')],
-    {
-      DATABASE_URL: environment.databaseUrl,
-      PORT: String(barePort),
-    },
-  );
+  let bare: Awaited<ReturnType<typeof startBareListServer>> | undefined;
   try {
+    bare = await startBareListServer(environment.databaseUrl);
     await waitForHttp(`${apiOrigin}/api/health`, api.child);
     const token = await seed(apiOrigin);
-    const bareOrigin = `http://127.0.0.1:${barePort}`;
-    await waitForHttp(`${bareOrigin}/api/user/api-keys`, bare.child);
+    const bareOrigin = bare.baseUrl;
     const { results, answered: apiAnswered } = await measure(
       { origin: apiOrigin, pid: api.child.pid! },
-      { origin: bareOrigin, pid: bare.child.pid! },
+      { origin: bareOrigin, pid: bare.process.child.pid! },
       token,
     );
     await api.stop();
@@ -215,7 +208,7 @@ async function main(): Promise<void> {
       table('API self time by function', summary.functions);
     }
   } finally {
-    await Promise.allSettled([api.stop(), bare.stop()]);
+    await Promise.allSettled([api.stop(), bare?.process.stop()]);
     await environment.clean();
   }
 }

@@ -6,13 +6,23 @@
  *
  *   DATABASE_URL=... PORT=0 node -r ts-node/register/transpile-only bench/support/bare-list-server.ts
  *
+ * The lead and call list benchmarks also pass their cases (LIST_CASES: a JSON object from each case's request path
+ * to its statements) and a Redis prefix (QUEUE_PREFIX): for each of those paths the server looks up the token while
+ * it counts the request against the credential with the API's own Redis counter, as the API does (a per-token rate
+ * limit is part of the contract), then runs the case's statements side by side and answers the rows and the total.
+ * That is the least an HTTP server must do for the request, so the API's time over it is the framework's and the
+ * API's own code, and its time over the bare SQL is what any HTTP server adds on this machine.
+ *
  * Prints `listening <port>` once it accepts connections.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
+import type { AppConfig } from '../../libs/config/src/app-config';
 import { KNOWLEDGEBASE_SUMMARIES_SQL } from '../../libs/database/src/knowledgebase-summaries';
+import { RedisWindowCounters } from '../../libs/platform/src/counters/window-counters';
 import { hashToken, parseToken } from '../../libs/platform/src/security/tokens';
+import type { Statement } from './list-cases';
 
 /** The API's own pool size (dataSourceOptions' default). */
 const POOL_SIZE = 10;
@@ -104,6 +114,29 @@ const routes: Record<string, (caller: Caller) => Promise<unknown>> = {
   '/api/user/api-keys': apiKeys,
 };
 
+const listCases = JSON.parse(process.env.LIST_CASES ?? '{}') as Record<string, Statement[]>;
+const counters = process.env.QUEUE_PREFIX
+  ? new RedisWindowCounters(
+      {
+        redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        queuePrefix: process.env.QUEUE_PREFIX,
+      } as AppConfig,
+      (error) => console.error(error.message),
+    )
+  : undefined;
+
+/** A list case: the page's rows and the total, from the statements the benchmark gave for the path. */
+async function listCase(request: IncomingMessage, statements: Statement[]): Promise<unknown> {
+  const token = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+  const [caller] = await Promise.all([
+    authenticate(request),
+    counters?.hit(`rate:session:${hashToken(token)}`, 60_000),
+  ]);
+  if (!caller) return null;
+  const [page, total] = await Promise.all(statements.map(([text, values]) => pool.query(text, values as unknown[])));
+  return { data: page.rows, total: Number(Object.values(total.rows[0] ?? {})[0] ?? 0) };
+}
+
 function send(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   response.writeHead(status, {
@@ -114,6 +147,13 @@ function send(response: ServerResponse, status: number, body: unknown): void {
 }
 
 const server = createServer((request, response) => {
+  const statements = request.method === 'GET' ? listCases[request.url ?? ''] : undefined;
+  if (statements) {
+    listCase(request, statements)
+      .then((body) => send(response, body ? 200 : 401, body ?? {}))
+      .catch((error: Error) => send(response, 500, { message: error.message }));
+    return;
+  }
   const route = request.method === 'GET' ? routes[request.url ?? ''] : undefined;
   if (!route) return send(response, 404, { message: 'Not found.' });
   authenticate(request)
@@ -128,4 +168,5 @@ process.on('SIGTERM', () => {
   server.close();
   server.closeAllConnections();
   void pool.end();
+  void counters?.onApplicationShutdown();
 });

@@ -5,6 +5,13 @@ import type { ApiClient } from './stack';
 
 export type Statement = [string, unknown[]];
 
+/**
+ * Unmeasured rounds before each case's samples: enough for V8 to optimise each server's code for the case's path
+ * (a server in service has answered thousands of such requests), so the first case measured is not also measuring
+ * the compiler.
+ */
+const WARM_UPS = 30;
+
 export interface ListCase {
   name: string;
   /** The query string of the request. */
@@ -22,11 +29,17 @@ export const LIST_CASE_HEADERS = [
   'bare SQL p50',
   'bare p95',
   'p95 ratio',
+  'bare HTTP p50',
+  'bare HTTP p95',
+  'bare HTTP p95 ratio',
 ];
 
 /**
- * Each case `samples` times (after 3 warm-ups), one request at a time: the request over HTTP, then the same SQL run
- * bare as the API runs it (the credential's lookup, then the case's statements side by side on a pool of two).
+ * Each case `samples` times (after WARM_UPS unmeasured rounds), one request at a time: the request over HTTP, then the same request
+ * to the bare HTTP server (support/bare-list-server.ts: `node:http` doing the least the request needs, the token's
+ * lookup and rate count and then the case's statements), then the same SQL run bare as the API runs it (the
+ * credential's lookup, then the case's statements side by side on a pool of two). The three take turns, so a stall
+ * of the shared machine falls on each alike.
  * Requests go through undici's pool on one keep-alive connection, as an HTTP client library sends them: the
  * global `fetch` adds 0.4-0.6 ms of its own a request at p50 here (1-1.5 ms at p95), which is the client's time,
  * not the API's.
@@ -37,27 +50,38 @@ export async function measureListCases(
   path: string,
   cases: ListCase[],
   samples: number,
+  bareHttpUrl: string,
 ): Promise<(string | number)[][]> {
   const rows: (string | number)[][] = [];
   const client = new HttpPool(api.baseUrl, { connections: 1 });
+  const bareHttp = new HttpPool(bareHttpUrl, { connections: 1 });
   const headers = { authorization: `Bearer ${api.token}` };
+  /** The request's time, with its body read; the body's total when it answered 200. */
+  const timed = async (pool: HttpPool, target: string): Promise<{ ms: number; total: number }> => {
+    const started = nowMs();
+    const response = await pool.request({ method: 'GET', path: target, headers });
+    const body = (await response.body.json()) as { total: number };
+    const ms = nowMs() - started;
+    if (response.statusCode !== 200) throw new Error(`${target} answered ${response.statusCode}`);
+    return { ms, total: body.total };
+  };
   try {
     for (const item of cases) {
       const http: number[] = [];
+      const reference: number[] = [];
       const sql: number[] = [];
       let total = 0;
-      for (let sample = 0; sample < samples + 3; sample++) {
-        let started = nowMs();
-        const response = await client.request({ method: 'GET', path: `${path}?${item.query}`, headers });
-        const body = (await response.body.json()) as { total: number };
-        const httpMs = nowMs() - started;
-        if (response.statusCode !== 200) throw new Error(`${path}?${item.query} answered ${response.statusCode}`);
-        total = body.total;
-        started = nowMs();
+      for (let sample = 0; sample < samples + WARM_UPS; sample++) {
+        const answer = await timed(client, listCasePath(path, item));
+        total = answer.total;
+        const bareAnswer = await timed(bareHttp, listCasePath(path, item));
+        if (bareAnswer.total !== total) throw new Error(`${item.name}: the bare server counted ${bareAnswer.total}`);
+        const started = nowMs();
         await bare.query(...api.credentialLookup());
         await Promise.all(item.sql.map(([text, values]) => bare.query(text, values)));
-        if (sample >= 3) {
-          http.push(httpMs);
+        if (sample >= WARM_UPS) {
+          http.push(answer.ms);
+          reference.push(bareAnswer.ms);
           sql.push(nowMs() - started);
         }
       }
@@ -70,10 +94,24 @@ export async function measureListCases(
         fixed(percentile(sql, 50)),
         fixed(percentile(sql, 95)),
         fixed(percentile(http, 95) / percentile(sql, 95), 2),
+        fixed(percentile(reference, 50)),
+        fixed(percentile(reference, 95)),
+        fixed(percentile(reference, 95) / percentile(sql, 95), 2),
       ]);
     }
   } finally {
     await client.close();
+    await bareHttp.close();
   }
   return rows;
+}
+
+/** The request path of a case, as the API and the bare HTTP server both serve it. */
+export function listCasePath(path: string, item: ListCase): string {
+  return `${path}?${item.query}`;
+}
+
+/** The cases as the bare HTTP server takes them (LIST_CASES): each request path with its statements. */
+export function bareServerCases(path: string, cases: ListCase[]): string {
+  return JSON.stringify(Object.fromEntries(cases.map((item) => [listCasePath(path, item), item.sql])));
 }

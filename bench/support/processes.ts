@@ -93,6 +93,8 @@ export interface BuiltApi {
   /** http://127.0.0.1:PORT of the API */
   baseUrl: string;
   databaseUrl: string;
+  /** The run's Redis key prefix (QUEUE_PREFIX). */
+  queuePrefix: string;
   process: ServerProcess;
   /** Stops the API, drops the database and deletes the run's Redis keys. */
   close(): Promise<void>;
@@ -121,5 +123,28 @@ export async function startBuiltApi(env: Record<string, string> = {}): Promise<B
     await close();
     throw error;
   }
-  return { baseUrl, databaseUrl: environment.databaseUrl, process: api, close };
+  return { baseUrl, databaseUrl: environment.databaseUrl, queuePrefix: environment.name, process: api, close };
+}
+
+/**
+ * The bare HTTP reference (support/bare-list-server.ts) in its own process against `databaseUrl`, answering once
+ * started. `env` adds its list cases and Redis prefix (see that file).
+ */
+export async function startBareListServer(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ baseUrl: string; process: ServerProcess }> {
+  const port = await freePort();
+  const server = startServer(
+    ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(__dirname, 'bare-list-server.ts')],
+    { DATABASE_URL: databaseUrl, PORT: String(port), ...env },
+  );
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${baseUrl}/api/user/api-keys`, server.child);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return { baseUrl, process: server };
 }
