@@ -34,10 +34,20 @@ interface Caller {
   userId: number;
 }
 
-async function authenticate(request: IncomingMessage): Promise<Caller | null> {
+interface Credential {
+  kind: NonNullable<ReturnType<typeof parseToken>>;
+  /** The token's digest, as the database stores it and the rate limit keys it. */
+  digest: string;
+}
+
+/** The request's well-formed bearer token, or null. */
+function credentialOf(request: IncomingMessage): Credential | null {
   const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
   const kind = match ? parseToken(match[1]) : null;
-  if (!match || !kind) return null;
+  return match && kind ? { kind, digest: hashToken(match[1]) } : null;
+}
+
+async function authenticate({ kind, digest }: Credential): Promise<Caller | null> {
   const table = kind === 'apiKey' ? 'api_keys' : 'session_tokens';
   const notExpired = kind === 'session' ? 'AND credential.expires_at > now()' : '';
   const { rows } = await pool.query(
@@ -46,7 +56,7 @@ async function authenticate(request: IncomingMessage): Promise<Caller | null> {
        FROM ${table} credential
        JOIN users ON users.id = credential.user_id
       WHERE credential.token_hash = $1 ${notExpired}`,
-    [hashToken(match[1])],
+    [digest],
   );
   const row = rows[0];
   if (!row) return null;
@@ -126,11 +136,10 @@ const counters = process.env.QUEUE_PREFIX
   : undefined;
 
 /** A list case: the page's rows and the total, from the statements the benchmark gave for the path. */
-async function listCase(request: IncomingMessage, statements: Statement[]): Promise<unknown> {
-  const token = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+async function listCase(credential: Credential, statements: Statement[]): Promise<unknown> {
   const [caller] = await Promise.all([
-    authenticate(request),
-    counters?.hit(`rate:session:${hashToken(token)}`, 60_000),
+    authenticate(credential),
+    counters?.hit(`rate:${credential.kind}:${credential.digest}`, 60_000),
   ]);
   if (!caller) return null;
   const [page, total] = await Promise.all(statements.map(([text, values]) => pool.query(text, values as unknown[])));
@@ -147,17 +156,17 @@ function send(response: ServerResponse, status: number, body: unknown): void {
 }
 
 const server = createServer((request, response) => {
-  const statements = request.method === 'GET' ? listCases[request.url ?? ''] : undefined;
-  if (statements) {
-    listCase(request, statements)
-      .then((body) => send(response, body ? 200 : 401, body ?? {}))
-      .catch((error: Error) => send(response, 500, { message: error.message }));
-    return;
-  }
-  const route = request.method === 'GET' ? routes[request.url ?? ''] : undefined;
-  if (!route) return send(response, 404, { message: 'Not found.' });
-  authenticate(request)
-    .then((caller) => (caller ? route(caller).then((body) => send(response, 200, body)) : send(response, 401, {})))
+  const path = request.method === 'GET' ? (request.url ?? '') : '';
+  const statements = listCases[path];
+  const route = routes[path];
+  if (!statements && !route) return send(response, 404, { message: 'Not found.' });
+  const credential = credentialOf(request);
+  if (!credential) return send(response, 401, {});
+  const answer = statements
+    ? listCase(credential, statements)
+    : authenticate(credential).then((caller) => (caller ? route(caller) : null));
+  answer
+    .then((body) => send(response, body ? 200 : 401, body ?? {}))
     .catch((error: Error) => send(response, 500, { message: error.message }));
 });
 

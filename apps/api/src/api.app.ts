@@ -1,5 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
-import type { DynamicModule } from '@nestjs/common';
+import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { createHttpApp, MetricsRegistry, recordHttpMetrics } from '@app/platform';
 import { mountQueueDashboard } from './admin/queue-dashboard';

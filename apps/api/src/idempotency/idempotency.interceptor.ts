@@ -1,6 +1,6 @@
 import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
-import type { FastifyRequest, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { ValidationFailed } from '@app/contracts';
 import type { AuthenticatedRequest } from '../auth/auth-context';
@@ -42,7 +42,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   private async handle(request: AuthenticatedRequest, response: FastifyReply, key: string, next: CallHandler) {
     const userId = request.auth!.user.id;
-    const fingerprint = requestFingerprint(request as FastifyRequest);
+    const fingerprint = requestFingerprint(request);
     const claim = await this.store.claim(userId, key, fingerprint);
     if (claim.kind === 'mismatch') {
       throw ValidationFailed.field(
