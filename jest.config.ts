@@ -7,20 +7,7 @@ const moduleNameMapper = {
     '<rootDir>/libs/$1/src/$2',
 };
 
-/**
- * Dependencies published only as ES modules. Node (20.19 and later) loads them with `require`; Jest's module
- * loader does not, so they are compiled to CommonJS for the tests.
- */
-const ESM_ONLY_PACKAGES = ['content-disposition'];
-
-const transform = {
-  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }],
-  [`/node_modules/(?:.*/)?(?:${ESM_ONLY_PACKAGES.join('|')})/.+\\.js$`]: [
-    'ts-jest',
-    { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } },
-  ],
-} as const;
-const transformIgnorePatterns = [`/node_modules/(?!(?:.*/)?(?:${ESM_ONLY_PACKAGES.join('|')})/)`];
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] } as const;
 
 /** Run through `npm run test:unit` / `npm run test:e2e`. */
 const config: Config = {
@@ -35,7 +22,6 @@ const config: Config = {
       testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts'],
       moduleNameMapper,
       transform,
-      transformIgnorePatterns,
     },
     {
       displayName: 'e2e',
@@ -44,7 +30,6 @@ const config: Config = {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       moduleNameMapper,
       transform,
-      transformIgnorePatterns,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },

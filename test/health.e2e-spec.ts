@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createApiApp } from '../apps/api/src/api.app';
 import { createAccount } from './support/factories';
-import { initForRequests, Stack, startStack, testConfig } from './support/stack';
+import { Stack, startStack, testConfig } from './support/stack';
 import { QUEUE_BACKEND } from './support/test-environment';
 import { waitForDocument } from './support/wait-for';
 
@@ -57,7 +57,7 @@ describe('Health and readiness', () => {
   it('readiness answers 503 naming the dependency that is down', async () => {
     const config = testConfig({ QUEUE_BACKEND: 'redis', REDIS_URL: 'redis://127.0.0.1:1' });
     const app = await createApiApp(config);
-    await initForRequests(app);
+    await app.init();
     try {
       const response = await request(app.getHttpServer()).get('/api/health/ready').expect(503);
       expect(response.body.status).toBe('error');

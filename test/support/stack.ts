@@ -28,12 +28,6 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
   });
 }
 
-/** Initialises an app for supertest, which drives its Node server directly: Fastify must have loaded its routes. */
-export async function initForRequests(app: INestApplication): Promise<void> {
-  await app.init();
-  await (app.getHttpAdapter().getInstance() as { ready(): Promise<unknown> }).ready();
-}
-
 export interface Stack {
   config: AppConfig;
   api: INestApplication;
@@ -54,7 +48,7 @@ export interface StackOptions {
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const config = testConfig(options.env);
   const api = await createApiApp(config, options.apiModules);
-  await initForRequests(api);
+  await api.init();
   const worker = options.worker === false ? undefined : await createWorkerApp(config);
   if (worker) await worker.listen(0, '127.0.0.1');
   const document = (await request(api.getHttpServer()).get('/api/docs-json').expect(200)).body;

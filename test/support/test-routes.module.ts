@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Body, Controller, Get, Module, Post, Query, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { InjectRepository, TypeOrmModule } from '@nestjs/typeorm';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import { Repository } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { PageQuery, Rule, lengthAwarePage, slimPage, toLanguageResponse } from '@app/contracts';
@@ -41,7 +41,7 @@ class TestRoutesController {
   ) {}
 
   @Get('pages/full')
-  async full(@Query() query: PageQuery, @Req() request: FastifyRequest) {
+  async full(@Query() query: PageQuery, @Req() request: Request) {
     const [rows, total] = await this.languages.findAndCount({
       order: { id: 'ASC' },
       skip: (query.page - 1) * query.per_page,

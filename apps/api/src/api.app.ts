@@ -1,6 +1,6 @@
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { createHttpApp, MetricsRegistry, recordHttpMetrics } from '@app/platform';
+import { createHttpApp, httpMetrics, MetricsRegistry } from '@app/platform';
 import { mountQueueDashboard } from './admin/queue-dashboard';
 import { serveApiDocument } from './api-document';
 import { ApiModule } from './api.module';
@@ -11,9 +11,9 @@ export async function createApiApp(
   extraModules: DynamicModule['imports'] = [],
 ): Promise<INestApplication> {
   // Behind a proxy on the same host, the client's address and protocol come from its X-Forwarded-* headers.
-  const app = await createHttpApp(ApiModule.forRoot(config, extraModules), { trustProxy: 'loopback' });
-  recordHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsRegistry));
-  await mountQueueDashboard(app);
+  const app = await createHttpApp(ApiModule.forRoot(config, extraModules), { timeouts: config.httpTimeouts, trustProxy: 'loopback' });
+  app.use(httpMetrics(app.get(MetricsRegistry)));
+  mountQueueDashboard(app);
   if (config.corsOrigins.length > 0) {
     app.enableCors({
       origin: config.corsOrigins,

@@ -8,5 +8,5 @@ import { WorkerModule } from './worker.module';
  * BullMQ workers, which wait for the jobs in hand to finish before the process exits.
  */
 export async function createWorkerApp(config: AppConfig): Promise<INestApplication> {
-  return createHttpApp(WorkerModule.forRoot(config));
+  return createHttpApp(WorkerModule.forRoot(config), { timeouts: config.httpTimeouts });
 }

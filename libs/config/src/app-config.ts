@@ -8,6 +8,16 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 export class ConfigurationError extends Error {}
 
 /** The validated configuration, read once at boot and injected wherever it is needed. */
+/** How long the HTTP server waits on a client, in milliseconds (see the README, "HTTP server"). */
+export interface HttpTimeouts {
+  /** An idle keep-alive connection is closed after this long. */
+  readonly keepAliveMs: number;
+  /** A request's headers must have arrived this long after its first byte. */
+  readonly headersMs: number;
+  /** A request, body included, must have arrived this long after its first byte. */
+  readonly requestMs: number;
+}
+
 export class AppConfig {
   readonly environment: 'development' | 'production' | 'test';
   readonly port: number;
@@ -61,6 +71,8 @@ export class AppConfig {
   readonly queueDashboard?: { username: string; password: string };
   /** Browser origins allowed by CORS; none (CORS off) when empty. */
   readonly corsOrigins: string[];
+  /** How long the HTTP server waits on a client. */
+  readonly httpTimeouts: HttpTimeouts;
   /** How long a worker holds a job before another may take it over (it renews the lock while alive). */
   readonly jobLockMs: number;
   /** How often workers look for jobs whose holder died. */
@@ -168,6 +180,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         ? { username: env.QUEUE_DASHBOARD_USERNAME, password: env.QUEUE_DASHBOARD_PASSWORD }
         : undefined,
     corsOrigins: (env.CORS_ORIGINS ?? []).map((origin) => new URL(origin).origin),
+    httpTimeouts: {
+      keepAliveMs: env.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+      headersMs: env.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+      requestMs: env.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+    },
     jobLockMs: env.JOB_LOCK_MS,
     jobStalledCheckMs: env.JOB_STALLED_CHECK_MS,
     jobRetryDelayMs: env.JOB_RETRY_DELAY_MS,

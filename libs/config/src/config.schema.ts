@@ -79,6 +79,9 @@ export const environmentSchema = z
       .optional(),
     QUEUE_DASHBOARD_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
     SHUTDOWN_DRAIN_SECONDS: integer(0, 120).default(5),
+    HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: integer(1, 3600).default(65),
+    HTTP_HEADERS_TIMEOUT_SECONDS: integer(1, 600).default(20),
+    HTTP_REQUEST_TIMEOUT_SECONDS: integer(1, 3600).default(60),
     CORS_ORIGINS: z
       .string()
       .transform((value) =>
@@ -115,6 +118,14 @@ export const environmentSchema = z
         code: 'custom',
         path: ['SHUTDOWN_DRAIN_SECONDS'],
         message: 'must be less than SHUTDOWN_GRACE_SECONDS',
+      });
+    }
+    if (env.HTTP_HEADERS_TIMEOUT_SECONDS > env.HTTP_REQUEST_TIMEOUT_SECONDS) {
+      // Node refuses a server whose headers may take longer than the whole request.
+      context.addIssue({
+        code: 'custom',
+        path: ['HTTP_HEADERS_TIMEOUT_SECONDS'],
+        message: 'must be at most HTTP_REQUEST_TIMEOUT_SECONDS',
       });
     }
     if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {

@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { FastifyAdapter } from '@bull-board/fastify';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { ExpressAdapter } from '@bull-board/express';
+import type { INestApplication } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
 import { AppConfig } from '@app/config';
 import { JobQueue } from '@app/jobs';
 
@@ -17,14 +17,12 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
  */
 export function operatorOnly(credential: { username: string; password: string }) {
   const expected = digest(`${credential.username}:${credential.password}`);
-  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+  return (request: Request, response: Response, next: NextFunction): void => {
     const [scheme, encoded] = (request.headers.authorization ?? '').split(' ');
     const given = scheme === 'Basic' && encoded ? Buffer.from(encoded, 'base64').toString('utf8') : '';
-    if (given && timingSafeEqual(digest(given), expected)) return done();
-    void reply
-      .header('WWW-Authenticate', 'Basic realm="queues", charset="UTF-8"')
-      .status(401)
-      .send({ message: 'Unauthenticated.' });
+    if (given && timingSafeEqual(digest(given), expected)) return next();
+    response.setHeader('WWW-Authenticate', 'Basic realm="queues", charset="UTF-8"');
+    response.status(401).json({ message: 'Unauthenticated.' });
   };
 }
 
@@ -32,10 +30,10 @@ export function operatorOnly(credential: { username: string; password: string })
  * The queue dashboard (see, retry and remove jobs) at /api/admin/queues, for operators only. Off unless
  * QUEUE_DASHBOARD_USERNAME and QUEUE_DASHBOARD_PASSWORD are set.
  */
-export async function mountQueueDashboard(app: NestFastifyApplication): Promise<void> {
+export function mountQueueDashboard(app: INestApplication): void {
   const credential = app.get(AppConfig).queueDashboard;
   if (!credential) return;
-  const serverAdapter = new FastifyAdapter();
+  const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({
     queues: app
@@ -44,12 +42,5 @@ export async function mountQueueDashboard(app: NestFastifyApplication): Promise<
       .map((queue) => new BullMQAdapter(queue)),
     serverAdapter,
   });
-  // Its own plugin scope, so the operator check guards the dashboard's routes and nothing else.
-  await app.register(
-    async (dashboard: FastifyInstance) => {
-      dashboard.addHook('onRequest', operatorOnly(credential));
-      await dashboard.register(serverAdapter.registerPlugin());
-    },
-    { prefix: QUEUE_DASHBOARD_PATH },
-  );
+  app.use(QUEUE_DASHBOARD_PATH, operatorOnly(credential), serverAdapter.getRouter());
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Put, Query, Req, Type } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import {
   ApiLengthAwarePage,
   ApiSlimPage,
@@ -45,7 +45,7 @@ export class AssistantsController {
   list(
     @CurrentUser() user: AuthenticatedUser,
     @Query() query: AssistantListQuery,
-    @Req() request: FastifyRequest,
+    @Req() request: Request,
   ): Promise<LengthAwarePage<AssistantResponse>> {
     return this.assistants.list(user, query, request);
   }

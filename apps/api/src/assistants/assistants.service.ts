@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
@@ -59,7 +59,7 @@ export class AssistantsService {
   async list(
     user: AuthenticatedUser,
     query: AssistantListQuery,
-    request: FastifyRequest,
+    request: Request,
   ): Promise<LengthAwarePage<AssistantResponse>> {
     const conditions = ['a.user_id = $1'];
     const parameters: unknown[] = [user.id];

@@ -1,5 +1,5 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 
 export interface AuthenticatedUser {
   id: number;
@@ -14,7 +14,7 @@ export interface AuthContext {
   tokenId: number;
 }
 
-export type AuthenticatedRequest = FastifyRequest & { auth?: AuthContext };
+export type AuthenticatedRequest = Request & { auth?: AuthContext };
 
 export const CurrentAuth = createParamDecorator((_data: unknown, context: ExecutionContext): AuthContext => {
   const auth = context.switchToHttp().getRequest<AuthenticatedRequest>().auth;
@@ -29,7 +29,7 @@ export const CurrentUser = createParamDecorator((_data: unknown, context: Execut
 });
 
 /** The bearer token of a request, or null. Only the Authorization header counts, never the query string. */
-export function bearerToken(request: FastifyRequest): string | null {
+export function bearerToken(request: Request): string | null {
   const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
   return match ? match[1] : null;
 }

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyReply } from 'fastify';
+import type { Response } from 'express';
 import { Errors } from '@app/contracts';
 import { hashToken, parseToken, PUBLIC_ROUTE, SKIP_RATE_LIMIT } from '@app/platform';
 import { RateLimiter, RateState } from '../rate-limit/rate-limiter.service';
@@ -29,7 +29,7 @@ export class BearerAuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const { isPublic, counted } = this.route(context);
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const response = context.switchToHttp().getResponse<FastifyReply>();
+    const response = context.switchToHttp().getResponse<Response>();
     const address = `address:${request.ip}`;
 
     if (isPublic) {
@@ -76,10 +76,10 @@ export class BearerAuthGuard implements CanActivate {
   }
 
   /** Sets the budget headers; past the budget, answers 429 with Retry-After. */
-  private enforce(state: RateState | undefined, response: FastifyReply): void {
+  private enforce(state: RateState | undefined, response: Response): void {
     if (!state) return;
-    response.header('X-RateLimit-Limit', String(state.limit));
-    response.header('X-RateLimit-Remaining', String(state.remaining));
+    response.setHeader('X-RateLimit-Limit', String(state.limit));
+    response.setHeader('X-RateLimit-Remaining', String(state.remaining));
     if (state.exceeded) throw Errors.tooManyAttempts(state.resetSeconds);
   }
 }

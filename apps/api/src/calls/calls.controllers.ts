@@ -7,7 +7,7 @@ import {
   ApiOperation,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import type { FastifyRequest, FastifyReply } from 'fastify';
+import type { Request, Response } from 'express';
 import {
   ApiLengthAwarePage,
   CallEnvelope,
@@ -52,7 +52,7 @@ export class CallsController {
   list(
     @CurrentUser() user: AuthenticatedUser,
     @Query() query: CallListQuery,
-    @Req() request: FastifyRequest,
+    @Req() request: Request,
   ): Promise<LengthAwarePage<CallResponse>> {
     return this.calls.list(user, query, request);
   }
@@ -106,7 +106,7 @@ export class InternalCallsController {
   async ingest(
     @Param('externalId') externalId: string,
     @Body() body: IngestCallRequest,
-    @Res({ passthrough: true }) response: FastifyReply,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<IngestCallResponse> {
     if (!EXTERNAL_ID.test(externalId)) throw Errors.routeNotFound();
     const result = await this.ingestion.write(externalId, body);

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
@@ -87,11 +87,7 @@ export class CallsService {
   }
 
   /** Newest first; each single filter is served by its own index. */
-  async list(
-    user: AuthenticatedUser,
-    query: CallListQuery,
-    request: FastifyRequest,
-  ): Promise<LengthAwarePage<CallResponse>> {
+  async list(user: AuthenticatedUser, query: CallListQuery, request: Request): Promise<LengthAwarePage<CallResponse>> {
     const filter = new SqlFilter((p) => `user_id = ${p}`, user.id);
     const add = filter.where.bind(filter);
     if (query.status) add((p) => `status = ${p}`, query.status);

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import { AppConfig } from '@app/config';
 import { Errors } from '@app/contracts';
 import { bearerToken } from '../auth/auth-context';
@@ -20,7 +20,7 @@ export class RuntimeTokenGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    const token = bearerToken(context.switchToHttp().getRequest<FastifyRequest>());
+    const token = bearerToken(context.switchToHttp().getRequest<Request>());
     if (!this.expected || !token || !timingSafeEqual(digest(token), this.expected)) throw Errors.unauthenticated();
     return true;
   }

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Put, Query, Req } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import {
   ApiLengthAwarePage,
   CampaignEnvelope,
@@ -52,7 +52,7 @@ export class CampaignsController {
   list(
     @CurrentUser() user: AuthenticatedUser,
     @Query() query: PageQuery,
-    @Req() request: FastifyRequest,
+    @Req() request: Request,
   ): Promise<LengthAwarePage<CampaignResponse>> {
     return this.campaigns.list(user, query, request);
   }
@@ -167,7 +167,7 @@ export class LeadsController {
   list(
     @CurrentUser() user: AuthenticatedUser,
     @Query() query: LeadListQuery,
-    @Req() request: FastifyRequest,
+    @Req() request: Request,
   ): Promise<LengthAwarePage<LeadResponse>> {
     return this.leads.list(user, query, request);
   }

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
@@ -82,11 +82,7 @@ export class CampaignsService {
     private readonly jobs: JobQueue,
   ) {}
 
-  async list(
-    user: AuthenticatedUser,
-    query: PageQuery,
-    request: FastifyRequest,
-  ): Promise<LengthAwarePage<CampaignResponse>> {
+  async list(user: AuthenticatedUser, query: PageQuery, request: Request): Promise<LengthAwarePage<CampaignResponse>> {
     const [rows, [{ total }]] = await Promise.all([
       this.dataSource.query(`${SELECT_CAMPAIGNS} WHERE c.user_id = $1 ORDER BY c.id DESC LIMIT $2 OFFSET $3`, [
         user.id,

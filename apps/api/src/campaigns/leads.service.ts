@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
@@ -69,11 +69,7 @@ export class LeadsService {
   ) {}
 
   /** Newest first; each filter is one indexed condition, and the total is exact. */
-  async list(
-    user: AuthenticatedUser,
-    query: LeadListQuery,
-    request: FastifyRequest,
-  ): Promise<LengthAwarePage<LeadResponse>> {
+  async list(user: AuthenticatedUser, query: LeadListQuery, request: Request): Promise<LengthAwarePage<LeadResponse>> {
     const filter = new SqlFilter((p) => `l.user_id = ${p}`, user.id);
     const add = filter.where.bind(filter);
     if (query.status) add((p) => `l.status = ${p}`, query.status);

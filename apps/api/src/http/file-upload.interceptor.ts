@@ -1,7 +1,6 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { IncomingMessage } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Request, Response } from 'express';
 import multer, { MulterError } from 'multer';
 import { Observable } from 'rxjs';
 import { DomainError, MAX_DOCUMENT_FILE_BYTES, UploadedDocumentFile, ValidationFailed } from '@app/contracts';
@@ -39,18 +38,11 @@ function uploadError(error: unknown): DomainError {
   return new DomainError('malformed_multipart', 400, { message: 'The multipart body is malformed.' });
 }
 
-/** The Node request as multer leaves it: the form's fields in `body`, the one file in `file`. */
-type MultipartRequest = IncomingMessage & { body?: Record<string, unknown>; file?: Express.Multer.File };
-
-const isMultipart = (request: FastifyRequest) =>
-  /^multipart\/form-data\s*(;|$)/i.test(request.headers['content-type'] ?? '');
-
 /**
  * Parses multipart uploads of routes marked `@FileUpload()` and hands the file to validation as `body.file` (a
- * `file` field sent in JSON is ignored); a file over the limit is the validation shape on `file`. Fastify leaves
- * multipart bodies unread (see the body parsers), so multer streams the Node request itself, with its limits.
- * Registered first on POST routes, so that what runs after it (the Idempotency-Key check) sees the parsed fields
- * and file.
+ * `file` field sent in JSON is ignored); a file over the limit is the validation shape on `file`. A global
+ * interceptor registered first rather than a route one, so that what runs after it (the Idempotency-Key check)
+ * sees the parsed fields and file.
  */
 @Injectable()
 export class FileUploadInterceptor implements NestInterceptor {
@@ -59,22 +51,18 @@ export class FileUploadInterceptor implements NestInterceptor {
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     if (!this.reflector.get<boolean>(FILE_UPLOAD_ROUTE, context.getHandler())) return next.handle();
     const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    let uploaded: Express.Multer.File | undefined;
-    if (isMultipart(request)) {
-      const raw = request.raw as MultipartRequest;
+    const request = http.getRequest<Request>();
+    if (request.is('multipart/form-data')) {
       await new Promise<void>((resolve, reject) =>
-        upload(raw as never, http.getResponse<FastifyReply>().raw as never, (error: unknown) =>
+        upload(request, http.getResponse<Response>(), (error: unknown) =>
           error ? reject(uploadError(error)) : resolve(),
         ),
       );
-      request.body = raw.body;
-      uploaded = raw.file;
     }
     const body = (request.body ?? {}) as Record<string, unknown>;
     if (typeof body === 'object' && !Array.isArray(body)) {
-      const file: UploadedDocumentFile | undefined = uploaded
-        ? { originalName: uploaded.originalname, size: uploaded.size, buffer: uploaded.buffer }
+      const file: UploadedDocumentFile | undefined = request.file
+        ? { originalName: request.file.originalname, size: request.file.size, buffer: request.file.buffer }
         : undefined;
       body.file = file;
       request.body = body;

@@ -1,6 +1,6 @@
 import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
-import type { FastifyReply } from 'fastify';
+import type { Request, Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { ValidationFailed } from '@app/contracts';
 import type { AuthenticatedRequest } from '../auth/auth-context';
@@ -37,12 +37,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
         'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
       );
     }
-    return from(this.handle(request, context.switchToHttp().getResponse<FastifyReply>(), key, next));
+    return from(this.handle(request, context.switchToHttp().getResponse<Response>(), key, next));
   }
 
-  private async handle(request: AuthenticatedRequest, response: FastifyReply, key: string, next: CallHandler) {
+  private async handle(request: AuthenticatedRequest, response: Response, key: string, next: CallHandler) {
     const userId = request.auth!.user.id;
-    const fingerprint = requestFingerprint(request);
+    const fingerprint = requestFingerprint(request as Request);
     const claim = await this.store.claim(userId, key, fingerprint);
     if (claim.kind === 'mismatch') {
       throw ValidationFailed.field(
@@ -51,7 +51,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       );
     }
     if (claim.kind === 'replay') {
-      response.status(claim.status).header('Idempotent-Replayed', 'true');
+      response.status(claim.status).setHeader('Idempotent-Replayed', 'true');
       return claim.body;
     }
     try {

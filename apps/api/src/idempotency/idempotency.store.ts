@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import { DataSource } from 'typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError, IDEMPOTENCY_TTL_HOURS } from '@app/contracts';
@@ -16,7 +16,7 @@ export type Claim = { kind: 'first' } | { kind: 'replay'; status: number; body: 
  * What identifies "the same request": method, path, and the parsed body (fields in a stable order, an uploaded
  * file by its content's digest), so a retry of the same create matches however its JSON was formatted.
  */
-export function requestFingerprint(request: FastifyRequest): string {
+export function requestFingerprint(request: Request): string {
   const hash = createHash('sha256').update(`${request.method} ${request.originalUrl}\n`);
   hash.update(stableJson(request.body));
   return hash.digest('hex');

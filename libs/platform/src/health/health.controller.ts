@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Optional, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { Response } from 'express';
 import { ApiPublicResource } from '../http/api-docs.decorators';
 import { Public } from '../http/public.decorator';
 import { SkipRateLimit } from '../http/skip-rate-limit.decorator';
@@ -63,7 +63,7 @@ export class HealthController {
     type: HealthReportResponse,
     description: 'A dependency does not answer; see `checks`',
   })
-  async ready(@Res({ passthrough: true }) response: FastifyReply): Promise<HealthReport> {
+  async ready(@Res({ passthrough: true }) response: Response): Promise<HealthReport> {
     const report = await this.health.readiness(this.checks);
     response.status(report.status === 'ok' ? 200 : 503);
     return report;

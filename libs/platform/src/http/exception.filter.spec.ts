@@ -6,15 +6,13 @@ import { ApiExceptionFilter } from './exception.filter';
 function answer(exception: unknown): { status: number; body: unknown } {
   const sent: { status: number; body: unknown } = { status: 0, body: undefined };
   const response = {
-    sent: false,
-    headers() {
-      return this;
-    },
+    headersSent: false,
+    setHeader: () => undefined,
     status(code: number) {
       sent.status = code;
       return this;
     },
-    send(body: unknown) {
+    json(body: unknown) {
       sent.body = body;
     },
   };

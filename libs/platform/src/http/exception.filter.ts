@@ -1,9 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Express, Request, Response } from 'express';
 import { DomainError, Errors, humaniseAttribute, ValidationFailed } from '@app/contracts';
-import { AllowedMethods } from './allowed-methods';
-import { requestRefusal } from './request-body';
+import { allowedMethods } from './allowed-methods';
 
 /** Connection-level failures of Postgres or Redis, as opposed to bugs: worth a 503 the caller can retry. */
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -52,30 +51,30 @@ export class ApiExceptionFilter implements ExceptionFilter {
   constructor(@Optional() private readonly adapterHost?: HttpAdapterHost) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const response = host.switchToHttp().getResponse<Response>();
     let error = this.toDomainError(exception);
-    if (error.code === 'route_not_found')
-      error = this.wrongMethod(host.switchToHttp().getRequest<FastifyRequest>()) ?? error;
+    if (error.code === 'route_not_found') error = this.wrongMethod(host.switchToHttp().getRequest<Request>()) ?? error;
     if (error.status >= 500) {
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
-    if (reply.sent) return;
-    reply.headers(error.headers).status(error.status).send(error.body);
+    if (response.headersSent) return;
+    for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
+    // A refusal sent before the request's body was read (too large, multipart where none is taken, a body that
+    // cannot be parsed) ends the connection, so Node does not read the rest of that body to reuse it.
+    if (response.req && !response.req.complete) response.setHeader('Connection', 'close');
+    response.status(error.status).json(error.body);
   }
 
   /** A path that exists under other methods answers 405 with `Allow`, not 404. */
-  private wrongMethod(request: FastifyRequest | undefined): DomainError | undefined {
-    const app = this.adapterHost?.httpAdapter?.getInstance<FastifyInstance>();
-    const routes = app && AllowedMethods.of(app);
-    if (!routes || !request?.url) return undefined;
-    const allowed = routes.at(request.url);
+  private wrongMethod(request: Request | undefined): DomainError | undefined {
+    const app = this.adapterHost?.httpAdapter?.getInstance<Express>();
+    if (!app || !request?.path) return undefined;
+    const allowed = allowedMethods(app, request.path);
     return allowed.length > 0 ? Errors.methodNotAllowed(allowed) : undefined;
   }
 
   private toDomainError(exception: unknown): DomainError {
     if (exception instanceof DomainError) return exception;
-    const refused = requestRefusal(exception);
-    if (refused) return refused;
 
     if (exception instanceof HttpException) {
       switch (exception.getStatus()) {
@@ -97,10 +96,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
       }
     }
     if (isDependencyUnavailable(exception)) return Errors.serviceUnavailable();
-    const databaseRefusal = databaseClientError(exception);
-    if (!databaseRefusal) return Errors.serverError();
+    const refused = databaseClientError(exception);
+    if (!refused) return Errors.serverError();
     // A 4xx for the caller, but a sign that a route's own checks or locks missed a case.
     this.logger.warn(`Postgres refused a request: ${(exception as Error).message}`);
-    return databaseRefusal;
+    return refused;
   }
 }

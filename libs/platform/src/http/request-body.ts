@@ -1,7 +1,8 @@
 import { TextDecoder } from 'node:util';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'qs';
+import getRawBody from 'raw-body';
 import { DomainError, Errors, MAX_INPUT_DEPTH } from '@app/contracts';
 
 /** Largest JSON or form body accepted, after decompression; file uploads have their own limit. */
@@ -16,31 +17,52 @@ const DECOMPRESSORS: Record<string, ((body: Buffer, options: { maxOutputLength: 
   br: brotliDecompressSync,
 };
 
-/**
- * The body parsers of an app: JSON and form-encoded bodies up to BODY_LIMIT_BYTES (gzip, deflate or br
- * compressed or not), multipart left unread for the upload interceptor, and any other media type read as no body
- * at all, so that validation names what is missing (as Laravel does) rather than the media type.
- */
-export function registerBodyParsers(app: FastifyInstance): void {
-  app.removeAllContentTypeParsers();
-  for (const [mediaType, parse] of [
-    ['application/json', parseJson],
-    ['application/x-www-form-urlencoded', parseForm],
-  ] as const) {
-    app.addContentTypeParser(mediaType, { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
-      try {
-        done(null, parse(request, body as Buffer));
-      } catch (error) {
-        done(error as Error);
-      }
-    });
-  }
-  // Read by FileUploadInterceptor on the routes that take a file; elsewhere the stream is discarded unread.
-  app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null));
-  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+type BodyParser = (request: IncomingMessage, raw: Buffer) => unknown;
+
+/** The parser of a request's media type; multipart is read by FileUploadInterceptor on the routes that take a file. */
+function parserOf(request: IncomingMessage): BodyParser | undefined {
+  const type = request.headers['content-type'];
+  if (!type) return undefined;
+  if (/^application\/json\s*(?:;|$)/i.test(type)) return parseJson;
+  if (/^application\/x-www-form-urlencoded\s*(?:;|$)/i.test(type)) return parseForm;
+  return undefined;
 }
 
-function parseJson(request: FastifyRequest, raw: Buffer): unknown {
+/**
+ * The body parser of an app: JSON and form-encoded bodies up to BODY_LIMIT_BYTES (gzip, deflate or br compressed
+ * or not), read with `raw-body` as Express's own parsers read them. Any other media type (multipart included) is
+ * left unread, so that validation names what is missing (as Laravel does) rather than the media type.
+ *
+ * Unlike Express's `body-parser`, which reads a refused body to its end before answering, a body declared or found
+ * to be over the limit is answered at once and never read further: the answer closes the connection (see
+ * ApiExceptionFilter), so a client cannot make the server read a gigabyte it has already refused.
+ */
+export function bodyParser(): (request: IncomingMessage, response: ServerResponse, next: (error?: unknown) => void) => void {
+  return (request, _response, next) => {
+    const parse = parserOf(request);
+    const length = request.headers['content-length'];
+    if (!parse || (length === undefined ? request.headers['transfer-encoding'] === undefined : length === '0'))
+      return next();
+    getRawBody(request, { length, limit: BODY_LIMIT_BYTES }, (error, raw) => {
+      if (error) return next(readRefusal(error));
+      try {
+        (request as IncomingMessage & { body?: unknown }).body = parse(request, raw);
+        next();
+      } catch (refusal) {
+        next(refusal);
+      }
+    });
+  };
+}
+
+/** What `raw-body` refused, as the coded error the exception filter answers. */
+function readRefusal(error: { type?: string }): DomainError {
+  if (error.type === 'entity.too.large') return Errors.payloadTooLarge();
+  // A Content-Length that the body does not match, or a body the client stopped sending.
+  return Errors.unreadableBody();
+}
+
+function parseJson(request: IncomingMessage, raw: Buffer): unknown {
   // JSON is UTF-8, -16 or -32 (RFC 7159 section 8.1); what TextDecoder cannot read (UTF-32) is refused too.
   const decoder = textDecoder(charsetOf(request) ?? 'utf-8');
   if (!decoder) throw Errors.unsupportedMediaType();
@@ -57,7 +79,7 @@ function parseJson(request: FastifyRequest, raw: Buffer): unknown {
   }
 }
 
-function parseForm(request: FastifyRequest, raw: Buffer): unknown {
+function parseForm(request: IncomingMessage, raw: Buffer): unknown {
   const charset = charsetOf(request) ?? 'utf-8';
   if (charset !== 'utf-8' && charset !== 'iso-8859-1') throw Errors.unsupportedMediaType();
   const text = decompress(request, raw).toString(charset === 'utf-8' ? 'utf8' : 'latin1');
@@ -82,7 +104,7 @@ function parseForm(request: FastifyRequest, raw: Buffer): unknown {
   }
 }
 
-function charsetOf(request: FastifyRequest): string | undefined {
+function charsetOf(request: IncomingMessage): string | undefined {
   const match = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '');
   return match?.[1].toLowerCase();
 }
@@ -97,7 +119,7 @@ function textDecoder(charset: string): TextDecoder | undefined {
 }
 
 /** The body as sent, inflated per its Content-Encoding, never beyond BODY_LIMIT_BYTES. */
-function decompress(request: FastifyRequest, body: Buffer): Buffer {
+function decompress(request: IncomingMessage, body: Buffer): Buffer {
   const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (encoding === 'identity' || encoding === '') return body;
   const inflate = DECOMPRESSORS[encoding];
@@ -130,25 +152,4 @@ export function refuseDeepJson(body: Buffer): void {
       depth--;
     }
   }
-}
-
-/**
- * Fastify's own refusals of a request before it reaches a route (body too large, a Content-Length that does not
- * match the body, a URL that cannot be decoded) as coded errors, so the exception filter answers them in the
- * spec's shapes instead of echoing Fastify's message.
- */
-export function requestRefusal(error: unknown): DomainError | undefined {
-  const failure = error as { code?: string; statusCode?: number } | undefined;
-  if (typeof failure?.code !== 'string' || !failure.code.startsWith('FST_')) return undefined;
-  switch (failure.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return Errors.payloadTooLarge();
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return Errors.unreadableBody();
-  }
-  const status = failure.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) return Errors.malformedRequest();
-  return undefined;
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LoggerModule } from 'nestjs-pino';
 import { storage, Store } from 'nestjs-pino/storage';
 import pino, { type Logger } from 'pino';
@@ -10,6 +9,8 @@ import { AppConfig } from '@app/config';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const ROOT_LOGGER = Symbol('root logger');
 const SERVICE = Symbol('service');
+
+type LoggedRequest = IncomingMessage & { auth?: { user: { id: number } } };
 
 /** The scope of one request: Nest's logger writes through `logger`; every line written in it carries the id. */
 class RequestScope extends Store {
@@ -22,10 +23,10 @@ class RequestScope extends Store {
 }
 
 /**
- * A request's id (Fastify's `genReqId`): its `X-Request-Id` when the caller (or a proxy) sends a sane one, else a
- * fresh UUID. Echoed back and written on every log line of the request.
+ * A request's id: its `X-Request-Id` when the caller (or a proxy) sends a sane one, else a fresh UUID. Echoed back
+ * and written on every log line of the request.
  */
-export function requestIdOf(request: IncomingMessage): string {
+function requestIdOf(request: IncomingMessage): string {
   const header = request.headers['x-request-id'];
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
 }
@@ -64,29 +65,30 @@ export class RequestLogging {
     @Inject(SERVICE) private readonly service: string,
   ) {}
 
-  install(app: FastifyInstance): void {
-    app.addHook('onRequest', (request, reply, done) => {
-      reply.header('X-Request-Id', request.id);
-      if (this.logger.isLevelEnabled('info') && !request.url.startsWith('/api/health'))
-        this.lineWhenDone(request, reply);
-      done();
-    });
-    // The scope is entered once the body is read: what runs after the body's stream events would not see a scope
-    // entered earlier. Guards, pipes, handlers and interceptors all run inside it.
-    app.addHook('preHandler', (request, _reply, done) => {
-      storage.run(new RequestScope(this.logger, request.id), done);
-    });
+  /** The app's first middleware: the id, the request line once the response ends, and the request's scope. */
+  middleware() {
+    return (request: LoggedRequest, response: ServerResponse, next: () => void): void => {
+      const id = requestIdOf(request);
+      response.setHeader('X-Request-Id', id);
+      if (this.logger.isLevelEnabled('info') && !request.url!.startsWith('/api/health'))
+        this.lineWhenDone(id, request, response);
+      // Guards, pipes, handlers and interceptors all run inside the scope; the body parser's callback keeps it
+      // (raw-body binds it to the scope it was called in).
+      storage.run(new RequestScope(this.logger, id), next);
+    };
   }
 
-  private lineWhenDone(request: FastifyRequest & { auth?: { user: { id: number } } }, reply: FastifyReply): void {
-    const response = reply.raw;
+  private lineWhenDone(id: string, request: LoggedRequest, response: ServerResponse): void {
+    const started = performance.now();
+    // Read now: Express rewrites `url` while routing.
+    const path = request.url!.split('?')[0];
     response.once('close', () => {
       const line = {
-        req: { id: request.id, method: request.method, path: request.url.split('?')[0] },
+        req: { id, method: request.method, path },
         service: this.service,
         ...(request.auth ? { userId: request.auth.user.id } : {}),
         res: { statusCode: response.statusCode },
-        responseTime: Math.round(reply.elapsedTime),
+        responseTime: Math.round(performance.now() - started),
       };
       if (!response.writableFinished) this.logger.info(line, 'request aborted');
       else if (response.statusCode >= 500) this.logger.error(line, 'request errored');

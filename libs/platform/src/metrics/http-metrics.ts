@@ -1,12 +1,13 @@
-import type { FastifyInstance } from 'fastify';
+import type { NextFunction, Request, Response } from 'express';
 import { Histogram } from 'prom-client';
 import type { MetricsRegistry } from './metrics.registry';
 
 /**
- * Times every request. Labels use the route pattern (`/api/user/knowledgebases/:id`), never the raw path, so
- * ids do not explode the number of series; unmatched paths are grouped as `unmatched`.
+ * Times every request (an Express middleware, placed before the routes). Labels use the route pattern
+ * (`/api/user/knowledgebases/:id`), never the raw path, so ids do not explode the number of series; unmatched
+ * paths are grouped as `unmatched`.
  */
-export function recordHttpMetrics(app: FastifyInstance, registry: MetricsRegistry): void {
+export function httpMetrics(registry: MetricsRegistry) {
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP requests by method, route pattern and status code',
@@ -14,10 +15,16 @@ export function recordHttpMetrics(app: FastifyInstance, registry: MetricsRegistr
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
-    // Fastify measures from the request's arrival; no timer of our own is kept per request.
-    duration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
-    done();
-  });
+  return (request: Request, response: Response, next: NextFunction): void => {
+    const started = performance.now();
+    response.once('finish', () => {
+      // Set by Express's router on the route that answered; the app's routes are mounted at its root.
+      const route = request.route?.path ? `${request.baseUrl}${request.route.path}` : 'unmatched';
+      duration.observe(
+        { method: request.method, route, status: String(response.statusCode) },
+        (performance.now() - started) / 1000,
+      );
+    });
+    next();
+  };
 }
