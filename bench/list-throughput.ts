@@ -65,12 +65,20 @@ interface Target {
   pid: number;
 }
 
+interface RouteResult {
+  api: LoadResult;
+  bare: LoadResult;
+  /** The median over the rounds of the API's requests/s over the bare server's in the same round. */
+  medianRatio: number;
+}
+
+const middle = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+
 /** Several measured runs of one server taken as one: their answers, time and CPU summed. */
 function combine(runs: LoadResult[]): LoadResult {
   const requests = runs.reduce((sum, run) => sum + run.requests, 0);
   const seconds = runs.reduce((sum, run) => sum + run.seconds, 0);
   const cpuMs = runs.reduce((sum, run) => sum + run.serverCpuMsPerRequest * run.requests, 0);
-  const middle = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
   return {
     requests,
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
@@ -91,9 +99,9 @@ async function measure(
   api: Target,
   bare: Target,
   token: string,
-): Promise<{ results: Map<string, { api: LoadResult; bare: LoadResult }>; answered: number }> {
+): Promise<{ results: Map<string, RouteResult>; answered: number }> {
   const headers = { authorization: `Bearer ${token}` };
-  const results = new Map<string, { api: LoadResult; bare: LoadResult }>();
+  const results = new Map<string, RouteResult>();
   let answered = 0;
   const run = async (target: Target, path: string, seconds: number) => {
     const result = await runLoad({
@@ -117,7 +125,8 @@ async function measure(
       apiRuns.push(await run(api, path, SECONDS / ROUNDS));
       bareRuns.push(await run(bare, path, SECONDS / ROUNDS));
     }
-    results.set(path, { api: combine(apiRuns), bare: combine(bareRuns) });
+    const ratios = apiRuns.map((run, round) => run.perSecond / bareRuns[round].perSecond);
+    results.set(path, { api: combine(apiRuns), bare: combine(bareRuns), medianRatio: middle(ratios) });
   }
   return { results, answered };
 }
@@ -176,12 +185,22 @@ async function main(): Promise<void> {
           fixed(result.p99Ms, 1),
           fixed(result.serverCpuMsPerRequest, 3),
           name === 'API' ? fixed(result.perSecond / results.get(path)!.bare.perSecond, 2) : '1.00',
+          name === 'API' ? fixed(results.get(path)!.medianRatio, 2) : '',
         ]);
       }
     }
     printTable(
       `Authenticated lists, ${CONNECTIONS} connections, ${SECONDS} s each in ${ROUNDS} alternating rounds, API LOG_LEVEL=${LOG_LEVEL}`,
-      ['route, server', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'ratio to bare'],
+      [
+        'route, server',
+        'requests',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'server CPU ms/req',
+        'ratio to bare',
+        'median of round ratios',
+      ],
       rows,
       [
         `Load average at the end: ${loadavg()

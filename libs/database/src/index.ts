@@ -10,3 +10,4 @@ export * from './search-query';
 export * from './query-errors';
 export * from './call-outcomes';
 export * from './sql-filter';
+export * from './pool-query';

@@ -2,6 +2,7 @@ import { Inject } from '@nestjs/common';
 import type { Provider } from '@nestjs/common';
 import { DataSource, EntityManager, FindOptionsOrder, FindOptionsWhere, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { queryPool } from './pool-query';
 
 /** An entity that belongs to one account. */
 export interface Owned {
@@ -70,7 +71,10 @@ export class TenantRepository<T extends Owned> {
         FROM "${metadata.tableName}"
        WHERE "${metadata.findColumnWithPropertyName('userId')!.databaseName}" = $1
        ORDER BY "${metadata.findColumnWithPropertyName('id')!.databaseName}" DESC`;
-    const rows: Record<string, unknown>[] = await manager.query(this.newestFirstSql, [ownerId]);
+    // Outside a transaction, straight to the pool: this list is read on every request of some clients.
+    const rows: Record<string, unknown>[] = manager.queryRunner
+      ? await manager.query(this.newestFirstSql, [ownerId])
+      : await queryPool(manager.connection, this.newestFirstSql, [ownerId]);
     const driver = manager.connection.driver;
     return rows.map((row) => {
       const entity = metadata.create() as T;

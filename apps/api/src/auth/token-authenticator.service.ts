@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { queryPool } from '@app/database';
 import { hashToken, parseToken } from '@app/platform';
 import type { AuthContext } from './auth-context';
 
@@ -29,7 +30,8 @@ export class TokenAuthenticator {
     if (!kind) return null;
     const table = kind === 'apiKey' ? 'api_keys' : 'session_tokens';
     const notExpired = kind === 'session' ? 'AND credential.expires_at > now()' : '';
-    const rows: CredentialRow[] = await this.dataSource.query(
+    const rows = await queryPool<CredentialRow>(
+      this.dataSource,
       `SELECT credential.id AS token_id, credential.last_used_at, users.id AS user_id,
               users.name AS user_name, users.email AS user_email
          FROM ${table} credential
@@ -50,7 +52,8 @@ export class TokenAuthenticator {
   private async touch(table: string, row: CredentialRow): Promise<void> {
     const staleBefore = Date.now() - LAST_USED_PRECISION_SECONDS * 1000;
     if (row.last_used_at && row.last_used_at.getTime() > staleBefore) return;
-    await this.dataSource.query(
+    await queryPool(
+      this.dataSource,
       `UPDATE ${table} SET last_used_at = now()
         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => $2))`,
       [row.token_id, LAST_USED_PRECISION_SECONDS],
