@@ -5,10 +5,16 @@
  * Fails (exit 1) on any 5xx, on an answer outside the spec's three error shapes, or when memory keeps growing.
  *
  *   node --expose-gc -r ts-node/register/transpile-only -r tsconfig-paths/register bench/faults/malformed-input.ts [requests]
+ *
+ * With ANSWERS_FILE=<path>, each answer is appended to that file as one line (request number, method, path, status,
+ * the body's start): the requests are the same on every run, so two builds' files can be compared line by line.
  */
+import { appendFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { ApiClient, startBenchStack } from '../support/stack';
 import { MIB, fixed, printTable } from '../support/report';
+
+const ANSWERS_FILE = process.env.ANSWERS_FILE;
 
 type Operation = { method: string; template: string; properties: string[]; multipart: boolean };
 
@@ -174,6 +180,10 @@ async function main(): Promise<void> {
             body: `no answer: ${error.message}`,
           }));
           sent++;
+          if (ANSWERS_FILE) {
+            const line = `${round} ${operation.method} ${path.slice(0, 150)} ${answer.status} ${answer.body.slice(0, 150)}`;
+            appendFileSync(ANSWERS_FILE, `${line.replace(/\n/g, ' ')}\n`);
+          }
           statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
           const shapeless = answer.status >= 400 && !isSpecShape(answer.body);
           if (answer.status === 0 || answer.status >= 500 || shapeless) {

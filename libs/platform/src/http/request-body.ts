@@ -30,8 +30,8 @@ function parserOf(request: IncomingMessage): BodyParser | undefined {
 
 /**
  * The body parser of an app: JSON and form-encoded bodies up to BODY_LIMIT_BYTES (gzip, deflate or br compressed
- * or not), read with `raw-body` as Express's own parsers read them. Any other media type (multipart included) is
- * left unread, so that validation names what is missing (as Laravel does) rather than the media type.
+ * or not), read with `raw-body` as Express's own parsers read them. Any other media type (multipart included) and
+ * the body of a GET or HEAD are left unread, so that validation names what is missing (as Laravel does) rather than the media type.
  *
  * Unlike Express's `body-parser`, which reads a refused body to its end before answering, a body declared or found
  * to be over the limit is answered at once and never read further: the answer closes the connection (see
@@ -39,6 +39,8 @@ function parserOf(request: IncomingMessage): BodyParser | undefined {
  */
 export function bodyParser(): (request: IncomingMessage, response: ServerResponse, next: (error?: unknown) => void) => void {
   return (request, _response, next) => {
+    // A GET or HEAD takes no body (RFC 9110 section 9.3.1): one sent anyway is left unread, never refused.
+    if (request.method === 'GET' || request.method === 'HEAD') return next();
     const parse = parserOf(request);
     const length = request.headers['content-length'];
     if (!parse || (length === undefined ? request.headers['transfer-encoding'] === undefined : length === '0'))
