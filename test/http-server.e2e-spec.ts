@@ -138,6 +138,16 @@ describe('The HTTP server', () => {
     await until(() => connection.closed, 5_000);
   });
 
+  it('leaves the body of a GET unread instead of refusing it', async () => {
+    const response = await stack.http
+      .get('/api/user/api-keys')
+      .set(account.auth)
+      .set('Content-Type', 'application/json')
+      .send('{"broken": ');
+    expect(response.status).toBe(200);
+    expect(response.body.api_keys).toEqual([]);
+  });
+
   it('ends each connection after its answer once the app is closing', async () => {
     const draining = await startStack({ worker: false, apiModules: [TestRoutesModule] });
     await draining.api.listen(0, '127.0.0.1');
