@@ -98,8 +98,28 @@ describe('Calls', () => {
     await stack.http.get('/api/user/calls').set(runtime).expect(401);
   });
 
+  it('shows answered_by as "unknown" until reported, and a recording only for an assistant that records', async () => {
+    const quiet = await assistant({ name: 'Unrecorded' });
+    const first = await ingest('call-unrecorded', base(quiet.id)).expect(201);
+    expect(first.body.data.answered_by).toBe('unknown');
+    const ended = await ingest(
+      'call-unrecorded',
+      base(quiet.id, { status: 'completed', recording_url: 'https://rec.example.com/not-enabled.mp3' }),
+    ).expect(200);
+    expect(ended.body.data).not.toHaveProperty('recording_url');
+    expect(ended.body.data.answered_by).toBe('unknown');
+    const read = await stack.http.get(`/api/user/calls/${ended.body.data.id}`).set(account.auth).expect(200);
+    expect(read.body.data).not.toHaveProperty('recording_url');
+    expect(read.body.data.answered_by).toBe('unknown');
+    const listed = (await stack.http.get('/api/user/calls').set(account.auth).expect(200)).body.data.find(
+      (call: { id: number }) => call.id === ended.body.data.id,
+    );
+    expect(listed.answered_by).toBe('unknown');
+    expect(listed).not.toHaveProperty('recording_url');
+  });
+
   it('records a call by its external id: 201 first, 200 after, forward only, 409 off a final status', async () => {
-    const mine = await assistant({ name: 'Front' });
+    const mine = await assistant({ name: 'Front', record: true });
     const first = await ingest('call-a', base(mine.id)).expect(201);
     expect(first.body.data).toMatchObject({
       external_id: 'call-a',
@@ -270,6 +290,18 @@ describe('Calls', () => {
         keys: [name],
       });
     }
+    // Laravel's date_format message, the same on leads and calls, for a date that does not exist too.
+    for (const path of ['/api/user/calls', '/api/user/leads']) {
+      for (const [name, value] of [
+        ['date_from', '2026-02-30'],
+        ['date_to', '24/11/2026'],
+      ]) {
+        const invalid = await stack.http.get(path).query({ [name]: value }).set(fresh.auth).expect(422);
+        expect(invalid.body.errors).toEqual({
+          [name]: [`The ${name.replace('_', ' ')} field must match the format Y-m-d.`],
+        });
+      }
+    }
   });
 
   describe('webhooks', () => {
@@ -307,7 +339,14 @@ describe('Calls', () => {
       const payload = JSON.parse(deliveries[2].body);
       expect(payload).toMatchObject({
         event: 'call.ended',
-        call: { id: call.id, status: 'completed', transcript: 'Thanks!', variables: { intent: 'renew' }, lead: null },
+        call: {
+          id: call.id,
+          status: 'completed',
+          transcript: 'Thanks!',
+          variables: { intent: 'renew' },
+          answered_by: 'unknown',
+          lead: null,
+        },
       });
       expect(call.webhook_response).toMatchObject({ status: 200, body: '{"received":true}', attempts: 3 });
     }, 40_000);

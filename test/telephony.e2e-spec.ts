@@ -491,3 +491,38 @@ describe('SIP trunk provisioning that outlives the wait', () => {
     expect(read.body.data).toEqual(trunk);
   }, 45_000);
 });
+
+describe('SIP trunk changes when the queue does not answer', () => {
+  it('answers 503 with the spec’s {error} and keeps the trunk, and keeps no half-made trunk', async () => {
+    const healthy = await startStack();
+    const account = await createAccount(healthy);
+    const trunk = (
+      await healthy.http.post('/api/user/phone-numbers/sip-trunks').set(account.auth).send(trunkBody()).expect(201)
+    ).body.data;
+    await healthy.close();
+
+    // A queue backend that does not answer: Redis at an address where nothing listens.
+    const broken = await startStack({ worker: false, env: { QUEUE_BACKEND: 'redis', REDIS_URL: 'redis://127.0.0.1:1' } });
+    try {
+      const update = await broken.http
+        .put(`/api/user/phone-numbers/sip-trunks/${trunk.id}`)
+        .set(account.auth)
+        .send({ sip_username: 'never-applied', nickname: 'Never' });
+      expect(update.status).toBe(503);
+      expect(update.body).toEqual({ error: 'Failed to update SIP trunk. Please try again or contact support.' });
+      const read = await broken.http.get(`/api/user/phone-numbers/sip-trunks/${trunk.id}`).set(account.auth).expect(200);
+      expect(read.body.data).toEqual(trunk);
+
+      const create = await broken.http
+        .post('/api/user/phone-numbers/sip-trunks')
+        .set(account.auth)
+        .send(trunkBody({ phone_number: '+14155550177' }));
+      expect(create.status).toBe(503);
+      expect(create.body).toEqual({ error: 'Failed to create SIP trunk. Please try again or contact support.' });
+      const list = await broken.http.get('/api/user/phone-numbers/sip-trunks').set(account.auth).expect(200);
+      expect(list.body.data.map((each: { id: number }) => each.id)).toEqual([trunk.id]);
+    } finally {
+      await broken.close();
+    }
+  }, 45_000);
+});

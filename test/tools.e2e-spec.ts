@@ -133,6 +133,39 @@ describe('Mid-call tools', () => {
       });
     });
 
+    it('accepts and ignores endpoint, method and body_format that would be invalid, for a linked tool only', async () => {
+      const linked = (await create(valid({ name: 'flow_tool_2', automation_flow_id: 'flow-9' })).expect(201)).body
+        .data;
+      const updated = await stack.http
+        .put(`/api/user/tools/${linked.id}`)
+        .set(account.auth)
+        .send({ endpoint: 'not a url', method: 'BREW', body_format: 7, timeout: 9 })
+        .expect(200);
+      expect(updated.body.data).toMatchObject({
+        endpoint: linked.endpoint,
+        method: linked.method,
+        body_format: linked.body_format,
+        timeout: 9,
+      });
+      const unlinked = (await create(valid({ name: 'plain_tool_2' })).expect(201)).body.data;
+      const refused = await stack.http
+        .put(`/api/user/tools/${unlinked.id}`)
+        .set(account.auth)
+        .send({ endpoint: 'not a url' })
+        .expect(422);
+      expect(refused.body.errors).toHaveProperty('endpoint');
+      // To another account the linked tool is a missing one: its body is checked as for any missing tool.
+      const foreign = await stack.http
+        .put(`/api/user/tools/${linked.id}`)
+        .set(other.auth)
+        .send({ endpoint: 'not a url' });
+      const missing = await stack.http
+        .put('/api/user/tools/2147483000')
+        .set(other.auth)
+        .send({ endpoint: 'not a url' });
+      expect([foreign.status, foreign.body]).toEqual([missing.status, missing.body]);
+    });
+
     it('stores header values encrypted, never readable in the row', async () => {
       const created = (
         await create(

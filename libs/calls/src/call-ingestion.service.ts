@@ -29,6 +29,8 @@ interface Seen {
   name: string;
   webhook_url: string | null;
   is_webhook_active: boolean;
+  /** Whether the assistant records its calls: a recording's URL is kept only then. */
+  record: boolean;
   campaign_found: boolean;
   campaign_name: string | null;
   lead_found: boolean;
@@ -111,7 +113,7 @@ export class CallIngestion {
     request: IngestCallRequest,
   ): Promise<Written | undefined> {
     const [seen] = (await manager.query(
-      `SELECT a.id, a.user_id, a.name, a.webhook_url, a.is_webhook_active,
+      `SELECT a.id, a.user_id, a.name, a.webhook_url, a.is_webhook_active, a.record,
               campaign.id IS NOT NULL AS campaign_found, campaign.name AS campaign_name,
               lead.id IS NOT NULL AS lead_found,
               call.status AS call_status, call.lead_id AS call_lead_id, call.xmin::text AS call_version
@@ -177,7 +179,7 @@ export class CallIngestion {
       carrier_cost: request.carrier_cost ?? 0,
       total_cost: request.total_cost ?? 0,
       answered_by: request.answered_by ?? null,
-      recording_url: request.recording_url ?? null,
+      recording_url: seen.record ? (request.recording_url ?? null) : null,
       ...this.ending(newlyEnded),
     };
     const columns = Object.keys(values);
@@ -209,7 +211,7 @@ export class CallIngestion {
       keep('carrier_cost', request.carrier_cost, 'numeric'),
       keep('total_cost', request.total_cost, 'numeric'),
       keep('answered_by', request.answered_by, 'varchar'),
-      keep('recording_url', request.recording_url, 'text'),
+      keep('recording_url', seen.record ? request.recording_url : null, 'text'),
       // The first final write names the webhook event and the end; later ones keep them.
       `webhook_event_id = COALESCE(webhook_event_id, ${parameter(ending.webhook_event_id)})`,
       `ended_at = COALESCE(ended_at, ${parameter(ending.ended_at)}::timestamptz)`,

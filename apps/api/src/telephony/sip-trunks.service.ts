@@ -155,7 +155,8 @@ export class SipTrunksService {
     } catch {
       await this.abandon(requestId);
       await onFailure?.();
-      throw Errors.serviceUnavailable();
+      // The spec's answer for a change that could not be applied, with the status of a queue that did not answer.
+      throw new DomainError('enqueue_failed', 503, { error: failure });
     }
     const deadline = Date.now() + this.config.sipProvisionTimeoutSeconds * 1000;
     for (;;) {

@@ -13,7 +13,7 @@ import {
   SipTrunkMessageEnvelope,
   UpdateSipTrunkRequest,
 } from '@app/contracts';
-import { ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ResourceIdPipe } from '@app/platform';
+import { ApiNotFoundAs, ApiUnavailableAs, ApiUserResource, ApiValidatedInput, ResourceIdPipe } from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { PhoneNumbersService } from './phone-numbers.service';
 import { SipTrunksService } from './sip-trunks.service';
@@ -41,6 +41,7 @@ export class SipTrunksController {
   @ApiCreatedResponse({ type: SipTrunkMessageEnvelope })
   @ApiValidatedInput()
   @ApiBadGatewayResponse({ type: ErrorFieldResponse, description: SIP_TRUNK_CREATE_FAILED })
+  @ApiUnavailableAs(SIP_TRUNK_CREATE_FAILED)
   create(
     @CurrentUser() user: AuthenticatedUser,
     @Body() body: CreateSipTrunkRequest,
@@ -65,6 +66,7 @@ export class SipTrunksController {
   @ApiValidatedInput()
   @ApiNotFoundAs('error', 'SIP trunk not found.')
   @ApiBadGatewayResponse({ type: ErrorFieldResponse, description: SIP_TRUNK_UPDATE_FAILED })
+  @ApiUnavailableAs(SIP_TRUNK_UPDATE_FAILED)
   update(
     @CurrentUser() user: AuthenticatedUser,
     @TrunkId() id: number,

@@ -15,6 +15,7 @@ import {
 import { ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ResourceIdPipe } from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { ValidationMessage } from '../http/validation-message.interceptor';
+import { FlowTargetFieldsInterceptor } from './flow-target-fields.interceptor';
 import { ToolsService } from './tools.service';
 import { Post } from '../idempotency/post-route.decorator';
 
@@ -51,7 +52,7 @@ export class ToolsController {
   }
 
   @Put(':id')
-  @UseInterceptors(ValidationMessage(TOOL_VALIDATION_MESSAGE))
+  @UseInterceptors(ValidationMessage(TOOL_VALIDATION_MESSAGE), FlowTargetFieldsInterceptor)
   @ApiOperation({ operationId: 'updateTool', summary: 'Update a tool; omitted fields stay, lists sent replace' })
   @ApiOkResponse({ type: ToolMessageEnvelope })
   @ApiValidatedInput('Validation failed')

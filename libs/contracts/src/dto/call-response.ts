@@ -25,7 +25,10 @@ export interface CallRow {
   updated_at: Date;
 }
 
-/** `campaign_name` only for campaign calls and `recording_url` only with a recording, as the spec says. */
+/**
+ * `campaign_name` only for campaign calls and `recording_url` only with a recording of an assistant that records
+ * (kept at ingestion only then), as the spec says; `answered_by` is `unknown` until the runtime reports it.
+ */
 export function toCallResponse(row: CallRow): CallResponse {
   return {
     id: row.id,
@@ -44,7 +47,7 @@ export function toCallResponse(row: CallRow): CallResponse {
     webhook_response: row.webhook_response,
     carrier_cost: Number(row.carrier_cost),
     total_cost: Number(row.total_cost),
-    answered_by: row.answered_by,
+    answered_by: row.answered_by ?? 'unknown',
     ...(row.recording_url ? { recording_url: row.recording_url } : {}),
     created_at: utcDateTime(row.created_at),
     updated_at: utcDateTime(row.updated_at),

@@ -145,12 +145,12 @@ export class CallListQuery extends PageQuery {
 
   @ApiPropertyOptional({ type: String, format: 'date' })
   @Rule.Optional()
-  @Rule.Pattern(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/)
+  @Rule.DateYmd()
   date_from?: string;
 
   @ApiPropertyOptional({ type: String, format: 'date' })
   @Rule.Optional()
-  @Rule.Pattern(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/)
+  @Rule.DateYmd()
   date_to?: string;
 }
 
@@ -172,8 +172,12 @@ export class CallResponse {
   @ApiProperty({ type: 'object', additionalProperties: true }) webhook_response: Record<string, unknown>;
   @ApiProperty({ type: Number }) carrier_cost: number;
   @ApiProperty({ type: Number }) total_cost: number;
-  @ApiProperty({ enum: ANSWERED_BY, nullable: true }) answered_by: string | null;
-  @ApiPropertyOptional({ type: String, description: 'Only when a recording exists' }) recording_url?: string;
+  @ApiProperty({ enum: ANSWERED_BY, description: '`unknown` until the voice runtime reports it' }) answered_by: string;
+  @ApiPropertyOptional({
+    type: String,
+    description: 'Only when a recording exists and the call’s assistant records (`record: true`)',
+  })
+  recording_url?: string;
   @ApiProperty({ type: String, example: '2026-01-02 03:04:05' }) created_at: string;
   @ApiProperty({ type: String, example: '2026-01-02 03:04:05' }) updated_at: string;
 }

@@ -1,6 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ValidateBy } from 'class-validator';
 import { Rule } from '../validation';
 import { ScalarMap } from './assistant.dto';
 import { PageQuery } from './pagination.dto';
@@ -24,22 +23,6 @@ export const MAX_SECONDARY_CONTACTS = 10;
 export function utcDateTime(date: Date): string {
   return date.toISOString().slice(0, 19).replace('T', ' ');
 }
-
-/** A calendar date `YYYY-MM-DD` that exists. */
-const CalendarDate = () =>
-  ValidateBy(
-    {
-      name: 'calendarDate',
-      validator: {
-        validate: (value) =>
-          typeof value === 'string' &&
-          /^\d{4}-\d{2}-\d{2}$/.test(value) &&
-          !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
-          new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
-      },
-    },
-    { message: 'The :attribute field must match the format Y-m-d.' },
-  );
 
 export class SecondaryContactRequest {
   @ApiProperty({ type: String, maxLength: 32, description: 'E.164' })
@@ -143,12 +126,12 @@ export class LeadListQuery extends PageQuery {
 
   @ApiPropertyOptional({ type: String, format: 'date', description: 'Created on or after (UTC)' })
   @Rule.Optional()
-  @CalendarDate()
+  @Rule.DateYmd()
   date_from?: string;
 
   @ApiPropertyOptional({ type: String, format: 'date', description: 'Created on or before (UTC)' })
   @Rule.Optional()
-  @CalendarDate()
+  @Rule.DateYmd()
   date_to?: string;
 }
 

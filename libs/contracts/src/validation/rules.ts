@@ -106,6 +106,22 @@ export const NotOneOf = (values: readonly string[], ignoreCase = false) =>
     },
     { message: 'The selected :attribute is invalid.' },
   );
+/** Laravel's `date_format:Y-m-d`: a calendar date `YYYY-MM-DD` that exists. */
+export const DateYmd = () =>
+  ValidateBy(
+    {
+      name: 'dateFormat',
+      validator: {
+        validate: (value) => {
+          if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+          const day = new Date(`${value}T00:00:00Z`);
+          // An impossible date (2026-02-31) is either invalid or rolls over into another day.
+          return !Number.isNaN(day.getTime()) && day.toISOString().startsWith(value);
+        },
+      },
+    },
+    { message: 'The :attribute field must match the format Y-m-d.' },
+  );
 export const Pattern = (pattern: RegExp) => Matches(pattern, { message: 'The :attribute field format is invalid.' });
 export const HttpUrl = () =>
   IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, field('must be a valid URL.'));

@@ -12,6 +12,7 @@ import { CallCounters1763800000071 } from './1763800000071-call-counters';
 import { IdempotencyKeys1763800000050 } from './1763800000050-idempotency-keys';
 import { Dialer1763800000080 } from './1763800000080-dialer';
 import { RateWindows1763800000090 } from './1763800000090-rate-windows';
+import { RecordingsOfRecordingAssistants1763800000100 } from './1763800000100-recordings-of-recording-assistants';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   CallCounters1763800000071,
   Dialer1763800000080,
   RateWindows1763800000090,
+  RecordingsOfRecordingAssistants1763800000100,
 ];

@@ -67,6 +67,19 @@ export const ApiValidatedQuery = () =>
 export const ApiNotFoundAs = (shape: 'message' | 'error', text: string) =>
   ApiNotFoundResponse({ type: shape === 'error' ? ErrorFieldResponse : MessageResponse, description: text });
 
+/**
+ * A route whose own failure to start its work is 503 `{error}` (the spec's text for it), besides the `{message}`
+ * every route answers when a dependency does not answer.
+ */
+export const ApiUnavailableAs = (text: string) =>
+  applyDecorators(
+    ApiExtraModels(ErrorFieldResponse, MessageResponse),
+    ApiServiceUnavailableResponse({
+      description: `${text} (\`{error}\`), or a dependency is unavailable (\`{message}\`); retry later`,
+      schema: { oneOf: [{ $ref: getSchemaPath(ErrorFieldResponse) }, { $ref: getSchemaPath(MessageResponse) }] },
+    }),
+  );
+
 /** The extension that carries per-media-type bodies until the document is assembled (see api-document.ts). */
 export const REQUEST_BODIES_EXTENSION = 'x-request-bodies';
 
