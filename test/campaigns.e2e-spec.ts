@@ -475,6 +475,21 @@ describe('Campaigns and leads', () => {
       expect(errorsCsv.text).toBe(
         'row,column,message\r\n3,phone_number,The phone number field must be a valid phone number.\r\n4,phone_number,The phone number has already been taken.\r\n',
       );
+      // A missing or malformed id is the plain JSON 404 of any missing resource, never the CSV's media type.
+      for (const [campaignId, importId, message] of [
+        [target.id, 2147483000, 'Lead import not found.'],
+        [target.id, 'abc', 'Lead import not found.'],
+        [target.id, '1.0', 'Lead import not found.'],
+        ['0x1', started.body.data.id, 'Campaign not found.'],
+        [99999999, started.body.data.id, 'Lead import not found.'],
+      ]) {
+        const missing = await stack.http
+          .get(`/api/user/campaign/${campaignId}/leads/imports/${importId}/errors.csv`)
+          .set(account.auth)
+          .expect(404);
+        expect(missing.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(missing.body).toEqual({ message });
+      }
     }, 45_000);
 
     it('fails a file without a phone_number column, and needs a file', async () => {

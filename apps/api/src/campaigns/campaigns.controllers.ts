@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Put, Query, Req } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Request } from 'express';
 import {
   ApiLengthAwarePage,
@@ -143,7 +143,6 @@ export class CampaignsController {
   @Get('campaign/:id/leads/imports/:importId/errors.csv')
   @Header('Content-Type', 'text/csv; charset=utf-8')
   @ApiOperation({ operationId: 'downloadLeadImportErrors', summary: 'Every row error of a lead import, as CSV' })
-  @ApiProduces('text/csv')
   @ApiOkResponse({ description: 'row,column,message', content: { 'text/csv': { schema: { type: 'string' } } } })
   @ApiNotFoundAs('message', 'Lead import not found.')
   importErrors(

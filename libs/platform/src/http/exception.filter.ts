@@ -62,6 +62,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     // A refusal sent before the request's body was read (too large, multipart where none is taken, a body that
     // cannot be parsed) ends the connection, so Node does not read the rest of that body to reuse it.
     if (response.req && !response.req.complete) response.setHeader('Connection', 'close');
+    // A route's own media type (`@Header('Content-Type', 'text/csv')`) is set before its handler runs; the error
+    // body is JSON whatever the route answers on success.
+    response.setHeader('Content-Type', 'application/json; charset=utf-8');
     response.status(error.status).json(error.body);
   }
 
