@@ -499,6 +499,43 @@ describe('Hostile input', () => {
       expect(text.body.errors).toEqual({ assistant_id: ['The assistant id field must be an integer.'] });
     });
 
+    it('answers an item of an object list that is not an object with 422 on that item, in every body', async () => {
+      const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+      const objectLists: string[] = [];
+      for (const [template, operations] of Object.entries<any>(document.paths)) {
+        for (const [method, operation] of Object.entries<any>(operations)) {
+          if (!['post', 'put', 'patch'].includes(method)) continue;
+          const schema = requestSchema(document, operation);
+          for (const [field, property] of Object.entries<any>(schema?.properties ?? {})) {
+            if (property.type !== 'array' || !property.items?.$ref) continue;
+            objectLists.push(`${method} ${template} ${field}`);
+            for (const item of [[], 'x', 7, null, [{ name: 'x' }]]) {
+              const key = `${method} ${template} ${field} ${JSON.stringify(item)}`;
+              const response = await call(method, pathFor(template)).send({
+                ...(baseBodies[`${method} ${template}`] ?? {}),
+                [field]: [item],
+              });
+              expect({ key, status: response.status, errors: response.body.errors?.[`${field}.0`] }).toEqual({
+                key,
+                status: 422,
+                errors: [`The ${field.replace(/_/g, ' ')}.0 field must be an object.`],
+              });
+            }
+          }
+        }
+      }
+      // The lists named in the defect report are among them.
+      for (const listed of [
+        'post /api/user/lead secondary_contacts',
+        'post /api/user/tools headers',
+        'post /api/user/tools static_fields',
+        'post /api/user/tools schema',
+        'post /api/user/assistant post_call_schema',
+        'post /api/user/knowledgebases/{knowledgebaseId}/documents links',
+      ])
+        expect(objectLists).toContain(listed);
+    }, 60_000);
+
     it('refuses two post-call fields with the same name, on the later one', async () => {
       const field = { type: 'string', description: 'What the caller wants' };
       const response = await call('put', `/api/user/assistant/${assistantId}`).send({

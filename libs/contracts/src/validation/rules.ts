@@ -165,9 +165,34 @@ export const DistinctBy = (key: string) =>
     },
   });
 
-/** Validates each item of an array of objects with the given DTO class. */
+/**
+ * The constraint name of the check that each item of an object list is an object, whose message lists the indexes
+ * of the items that are not. class-validator alone validates a list inside the list as if it were the list
+ * itself, so `[[]]` would pass.
+ */
+export const EACH_OBJECT_CONSTRAINT = 'eachObject';
+
+const listItemIndexes = (list: unknown): number[] =>
+  globalThis.Array.isArray(list)
+    ? list.flatMap((item, index) =>
+        item === null || typeof item !== 'object' || globalThis.Array.isArray(item) ? [index] : [],
+      )
+    : [];
+
+/** Validates each item of an array of objects with the given DTO class; an item that is not an object is 422. */
 export const EachNested = (type: () => new () => object) =>
-  applyDecorators(Array(), ValidateNested({ each: true }), Type(type));
+  applyDecorators(
+    Array(),
+    ValidateBy({
+      name: EACH_OBJECT_CONSTRAINT,
+      validator: {
+        validate: (value) => listItemIndexes(value).length === 0,
+        defaultMessage: (args) => listItemIndexes(args?.value).join(','),
+      },
+    }),
+    ValidateNested({ each: true }),
+    Type(type),
+  );
 
 /** An HTTP header field name: an RFC 9110 token. */
 export const HeaderName = () => Pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/);

@@ -54,6 +54,17 @@ describe('Laravel-style validation messages', () => {
     });
   });
 
+  it('answers every item of an object list that is not an object on its own path, lists included', () => {
+    expect(
+      errorsOf({ display_name: 'ok', headers: [[], { header_name: 'ok' }, 'x', null, [{ header_name: 'a' }]] }),
+    ).toEqual({
+      'headers.0': ['The headers.0 field must be an object.'],
+      'headers.2': ['The headers.2 field must be an object.'],
+      'headers.3': ['The headers.3 field must be an object.'],
+      'headers.4': ['The headers.4 field must be an object.'],
+    });
+  });
+
   it('summarises like Laravel', () => {
     expect(validationSummary({ a: ['A.'] })).toBe('A.');
     expect(validationSummary({ a: ['A.'], b: ['B.'] })).toBe('A. (and 1 more error)');

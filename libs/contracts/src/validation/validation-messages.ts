@@ -1,5 +1,5 @@
 import type { ValidationError } from 'class-validator';
-import { DISTINCT_CONSTRAINT, REQUIRED_CONSTRAINT } from './rules';
+import { DISTINCT_CONSTRAINT, EACH_OBJECT_CONSTRAINT, REQUIRED_CONSTRAINT } from './rules';
 
 /** Laravel's display name for a field: underscores become spaces, dot paths stay as they are. */
 export function humaniseAttribute(path: string): string {
@@ -27,9 +27,16 @@ export function flattenValidationErrors(errors: ValidationError[], parentPath = 
   const result: Record<string, string[]> = {};
   for (const error of errors) {
     const path = parentPath ? `${parentPath}.${error.property}` : error.property;
-    const { [DISTINCT_CONSTRAINT]: repeated, ...constraints } = error.constraints ?? {};
+    const {
+      [DISTINCT_CONSTRAINT]: repeated,
+      [EACH_OBJECT_CONSTRAINT]: notObjects,
+      ...constraints
+    } = error.constraints ?? {};
     for (const item of repeated ? repeated.split(',') : []) {
       result[`${path}.${item}`] = [`The ${humaniseAttribute(`${path}.${item}`)} field has a duplicate value.`];
+    }
+    for (const index of notObjects ? notObjects.split(',') : []) {
+      result[`${path}.${index}`] = [`The ${humaniseAttribute(`${path}.${index}`)} field must be an object.`];
     }
     const keys = Object.keys(constraints).reverse();
     const bail = BAIL_CONSTRAINTS.find((key) => key in constraints);
