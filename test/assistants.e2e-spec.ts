@@ -1,5 +1,5 @@
 import { createAccount, TestAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { Stack, startStack, recordQueries } from './support/stack';
 
 describe('Assistants, folders and labels', () => {
   let stack: Stack;
@@ -375,8 +375,7 @@ describe('Assistants, folders and labels', () => {
         );
       }
       const queriesFor = async (perPage: number) => {
-        const spy = jest.spyOn(stack.dataSource, 'query');
-        const manager = jest.spyOn(stack.dataSource.manager, 'query');
+        const queries = recordQueries(stack.dataSource);
         try {
           const response = await stack.http
             .get('/api/user/assistants/get')
@@ -385,10 +384,9 @@ describe('Assistants, folders and labels', () => {
             .expect(200);
           expect(response.body.data).toHaveLength(perPage);
           expect(response.body.data[perPage - 1].labels).toEqual([{ id: tag.id, name: 'Everywhere', color: null }]);
-          return spy.mock.calls.length + manager.mock.calls.length;
+          return queries.statements().length;
         } finally {
-          spy.mockRestore();
-          manager.mockRestore();
+          queries.restore();
         }
       };
       expect(await queriesFor(100)).toBe(await queriesFor(15));

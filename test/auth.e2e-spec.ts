@@ -1,6 +1,6 @@
 import { generateToken } from '@app/platform';
 import { bearer, createAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { Stack, startStack, recordQueries } from './support/stack';
 
 describe('Authentication', () => {
   let stack: Stack;
@@ -107,6 +107,19 @@ describe('Authentication', () => {
       const other = await createAccount(stack);
       await stack.http.post('/api/auth/login').send({ email: other.email, password: other.password }).expect(200);
     });
+
+    it('checks at most the limit of passwords however many attempts arrive at once', async () => {
+      const account = await createAccount(stack);
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, () =>
+          stack.http.post('/api/auth/login').send({ email: account.email, password: 'wrong-password' }),
+        ),
+      );
+      const statuses = answers.map((answer) => answer.status);
+      // LOGIN_ATTEMPTS_PER_MINUTE is 3 here: three wrong passwords are checked (422), every other attempt is 429.
+      expect(statuses.filter((status) => status === 422)).toHaveLength(3);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(37);
+    });
   });
 
   describe('logout', () => {
@@ -150,17 +163,17 @@ describe('Authentication', () => {
     it('malformed token, refused before any token lookup', async () => {
       const valid = generateToken('apiKey');
       const badChecksum = valid.slice(0, -1) + (valid.endsWith('a') ? 'b' : 'a');
-      const query = jest.spyOn(stack.dataSource, 'query');
+      const queries = recordQueries(stack.dataSource);
       try {
         for (const token of ['garbage', badChecksum, 'vak_', `xyz_${valid.slice(4)}`]) {
           const response = await stack.http.get('/api/user/me').set(bearer(token)).expect(401);
           expect(response.body).toEqual(unauthenticated);
         }
         // With QUEUE_BACKEND=postgres the request's rate-limit count is a query too; no other may run.
-        const lookups = query.mock.calls.filter(([sql]) => !String(sql).includes('rate_windows'));
+        const lookups = queries.statements().filter((sql) => !sql.includes('rate_windows'));
         expect(lookups).toEqual([]);
       } finally {
-        query.mockRestore();
+        queries.restore();
       }
     });
 

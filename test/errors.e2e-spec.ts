@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { generateToken } from '@app/platform';
 import { bearer, createAccount, TestAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { Stack, startStack, recordQueries } from './support/stack';
 import { QUEUE_BACKEND, REDIS_URL } from './support/test-environment';
 import { TestRoutesModule } from './support/test-routes.module';
 
@@ -166,23 +166,32 @@ describe('Rate limits', () => {
     await stack.http.get('/api/user/me').set(second.auth).expect(200);
   });
 
-  it('limits made-up tokens per client address, and then stops looking them up', async () => {
+  it('limits made-up tokens per client address, but never refuses a valid key from that address', async () => {
+    const owner = await tokenOf();
+    const key = (await stack.http.post('/api/user/api-keys').set(owner.auth).send({ name: 'Unused' }).expect(201))
+      .body.api_key.token as string;
     await resetCounters();
-    for (let attempt = 0; attempt < 5; attempt++) {
+    for (let attempt = 0; attempt < 6; attempt++) {
       await stack.http
         .get('/api/user/me')
         .set(bearer(generateToken('apiKey')))
-        .expect(401);
+        .expect(attempt < 5 ? 401 : 429);
     }
-    const queries = jest.spyOn(stack.dataSource, 'query');
+    const limited = await stack.http.get('/api/user/me').set(bearer(generateToken('apiKey')));
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    // Without a well-formed token there is nothing to look up: refused at once.
+    const queries = recordQueries(stack.dataSource);
     try {
-      const limited = await stack.http.get('/api/user/me').set(bearer(generateToken('apiKey')));
-      expect(limited.status).toBe(429);
-      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-      expect(queries).not.toHaveBeenCalled();
+      await stack.http.get('/api/user/me').set(bearer('garbage')).expect(429);
+      await stack.http.get('/api/user/me').expect(429);
+      expect(queries.statements()).toEqual([]);
     } finally {
-      queries.mockRestore();
+      queries.restore();
     }
+    // The same address's valid, never-used key: counted against itself only.
+    const valid = await stack.http.get('/api/user/me').set(bearer(key)).expect(200);
+    expect(valid.headers['x-ratelimit-remaining']).toBe('4');
   });
 
   it('counts requests without credentials per address too, but never health checks', async () => {
@@ -192,4 +201,31 @@ describe('Rate limits', () => {
     await stack.http.get('/api/user/me').set({ 'X-Forwarded-For': '203.0.113.9' }).expect(401);
     await stack.http.get('/api/health').set(client).expect(200);
   });
+});
+
+describe('Client addresses behind proxies', () => {
+  it('reads X-Forwarded-For only from the proxies TRUST_PROXY names', async () => {
+    const prefix = `${process.env.TEST_QUEUE_PREFIX}:trust-proxy-suite`;
+    for (const [index, [trust, separate]] of (
+      [
+        ['loopback', true],
+        ['false', false],
+        ['192.0.2.1', false],
+      ] as const
+    ).entries()) {
+      const stack = await startStack({
+        worker: false,
+        env: { RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: trust, QUEUE_PREFIX: `${prefix}:${index}` },
+      });
+      try {
+        // The tests' requests come from 127.0.0.1, a loopback proxy to the first stack and a client to the others.
+        for (let attempt = 0; attempt < 2; attempt++)
+          await stack.http.get('/api/user/me').set('X-Forwarded-For', '203.0.113.1').expect(401);
+        const other = await stack.http.get('/api/user/me').set('X-Forwarded-For', '203.0.113.2');
+        expect({ trust, status: other.status }).toEqual({ trust, status: separate ? 401 : 429 });
+      } finally {
+        await stack.close();
+      }
+    }
+  }, 60_000);
 });

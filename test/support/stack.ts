@@ -92,3 +92,20 @@ function conformingClient(server: Parameters<typeof request>[0], conformance: Op
   }
   return wrapped as unknown as Client;
 }
+
+/**
+ * Records the statements the app sends while it is active: through `DataSource.query`, the entity manager's `query`
+ * and the pool's own `query` (`queryPool`, the credential lookup's path). `restore` stops recording.
+ */
+export function recordQueries(dataSource: DataSource): { statements: () => string[]; restore: () => void } {
+  const pool = (dataSource.driver as unknown as { master: { query: (...args: unknown[]) => unknown } }).master;
+  const spies = [
+    jest.spyOn(dataSource, 'query'),
+    jest.spyOn(dataSource.manager, 'query'),
+    jest.spyOn(pool, 'query'),
+  ];
+  return {
+    statements: () => spies.flatMap((spy) => spy.mock.calls.map(([sql]) => String(sql))),
+    restore: () => spies.forEach((spy) => spy.mockRestore()),
+  };
+}

@@ -10,8 +10,11 @@ export async function createApiApp(
   config: AppConfig,
   extraModules: DynamicModule['imports'] = [],
 ): Promise<INestApplication> {
-  // Behind a proxy on the same host, the client's address and protocol come from its X-Forwarded-* headers.
-  const app = await createHttpApp(ApiModule.forRoot(config, extraModules), { timeouts: config.httpTimeouts, trustProxy: 'loopback' });
+  // TRUST_PROXY says whose X-Forwarded-* headers name the client's address and protocol (see the README).
+  const app = await createHttpApp(ApiModule.forRoot(config, extraModules), {
+    timeouts: config.httpTimeouts,
+    trustProxy: config.trustProxy,
+  });
   app.use(httpMetrics(app.get(MetricsRegistry)));
   mountQueueDashboard(app);
   if (config.corsOrigins.length > 0) {

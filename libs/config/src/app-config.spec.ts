@@ -20,6 +20,15 @@ describe('loadConfig', () => {
     expect(config.encryptionKey).toHaveLength(32);
   });
 
+  it('reads TRUST_PROXY as Express takes it, and refuses anything else', () => {
+    const trust = (value: string) => loadConfig({ ENCRYPTION_KEY: key, TRUST_PROXY: value }).trustProxy;
+    expect(loadConfig({ ENCRYPTION_KEY: key }).trustProxy).toBe('loopback');
+    expect([trust('false'), trust('true'), trust('2')]).toEqual([false, true, 2]);
+    expect(trust('10.0.0.0/8, loopback,192.0.2.7')).toBe('10.0.0.0/8,loopback,192.0.2.7');
+    expect(() => trust('everyone')).toThrow(/TRUST_PROXY/);
+    expect(() => trust('10.0.0.0/99')).toThrow(/TRUST_PROXY/);
+  });
+
   it('needs no Redis address in production when the queues are on Postgres', () => {
     const config = loadConfig({
       ENCRYPTION_KEY: key,

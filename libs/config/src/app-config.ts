@@ -73,6 +73,8 @@ export class AppConfig {
   readonly corsOrigins: string[];
   /** How long the HTTP server waits on a client. */
   readonly httpTimeouts: HttpTimeouts;
+  /** Express's `trust proxy`: which hops' X-Forwarded-For names the client (rate limits, login throttle, links). */
+  readonly trustProxy: boolean | number | string;
   /** How long a worker holds a job before another may take it over (it renews the lock while alive). */
   readonly jobLockMs: number;
   /** How often workers look for jobs whose holder died. */
@@ -180,6 +182,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         ? { username: env.QUEUE_DASHBOARD_USERNAME, password: env.QUEUE_DASHBOARD_PASSWORD }
         : undefined,
     corsOrigins: (env.CORS_ORIGINS ?? []).map((origin) => new URL(origin).origin),
+    trustProxy: env.TRUST_PROXY,
     httpTimeouts: {
       keepAliveMs: env.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
       headersMs: env.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 const booleanFlag = z
@@ -11,6 +12,37 @@ const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
     .int('must be a whole number')
     .min(min, `must be at least ${min}`)
     .max(max, `must be at most ${max}`);
+
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * Express's `trust proxy`: `false` (never read X-Forwarded-For), `true` (the left-most address, whoever sent it), a
+ * number of proxy hops to trust, or addresses, CIDR ranges and range names whose X-Forwarded-For entries are trusted.
+ */
+const trustProxy = z.string().transform((value, context) => {
+  const text = value.trim();
+  if (text === 'true' || text === 'false') return text === 'true';
+  if (/^\d{1,2}$/.test(text)) return Number(text);
+  const entries = text.split(',').map((entry) => entry.trim());
+  const valid = (entry: string) =>
+    PROXY_RANGE_NAMES.includes(entry) ||
+    ipaddr.isValid(entry) ||
+    (entry.includes('/') &&
+      (() => {
+        try {
+          ipaddr.parseCIDR(entry);
+          return true;
+        } catch {
+          return false;
+        }
+      })());
+  if (entries.length > 0 && entries.every(valid)) return entries.join(',');
+  context.addIssue({
+    code: 'custom',
+    message: `must be true, false, a number of hops, or a comma-separated list of addresses, CIDR ranges or ${PROXY_RANGE_NAMES.join('/')}`,
+  });
+  return z.NEVER;
+});
 
 /** 0 asks the OS for any free port (useful when several workers share a host in tests). */
 const port = integer(0, 65535);
@@ -82,6 +114,7 @@ export const environmentSchema = z
     HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: integer(1, 3600).default(65),
     HTTP_HEADERS_TIMEOUT_SECONDS: integer(1, 600).default(20),
     HTTP_REQUEST_TIMEOUT_SECONDS: integer(1, 3600).default(60),
+    TRUST_PROXY: trustProxy.default('loopback'),
     CORS_ORIGINS: z
       .string()
       .transform((value) =>

@@ -58,7 +58,7 @@ export class AuthService {
 
   async login(request: LoginRequest, clientAddress: string): Promise<LoginResponse> {
     const email = request.email.trim().toLowerCase();
-    await this.throttle.assertAllowed(email, clientAddress);
+    await this.throttle.admit(email, clientAddress);
 
     const user = await this.users
       .createQueryBuilder('user')
@@ -68,10 +68,7 @@ export class AuthService {
     const valid = user
       ? await argon2.verify(user.passwordHash, request.password)
       : await argon2.verify(await (decoyHash ??= argon2.hash(generateToken('session'))), request.password);
-    if (!user || !valid) {
-      await this.throttle.recordFailure(email, clientAddress);
-      throw ValidationFailed.field('email', 'These credentials do not match our records.');
-    }
+    if (!user || !valid) throw ValidationFailed.field('email', 'These credentials do not match our records.');
     await this.throttle.clear(email, clientAddress);
 
     const tokenName = request.token_name ?? DEFAULT_TOKEN_NAME;

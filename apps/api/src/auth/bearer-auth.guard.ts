@@ -11,9 +11,9 @@ import { TokenAuthenticator } from './token-authenticator.service';
  * Global guard: every route needs a valid bearer token unless marked @Public(), and every request counts against
  * one per-minute budget (RATE_LIMIT_PER_MINUTE) across all routes:
  * - an authenticated request against its credential (the API key or session token that made it, by digest);
- * - a public request, and every request whose credentials fail, against its client address. An address over
- *   its budget is refused before its token is looked up (known from memory, no round trip), so made-up tokens
- *   cannot cost a query each.
+ * - a public request, and every request whose credentials fail, against its client address. A request without a
+ *   well-formed token from an address over its budget is refused without a round trip; a well-formed one is still
+ *   looked up (by its digest, one indexed read), because the address's budget never refuses a valid credential.
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
@@ -30,27 +30,30 @@ export class BearerAuthGuard implements CanActivate {
     const { isPublic, counted } = this.route(context);
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const response = context.switchToHttp().getResponse<Response>();
-    const address = `address:${request.ip}`;
+    // The client address (Express's `req.ip`, which honours `trust proxy`) is read only when it is counted.
+    const address = () => `address:${request.ip}`;
 
     if (isPublic) {
-      if (counted) this.enforce(await this.limiter.hit(address), response);
+      if (counted) this.enforce(await this.limiter.hit(address()), response);
       return true;
     }
-    this.enforce(this.limiter.knownExceeded(address), response);
-
     const token = bearerToken(request);
     const kind = token ? parseToken(token) : null;
-    // A well-formed token's budget is counted while it is looked up, so a request waits for one round trip, not
-    // two. It is counted under its digest: the same key for every request of the credential, known before the
-    // lookup. One that turns out unknown also counts against its address below.
-    const [auth, state] = kind
-      ? await Promise.all([
-          this.authenticator.authenticate(token!),
-          counted ? this.limiter.hit(`${kind}:${hashToken(token!)}`) : undefined,
-        ])
-      : [null, undefined];
+    // Without a well-formed token there is nothing to look up: an address past its budget is refused at once.
+    if (!kind) {
+      this.enforce(this.limiter.knownExceeded(address()) ?? (await this.limiter.hit(address())), response);
+      throw Errors.unauthenticated();
+    }
+    // A well-formed token is looked up even from an address past its budget: a valid credential is counted against
+    // itself only, so other clients' garbage from the same address (every client, behind a load balancer) never
+    // locks it out. Its budget is counted while it is looked up, under its digest (the same key for every request
+    // of the credential, known before the lookup), so a request waits for one round trip, not two.
+    const [auth, state] = await Promise.all([
+      this.authenticator.authenticate(token!),
+      counted ? this.limiter.hit(`${kind}:${hashToken(token!)}`) : undefined,
+    ]);
     if (!auth) {
-      this.enforce(await this.limiter.hit(address), response);
+      this.enforce(this.limiter.knownExceeded(address()) ?? (await this.limiter.hit(address())), response);
       throw Errors.unauthenticated();
     }
     request.auth = auth;
