@@ -98,6 +98,25 @@ describe('Calls', () => {
     await stack.http.get('/api/user/calls').set(runtime).expect(401);
   });
 
+  it('never moves a call to another account: 409 and nothing changed, finished or not', async () => {
+    const mine = await assistant({ name: 'Mine' });
+    const theirs = await assistant({ name: 'Theirs' }, other);
+    const created = (await ingest('kept-1', base(mine.id, { transcript: 'private words' })).expect(201)).body.data;
+    for (const status of ['in-progress', 'completed']) {
+      const moved = await ingest('kept-1', base(theirs.id, { status, transcript: 'overwritten' }));
+      expect(moved.status).toBe(409);
+      expect(moved.body).toEqual({
+        message: 'The call belongs to another account; it cannot be moved to this assistant.',
+      });
+      await ingest('kept-1', base(mine.id, { status })).expect(200);
+    }
+    const read = (await stack.http.get(`/api/user/calls/${created.id}`).set(account.auth).expect(200)).body.data;
+    expect(read).toMatchObject({ assistant_name: 'Mine', transcript: 'private words', status: 'completed' });
+    await stack.http.get(`/api/user/calls/${created.id}`).set(other.auth).expect(404);
+    const theirList = (await stack.http.get('/api/user/calls').set(other.auth).expect(200)).body.data;
+    expect(theirList.map((call: { external_id: string }) => call.external_id)).not.toContain('kept-1');
+  });
+
   it('shows answered_by as "unknown" until reported, and a recording only for an assistant that records', async () => {
     const quiet = await assistant({ name: 'Unrecorded' });
     const first = await ingest('call-unrecorded', base(quiet.id)).expect(201);

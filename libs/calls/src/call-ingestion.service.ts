@@ -34,7 +34,8 @@ interface Seen {
   campaign_found: boolean;
   campaign_name: string | null;
   lead_found: boolean;
-  /** The call's status, lead and row version (`xmin`), when it exists. */
+  /** The call's account, status, lead and row version (`xmin`), when it exists. */
+  call_user_id: number | null;
   call_status: string | null;
   call_lead_id: number | null;
   call_version: string | null;
@@ -116,7 +117,8 @@ export class CallIngestion {
       `SELECT a.id, a.user_id, a.name, a.webhook_url, a.is_webhook_active, a.record,
               campaign.id IS NOT NULL AS campaign_found, campaign.name AS campaign_name,
               lead.id IS NOT NULL AS lead_found,
-              call.status AS call_status, call.lead_id AS call_lead_id, call.xmin::text AS call_version
+              call.user_id AS call_user_id, call.status AS call_status, call.lead_id AS call_lead_id,
+              call.xmin::text AS call_version
          FROM assistants a
          LEFT JOIN campaigns campaign ON campaign.id = $2::int AND campaign.user_id = a.user_id
          LEFT JOIN leads lead ON lead.id = $3::int AND lead.user_id = a.user_id
@@ -132,6 +134,8 @@ export class CallIngestion {
     if (Object.keys(errors).length > 0) throw new ValidationFailed(errors);
 
     const exists = seen.call_version !== null;
+    // A call's account never changes: an assistant of another account cannot take it over, with its transcript.
+    if (exists && seen.call_user_id !== seen.user_id) throw Errors.callOfAnotherAccount();
     const terminal = TERMINAL_CALL_STATUSES.includes(request.status);
     const wasTerminal = exists && TERMINAL_CALL_STATUSES.includes(seen.call_status!);
     if (wasTerminal && seen.call_status !== request.status) throw statusConflict(seen.call_status!, request.status);

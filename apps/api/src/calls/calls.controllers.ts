@@ -101,7 +101,10 @@ export class InternalCallsController {
   @ApiCreatedResponse({ type: IngestCallResponse, description: 'First write of this call' })
   @ApiOkResponse({ type: IngestCallResponse, description: 'A later write' })
   @ApiValidatedInput()
-  @ApiConflictResponse({ type: MessageResponse, description: 'The call already has another final status' })
+  @ApiConflictResponse({
+    type: MessageResponse,
+    description: 'The call already has another final status, or belongs to another account than the assistant',
+  })
   @ApiNotFoundAs('message', 'Not found.')
   async ingest(
     @Param('externalId') externalId: string,

@@ -49,6 +49,11 @@ export const Errors = {
   payloadTooLarge: () => new DomainError('payload_too_large', 413, { message: 'The request body is too large.' }),
   unsupportedMediaType: () => new DomainError('unsupported_media_type', 415, { message: 'Unsupported content type.' }),
   /** A concurrent request changed what this one relied on; nothing was changed, the caller may simply retry. */
+  /** The voice runtime named an assistant of another account for a call already recorded. */
+  callOfAnotherAccount: () =>
+    new DomainError('call_account_conflict', 409, {
+      message: 'The call belongs to another account; it cannot be moved to this assistant.',
+    }),
   conflict: () =>
     new DomainError('conflict', 409, { message: 'The request conflicted with a concurrent change. Please try again.' }),
   serverError: () => new DomainError('server_error', 500, { message: 'Server Error.' }),
