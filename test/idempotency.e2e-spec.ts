@@ -2,6 +2,7 @@ import { RequestMethod } from '@nestjs/common';
 import { INTERCEPTORS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import { JobQueue, Jobs } from '@app/jobs';
+import { IdempotencyStore, requestFingerprint } from '../apps/api/src/idempotency/idempotency.store';
 import { POST_ROUTE_INTERCEPTORS } from '../apps/api/src/idempotency/post-route.decorator';
 import { createAccount, TestAccount } from './support/factories';
 import { Stack, startStack } from './support/stack';
@@ -208,5 +209,111 @@ describe('Idempotency-Key on creates', () => {
       return rows.length === 1 ? rows.map((row) => row.key) : undefined;
     }, 15_000);
     expect(keys).toEqual(['new-9']);
+  });
+
+  it('keeps no secret of a replayable answer in plaintext anywhere in the database', async () => {
+    const owner = await createAccount(stack);
+    const english = (await stack.http.get('/api/user/assistants/languages').set(owner.auth)).body.find(
+      (language: { iso_2: string }) => language.iso_2 === 'en',
+    ).id;
+    const created = async (path: string, body: object, key: string) => {
+      const first = await stack.http.post(path).set(owner.auth).set('Idempotency-Key', key).send(body).expect(201);
+      const replay = await stack.http.post(path).set(owner.auth).set('Idempotency-Key', key).send(body).expect(201);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body).toEqual(first.body);
+      return first.body;
+    };
+    const token = (await created('/api/user/api-keys', { name: 'Secret key' }, 'secret-1')).api_key.token;
+    const headerValue = 'Bearer sk_live_NEVER_IN_PLAINTEXT_42';
+    await created(
+      '/api/user/tools',
+      {
+        name: 'secret_tool',
+        description: 'Looks up orders',
+        endpoint: 'https://api.example.com/orders',
+        method: 'GET',
+        headers: [{ name: 'Authorization', value: headerValue }],
+      },
+      'secret-2',
+    );
+    const webhookSecret = (
+      await created(
+        '/api/user/assistant',
+        {
+          name: 'Hooked',
+          type: 'outbound',
+          language_id: english,
+          webhook_url: 'https://hooks.example.com/calls',
+          is_webhook_active: true,
+        },
+        'secret-3',
+      )
+    ).data.webhook_secret;
+    expect(token).toMatch(/^vak_/);
+    expect(webhookSecret).toMatch(/^whsec_/);
+
+    const tables: { name: string }[] = await stack.dataSource.query(
+      `SELECT table_schema || '.' || quote_ident(table_name) AS name FROM information_schema.tables
+        WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+    );
+    expect(tables.map((table) => table.name)).toContain('public.idempotency_keys');
+    for (const { name } of tables) {
+      const [dump] = await stack.dataSource.query(`SELECT coalesce(string_agg(t::text, ' '), '') AS text FROM ${name} t`);
+      for (const secret of [token, headerValue, 'sk_live_NEVER_IN_PLAINTEXT_42', webhookSecret])
+        expect({ table: name, leaks: dump.text.includes(secret) }).toEqual({ table: name, leaks: false });
+    }
+  });
+
+  it('lets a retry take over a key whose request died with its process, in seconds', async () => {
+    const owner = await createAccount(stack);
+    const body = { name: 'Taken over' };
+    // What a process killed after claiming the key leaves: the row, no answer, a lease no one renews any more.
+    await stack.dataSource.query(
+      `INSERT INTO idempotency_keys (user_id, key, request_hash, lease_until, created_at)
+       VALUES ($1, 'orphaned-1', $2, now() - interval '1 second', now() - interval '5 seconds')`,
+      [owner.id, requestFingerprint({ method: 'POST', originalUrl: '/api/user/knowledgebases', body } as never)],
+    );
+    const started = Date.now();
+    const retry = await stack.http
+      .post('/api/user/knowledgebases')
+      .set(owner.auth)
+      .set('Idempotency-Key', 'orphaned-1')
+      .send(body)
+      .expect(201);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(retry.body.data.name).toBe('Taken over');
+    expect(await countKnowledgebases('Taken over', owner)).toBe(1);
+    // Another body under the key is still a different request.
+    await stack.http
+      .post('/api/user/knowledgebases')
+      .set(owner.auth)
+      .set('Idempotency-Key', 'orphaned-1')
+      .send({ name: 'Something else' })
+      .expect(422);
+  });
+
+  it('keeps a key held while its request is alive: a duplicate waits for the first answer', async () => {
+    const owner = await createAccount(stack);
+    const body = { name: 'Held' };
+    await stack.dataSource.query(
+      `INSERT INTO idempotency_keys (user_id, key, request_hash, lease_until)
+       VALUES ($1, 'held-1', $2, now() + interval '30 seconds')`,
+      [owner.id, requestFingerprint({ method: 'POST', originalUrl: '/api/user/knowledgebases', body } as never)],
+    );
+    const duplicate = stack.http
+      .post('/api/user/knowledgebases')
+      .set(owner.auth)
+      .set('Idempotency-Key', 'held-1')
+      .send(body)
+      .then((response) => response);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The first request answers (as its live process would): the duplicate replays that answer.
+    const answer = (await stack.http.post('/api/user/knowledgebases').set(owner.auth).send(body).expect(201)).body;
+    await stack.api.get(IdempotencyStore).complete(owner.id, 'held-1', 201, answer);
+    const replayed = await duplicate;
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.body).toEqual(answer);
+    expect(await countKnowledgebases('Held', owner)).toBe(1);
   });
 });

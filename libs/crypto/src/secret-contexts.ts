@@ -3,4 +3,5 @@ export const SecretContexts = {
   toolHeader: (toolId: number) => `tool:${toolId}:header`,
   sipPassword: (trunkId: number) => `sip-trunk:${trunkId}:password`,
   webhookSecret: (assistantId: number) => `assistant:${assistantId}:webhook-secret`,
+  idempotentAnswer: (userId: number, key: string) => `idempotency:${userId}:${key}`,
 };

@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { ValidationFailed } from '@app/contracts';
 import type { AuthenticatedRequest } from '../auth/auth-context';
-import { IdempotencyStore, requestFingerprint } from './idempotency.store';
+import { IDEMPOTENCY_LEASE_SECONDS, IdempotencyStore, requestFingerprint } from './idempotency.store';
 
 const HEADER = 'idempotency-key';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -19,7 +19,8 @@ export function isCreateRoute(handler: object): boolean {
  * `Idempotency-Key` on POST routes that create: a client that retries a create with the same key and body within 24 hours
  * gets the first answer again instead of a second resource; the same key with another body is 422; duplicates
  * sent at once create once (the later ones wait for the first and replay its answer). Only successful answers
- * are kept: after an error the key is free again, so a corrected retry can succeed.
+ * are kept (sealed): after an error the key is free again, so a corrected retry can succeed. A key whose request
+ * died with its process is taken over by the next retry once its lease lapses (seconds, not the day).
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -54,6 +55,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
       response.status(claim.status).setHeader('Idempotent-Replayed', 'true');
       return claim.body;
     }
+    // The lease lapses only if this process dies: then a retry takes the key over instead of waiting a day.
+    const renewal = setInterval(
+      () => void this.store.renew(userId, key).catch(() => undefined),
+      (IDEMPOTENCY_LEASE_SECONDS * 1000) / 3,
+    ).unref();
     try {
       const body = await lastValueFrom(next.handle(), { defaultValue: undefined });
       await this.store.complete(userId, key, response.statusCode, body);
@@ -61,6 +67,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     } catch (error) {
       await this.store.release(userId, key);
       throw error;
+    } finally {
+      clearInterval(renewal);
     }
   }
 }

@@ -13,6 +13,7 @@ import { IdempotencyKeys1763800000050 } from './1763800000050-idempotency-keys';
 import { Dialer1763800000080 } from './1763800000080-dialer';
 import { RateWindows1763800000090 } from './1763800000090-rate-windows';
 import { RecordingsOfRecordingAssistants1763800000100 } from './1763800000100-recordings-of-recording-assistants';
+import { IdempotencySealedAndLeased1763800000110 } from './1763800000110-idempotency-sealed-and-leased';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   Dialer1763800000080,
   RateWindows1763800000090,
   RecordingsOfRecordingAssistants1763800000100,
+  IdempotencySealedAndLeased1763800000110,
 ];
