@@ -305,6 +305,54 @@ describe('Campaign dialer', () => {
     expect(attempts).toBe(1);
   }, 30_000);
 
+  it('settles dials whose calls moved on, and reaches a stuck dial behind a thousand of them', async () => {
+    const caller = await f.number(account);
+    const agent = await f.assistant(account);
+    const target = await f.campaign(account, { assistant_id: agent.id, phone_number_ids: [caller.id] });
+    await f.lead(account, target.id, '+14155550191');
+    await f.start(account, target.id);
+    const [placed] = await f.dialsReach(target.id, 1);
+    await f.stop(account, target.id);
+    const columns = (
+      await stack.dataSource.query(
+        `SELECT string_agg(quote_ident(column_name), ', ') AS list FROM information_schema.columns
+          WHERE table_schema = 'public' AND table_name = 'calls'
+            AND column_name NOT IN ('id', 'external_id', 'status', 'dial_state', 'dial_started_at', 'lead_id',
+                                    'webhook_event_id', 'ended_at')`,
+      )
+    )[0].list as string;
+    const copies = (prefix: string, count: number, status: string, startedAgo: string) =>
+      stack.dataSource.query(
+        `INSERT INTO calls (external_id, status, dial_state, dial_started_at, ${columns})
+         SELECT '${prefix}-' || n, '${status}', 'dialing', now() - interval '${startedAgo}', ${columns}
+           FROM calls, generate_series(1, ${count}) AS n WHERE external_id = $1`,
+        [placed.attempt_id],
+      );
+    // What workers killed mid-dial leave: 1,100 dials never marked done whose calls the runtime has completed since,
+    // and, behind them, one whose call is still waiting to be placed.
+    await copies('moved-on', 1100, 'completed', '2 hours');
+    await copies('stuck', 1, 'initiated', '1 hour');
+    const { settledDials, resumedDials } = await scheduler.sweep();
+    expect(settledDials).toBe(1000);
+    expect(resumedDials).toBe(1);
+    await waitFor(async () => {
+      const [row] = await stack.dataSource.query(
+        `SELECT count(*)::int AS n FROM local_dial_requests WHERE attempt_id = 'stuck-1'`,
+      );
+      return row.n === 1 ? true : undefined;
+    }, 20_000);
+    const second = await scheduler.sweep();
+    expect(second).toMatchObject({ settledDials: 100, resumedDials: 0 });
+    const states = await waitFor(async () => {
+      const rows = await stack.dataSource.query(
+        `SELECT dial_state, count(*)::int AS n FROM calls
+          WHERE external_id LIKE 'moved-on-%' OR external_id = 'stuck-1' GROUP BY dial_state`,
+      );
+      return rows.length === 1 ? rows : undefined;
+    }, 10_000);
+    expect(states).toEqual([{ dial_state: 'dialed', n: 1101 }]);
+  }, 60_000);
+
   it('never has more calls in flight than the limit with two workers claiming at once', async () => {
     const second = await createWorkerApp(stack.config);
     try {

@@ -45,6 +45,9 @@ export type ClaimOutcome =
  * call as a pending dial, committed before anyone is dialled (see CallPlacer), so a worker that dies after the
  * claim loses nothing: the periodic sweep re-queues dials that nobody settled within the lease.
  */
+
+/** Dials the periodic look settles or resumes at most, each time. */
+const SWEEP_BATCH = 1000;
 @Injectable()
 export class DialScheduler {
   private readonly logger = new Logger(DialScheduler.name);
@@ -79,19 +82,29 @@ export class DialScheduler {
    * The periodic look: queues a claim for every running campaign (leads whose retry came due, a window that
    * opened) and re-queues dials that were claimed or begun but never settled within the lease (their worker died).
    */
-  async sweep(): Promise<{ campaigns: number; resumedDials: number }> {
+  async sweep(): Promise<{ campaigns: number; resumedDials: number; settledDials: number }> {
     const campaigns: { id: number }[] = await this.dataSource.query(
       `SELECT id FROM campaigns WHERE status = 'in-progress' ORDER BY id`,
     );
     for (const { id } of campaigns) await this.jobs.enqueue(Jobs.dialCampaign, { campaignId: id });
+    // A dial whose worker died after the call went out: the runtime has moved the call on since, so the dial is
+    // settled by what the call became. Only a call still `initiated` can be dialled again.
+    const [, settledDials] = (await this.dataSource.query(
+      `UPDATE calls SET dial_state = CASE WHEN status = 'failed' THEN 'failed' ELSE 'dialed' END
+        WHERE id IN (SELECT id FROM calls WHERE dial_state IN ('pending', 'dialing') AND status <> 'initiated'
+                      ORDER BY dial_started_at LIMIT $1)`,
+      [SWEEP_BATCH],
+    )) as [unknown, number];
+    // Oldest first: a dial taken again starts a new lease, so each look reaches further down any backlog.
     const unsettled: { id: number }[] = await this.dataSource.query(
-      `SELECT id FROM calls WHERE dial_state IN ('pending', 'dialing')
-          AND dial_started_at < now() - make_interval(secs => $1) ORDER BY id LIMIT 1000`,
-      [this.config.dialLeaseSeconds],
+      `SELECT id FROM calls WHERE dial_state IN ('pending', 'dialing') AND status = 'initiated'
+          AND dial_started_at < now() - make_interval(secs => $1) ORDER BY dial_started_at LIMIT $2`,
+      [this.config.dialLeaseSeconds, SWEEP_BATCH],
     );
     for (const { id } of unsettled) await this.jobs.enqueue(Jobs.placeCall, { callId: id });
+    if (settledDials > 0) this.logger.warn({ dials: settledDials }, 'settled dials whose calls had moved on');
     if (unsettled.length > 0) this.logger.warn({ dials: unsettled.length }, 'resuming dials nobody settled');
-    return { campaigns: campaigns.length, resumedDials: unsettled.length };
+    return { campaigns: campaigns.length, resumedDials: unsettled.length, settledDials };
   }
 
   private async claim(manager: EntityManager, campaignId: number): Promise<ClaimOutcome> {
