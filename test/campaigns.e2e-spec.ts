@@ -615,3 +615,47 @@ describe('Lead import through a worker killed mid-import', () => {
     expect({ total, distinct }).toEqual({ total: rows, distinct: rows });
   }, 120_000);
 });
+
+describe('Lead import whose job was lost', () => {
+  let stack: Stack;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    // Its own queue prefix: the sweep's schedule here follows this stack's short lease, not the other suites'.
+    stack = await startStack({
+      env: { IMPORT_STUCK_AFTER_SECONDS: '2', QUEUE_PREFIX: `${process.env.TEST_QUEUE_PREFIX}:import-lease` },
+    });
+    account = await createAccount(stack);
+  });
+  afterAll(() => stack.close());
+
+  it('is taken up by the scheduled sweep within one and a half leases, without anyone asking', async () => {
+    const languages = (await stack.http.get('/api/user/assistants/languages').set(account.auth)).body;
+    const assistant = (
+      await stack.http
+        .post('/api/user/assistant')
+        .set(account.auth)
+        .send({ name: 'C', type: 'outbound', language_id: languages[0].id })
+        .expect(201)
+    ).body.data.id;
+    const target = (
+      await stack.http
+        .post('/api/user/campaign')
+        .set(account.auth)
+        .send({ name: 'Lost job', assistant_id: assistant })
+        .expect(201)
+    ).body.data.id;
+    // What the API leaves when it dies between writing the import and queueing its job.
+    const [{ id }] = await stack.dataSource.query(
+      `INSERT INTO lead_imports (user_id, campaign_id, file, status) VALUES ($1, $2, $3, 'pending') RETURNING id`,
+      [account.id, target, Buffer.from('phone_number\n+14155550195\n')],
+    );
+    const lostAt = Date.now();
+    const done = await waitFor(async () => {
+      const [row] = await stack.dataSource.query('SELECT status FROM lead_imports WHERE id = $1', [id]);
+      return row.status === 'completed' ? Date.now() - lostAt : undefined;
+    }, 30_000);
+    // The lease (2 s), then at most one sweep interval (1 s), then the import itself.
+    expect(done).toBeLessThan(10_000);
+  }, 45_000);
+});

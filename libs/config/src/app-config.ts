@@ -84,6 +84,8 @@ export class AppConfig {
   /** A document still processing after this long is re-enqueued by the sweeper. */
   readonly documentStuckAfterSeconds: number;
   readonly documentSweepIntervalSeconds: number;
+  /** A lead import with no batch written for this long, and no live job, is taken up again by the sweep. */
+  readonly importStuckAfterSeconds: number;
   readonly extractionTimeoutSeconds: number;
   /** Pause between two requests of a crawl to the same host. */
   readonly crawlDelayMs: number;
@@ -193,6 +195,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     jobRetryDelayMs: env.JOB_RETRY_DELAY_MS,
     documentStuckAfterSeconds: env.DOCUMENT_STUCK_AFTER_SECONDS,
     documentSweepIntervalSeconds: env.DOCUMENT_SWEEP_INTERVAL_SECONDS,
+    importStuckAfterSeconds: env.IMPORT_STUCK_AFTER_SECONDS,
     extractionTimeoutSeconds: env.EXTRACTION_TIMEOUT_SECONDS,
     crawlDelayMs: env.CRAWL_DELAY_MS,
   });

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { parse } from 'csv-parse/sync';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
 import { toE164 } from '@app/contracts';
 import { JobQueue, Jobs } from '@app/jobs';
 
@@ -42,16 +43,20 @@ export class LeadImport {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly jobs: JobQueue,
+    private readonly config: AppConfig,
   ) {}
 
   /**
-   * Imports unfinished and untouched for five minutes whose job is not alive (lost between the API's write and
-   * its enqueue, or failed by BullMQ after stalling twice) are enqueued again; they carry on from their progress.
+   * Imports unfinished whose lease lapsed (no batch written, no start, for IMPORT_STUCK_AFTER_SECONDS) and whose job is
+   * not alive (lost between the API's write and its enqueue, or failed by BullMQ after stalling twice) are enqueued
+   * again; they carry on from their progress. A live job writes a batch (and renews the lease) every few seconds.
    */
   async sweep(): Promise<{ requeued: number }> {
     const stuck: { id: number }[] = await this.dataSource.query(
-      `SELECT id FROM lead_imports WHERE status IN ('pending', 'processing') AND updated_at < now() - interval '5 minutes'
-        ORDER BY id LIMIT 100`,
+      `SELECT id FROM lead_imports
+        WHERE status IN ('pending', 'processing') AND updated_at < now() - make_interval(secs => $1)
+        ORDER BY updated_at LIMIT 100`,
+      [this.config.importStuckAfterSeconds],
     );
     const queue = this.jobs.queue(Jobs.importLeads.queue);
     let requeued = 0;
