@@ -1,7 +1,10 @@
 /**
  * Malformed-input run: at least 10,000 hostile requests over every route of the served OpenAPI document (wrong
- * types, huge strings, deep nesting, NUL and lone surrogates, broken JSON, gzip that is not gzip, broken
- * multipart, odd ids and query parameters, forged tokens), against the real API and worker in this process.
+ * types, huge strings, deep nesting, NUL and lone surrogates, list items of every wrong type, broken JSON, gzip
+ * that is not gzip, broken multipart, odd ids and query parameters, forged tokens), against the real API and
+ * worker in this process. Requests carry a valid API key (every seventh a forged one), and every other one
+ * addresses the account's own resources (a knowledgebase, document, tool, assistant, folder, label, campaign, lead,
+ * import, SIP trunk and call), so hostile bodies reach real rows; DELETEs only ever get odd ids.
  * Fails (exit 1) on any 5xx, on an answer outside the spec's three error shapes, or when memory keeps growing.
  *
  *   node --expose-gc -r ts-node/register/transpile-only -r tsconfig-paths/register bench/faults/malformed-input.ts [requests]
@@ -9,6 +12,7 @@
  * With ANSWERS_FILE=<path>, each answer is appended to that file as one line (request number, method, path, status,
  * the body's start): the requests are the same on every run, so two builds' files can be compared line by line.
  */
+import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { ApiClient, startBenchStack } from '../support/stack';
@@ -40,6 +44,12 @@ const HOSTILE_VALUES: unknown[] = [
   { $gt: '' },
   { __proto__: { admin: true } },
   [[[[[[[[[]]]]]]]]],
+  // Items of every wrong type where a list of objects is expected.
+  [[]],
+  [1],
+  [true],
+  ['x', {}],
+  [{}, []],
 ];
 const HOSTILE_QUERIES = [
   '',
@@ -103,11 +113,28 @@ function operationsOf(document: any): Operation[] {
   );
 }
 
+/** Real resources of the account, by the path segment that names them, so hostile bodies reach real rows too. */
+type RealIds = Record<string, string>;
+
+/**
+ * A path for the template: on every other round an odd id, else the account's own resource for each parameter
+ * (named by the segment before it) where there is one. A DELETE always gets odd ids, so the resources stay.
+ */
+function pathOf(operation: Operation, round: number, real: RealIds): string {
+  const odd = ODD_IDS[round % ODD_IDS.length];
+  const useReal = round % 2 === 1 && operation.method !== 'DELETE';
+  const path = operation.template.replace(/\/([^/]+)\/\{([^}]+)\}/g, (_, segment: string, parameter: string) => {
+    const id = useReal ? (real[`${segment}/${parameter}`] ?? real[segment]) : undefined;
+    return `/${segment}/${id ?? odd}`;
+  });
+  return path + HOSTILE_QUERIES[round % HOSTILE_QUERIES.length];
+}
+
 /** One hostile request for an operation; `round` picks which kind. */
-function hostileRequest(operation: Operation, round: number, token: string) {
-  const id = ODD_IDS[round % ODD_IDS.length];
-  const path = operation.template.replace(/\{[^}]+\}/g, id) + HOSTILE_QUERIES[round % HOSTILE_QUERIES.length];
-  const auth = round % 7 === 0 ? `Bearer vak_${'A'.repeat(40)}` : `Bearer ${token}`;
+function hostileRequest(operation: Operation, round: number, token: string, real: RealIds, runtimeToken: string) {
+  const path = pathOf(operation, round, real);
+  const credential = operation.template.startsWith('/api/internal/') ? runtimeToken : token;
+  const auth = round % 7 === 0 ? `Bearer vak_${'A'.repeat(40)}` : `Bearer ${credential}`;
   const headers: Record<string, string> = { authorization: auth };
   const kind = round % 6;
   if (kind === 0) {
@@ -138,9 +165,66 @@ function hostileRequest(operation: Operation, round: number, token: string) {
   return { path, headers, body: kind === 4 ? body : `[${body}]` };
 }
 
+/** One resource of each kind the routes address, owned by the client's account. */
+async function realResources(client: ApiClient, runtimeToken: string): Promise<RealIds> {
+  const created = async (path: string, body: unknown, expected = 201) =>
+    String((await client.request('POST', path, body, expected)).data.id);
+  const knowledgebase = await created('/api/user/knowledgebases', { name: 'Target' });
+  const file = new FormData();
+  file.append('name', 'Hours');
+  file.append('type', 'txt');
+  file.append('file', new Blob(['We are open Monday to Friday.']), 'hours.txt');
+  const language = (await client.request('GET', '/api/user/assistants/languages'))[0].id;
+  const assistant = await created('/api/user/assistant', { name: 'Fuzz', type: 'outbound', language_id: language });
+  const campaign = await created('/api/user/campaign', { name: 'Fuzz', assistant_id: Number(assistant) });
+  const csv = new FormData();
+  csv.append('file', new Blob(['phone_number\n+14155550100\nnot a number\n']), 'leads.csv');
+  const trunk = await created('/api/user/phone-numbers/sip-trunks', {
+    sip_trunk_type: 'number',
+    phone_number: '+14155550199',
+    sip_username: 'fuzz',
+    sip_password: 'fuzz-password',
+    sip_address: 'sip.example.com',
+  });
+  const call = await fetch(`${client.baseUrl}/api/internal/calls/fuzz-call`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${runtimeToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      assistant_id: Number(assistant),
+      type: 'outbound',
+      status: 'completed',
+      client_phone_number: '+14155550123',
+      assistant_phone_number: '+14155550199',
+    }),
+  });
+  if (call.status !== 201) throw new Error(`the fuzz call answered ${call.status}`);
+  return {
+    knowledgebases: knowledgebase,
+    documents: await created(`/api/user/knowledgebases/${knowledgebase}/documents`, file),
+    tools: await created('/api/user/tools', {
+      name: 'fuzz_tool',
+      description: 'A tool',
+      endpoint: 'http://127.0.0.1:9/tool',
+      method: 'POST',
+    }),
+    assistant,
+    folder: await created('/api/user/folder', { name: 'Fuzz' }),
+    label: await created('/api/user/label', { name: 'Fuzz' }),
+    campaign,
+    leads: await created('/api/user/lead', { phone_number: '+14155550101', campaign_id: Number(campaign) }),
+    imports: String((await client.request('POST', `/api/user/campaign/${campaign}/leads/import`, csv, 202)).data.id),
+    'sip-trunks': trunk,
+    'phone-numbers': trunk,
+    calls: String(((await call.json()) as { data: { id: number } }).data.id),
+    'calls/externalId': 'fuzz-call',
+    'api-keys': String((await client.request('GET', '/api/user/api-keys')).api_keys[0].id),
+  };
+}
+
 async function main(): Promise<void> {
   const total = Number(process.argv[2] ?? 10_000);
-  const stack = await startBenchStack();
+  const runtimeToken = randomBytes(24).toString('hex');
+  const stack = await startBenchStack({ RUNTIME_API_TOKEN: runtimeToken });
   const failures: string[] = [];
   const statuses = new Map<number, number>();
   const memory: { requests: number; heapMiB: number; rssMiB: number }[] = [];
@@ -151,17 +235,18 @@ async function main(): Promise<void> {
   };
   try {
     const client = await ApiClient.register(stack.baseUrl);
-    await client.request('POST', '/api/user/knowledgebases', { name: 'Target' }, 201);
     const document = await client.request('GET', '/api/docs-json');
     const operations = operationsOf(document);
-    const token = (client as unknown as { token: string }).token;
+    // An API key rather than the session: the run's own logout must not sign it out.
+    const token = (await client.request('POST', '/api/user/api-keys', { name: 'Fuzz' }, 201)).api_key.token as string;
+    const real = await realResources(client, runtimeToken);
     const base = new URL(stack.baseUrl);
     const started = performance.now();
     let sent = 0;
     // Warm up once through every operation so the memory baseline includes compiled code and caches.
     for (let round = 0; round < 2 * operations.length; round++) {
       const operation = operations[round % operations.length];
-      const { path, headers, body } = hostileRequest(operation, round, token);
+      const { path, headers, body } = hostileRequest(operation, round, token, real, runtimeToken);
       await send(base, operation.method, path, headers, body).catch(() => undefined);
     }
     sampleMemory(0);
@@ -174,6 +259,8 @@ async function main(): Promise<void> {
             operation,
             Math.floor(round / operations.length) + round,
             token,
+            real,
+            runtimeToken,
           );
           const answer = await send(base, operation.method, path, headers, body).catch((error: Error) => ({
             status: 0,
