@@ -1,4 +1,4 @@
-import { createAccount, TestAccount } from './support/factories';
+import { createAccount, TestAccount, unheldNumber } from './support/factories';
 import { Stack, startStack, recordQueries } from './support/stack';
 
 describe('Assistants, folders and labels', () => {
@@ -322,8 +322,8 @@ describe('Assistants, folders and labels', () => {
     it('unassigns a phone number that is released', async () => {
       const [number] = await stack.dataSource.query(
         `INSERT INTO phone_numbers (user_id, phone_number, country_code, type, sms_capable, region)
-         VALUES ($1, '+14155550177', 'US', 'normal', true, 'CA') RETURNING id`,
-        [account.id],
+         VALUES ($1, $2, 'US', 'normal', true, 'CA') RETURNING id`,
+        [account.id, unheldNumber()],
       );
       const linked = await assistant({ phone_number_id: number.id });
       expect(linked.phone_number_id).toBe(number.id);

@@ -315,7 +315,11 @@ describe('Calls', () => {
         ['date_from', '2026-02-30'],
         ['date_to', '24/11/2026'],
       ]) {
-        const invalid = await stack.http.get(path).query({ [name]: value }).set(fresh.auth).expect(422);
+        const invalid = await stack.http
+          .get(path)
+          .query({ [name]: value })
+          .set(fresh.auth)
+          .expect(422);
         expect(invalid.body.errors).toEqual({
           [name]: [`The ${name.replace('_', ' ')} field must match the format Y-m-d.`],
         });

@@ -1,6 +1,6 @@
 import { JobQueue, Jobs } from '@app/jobs';
 import { AppProcess } from './support/app-process';
-import { createAccount, TestAccount } from './support/factories';
+import { createAccount, TestAccount, unheldNumber } from './support/factories';
 import { Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
@@ -149,7 +149,7 @@ describe('Campaigns and leads', () => {
         .set(account.auth)
         .send({
           sip_trunk_type: 'number',
-          phone_number: '+14155550999',
+          phone_number: unheldNumber(),
           sip_username: 'acme',
           sip_password: 'a-long-secret',
           sip_address: 'sip.carrier.example.com',

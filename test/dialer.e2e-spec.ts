@@ -4,7 +4,7 @@ import { CALL_DIALER, LocalCallDialer } from '@app/telephony';
 import { createWorkerApp } from '../apps/worker/src/worker.app';
 import { DialScheduler } from '../apps/worker/src/dialer/dial-scheduler.service';
 import { AppProcess } from './support/app-process';
-import { createAccount, TestAccount } from './support/factories';
+import { createAccount, TestAccount, unheldNumber } from './support/factories';
 import { Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
@@ -24,13 +24,12 @@ function dialerFixtures(stackOf: () => Stack) {
     put: (path: string, body: object) => stackOf().http.put(`/api/user/${path}`).set(owner.auth).send(body),
     get: (path: string) => stackOf().http.get(`/api/user/${path}`).set(owner.auth),
   });
-  let trunks = 0;
   const number = async (owner: TestAccount) =>
     (
       await api(owner)
         .post('phone-numbers/sip-trunks', {
           sip_trunk_type: 'number',
-          phone_number: `+1415555${String(1000 + trunks++).padStart(4, '0')}`,
+          phone_number: unheldNumber(),
           sip_username: 'acme',
           sip_password: 'a-long-secret',
           sip_address: 'sip.carrier.example.com',

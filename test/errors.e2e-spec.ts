@@ -168,8 +168,8 @@ describe('Rate limits', () => {
 
   it('limits made-up tokens per client address, but never refuses a valid key from that address', async () => {
     const owner = await tokenOf();
-    const key = (await stack.http.post('/api/user/api-keys').set(owner.auth).send({ name: 'Unused' }).expect(201))
-      .body.api_key.token as string;
+    const key = (await stack.http.post('/api/user/api-keys').set(owner.auth).send({ name: 'Unused' }).expect(201)).body
+      .api_key.token as string;
     await resetCounters();
     for (let attempt = 0; attempt < 6; attempt++) {
       await stack.http

@@ -258,7 +258,9 @@ describe('Idempotency-Key on creates', () => {
     );
     expect(tables.map((table) => table.name)).toContain('public.idempotency_keys');
     for (const { name } of tables) {
-      const [dump] = await stack.dataSource.query(`SELECT coalesce(string_agg(t::text, ' '), '') AS text FROM ${name} t`);
+      const [dump] = await stack.dataSource.query(
+        `SELECT coalesce(string_agg(t::text, ' '), '') AS text FROM ${name} t`,
+      );
       for (const secret of [token, headerValue, 'sk_live_NEVER_IN_PLAINTEXT_42', webhookSecret])
         expect({ table: name, leaks: dump.text.includes(secret) }).toEqual({ table: name, leaks: false });
     }

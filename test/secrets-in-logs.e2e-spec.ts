@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { AppProcess } from './support/app-process';
+import { unheldNumber } from './support/factories';
 
 /** Secrets must never reach a log line, even at the most verbose level. */
 describe('Secrets in logs', () => {
@@ -65,7 +66,7 @@ describe('Secrets in logs', () => {
       token,
       {
         sip_trunk_type: 'number',
-        phone_number: '+14155550100',
+        phone_number: unheldNumber(),
         sip_username: 'acme-user',
         sip_password: sipPassword,
         sip_address: 'sip.carrier.example.com',

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { JobQueue, Jobs } from '@app/jobs';
 import { LocalSipProvisioner, SIP_PROVISIONER } from '@app/telephony';
-import { createAccount, TestAccount } from './support/factories';
+import { createAccount, TestAccount, unheldNumber } from './support/factories';
 import { Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
@@ -10,7 +10,7 @@ const SECRET = 'pw-NEVER-SHOWN-123';
 
 const trunkBody = (overrides: Record<string, unknown> = {}) => ({
   sip_trunk_type: 'number',
-  phone_number: '+14155550100',
+  phone_number: unheldNumber(),
   sip_username: 'acme-user',
   sip_password: SECRET,
   sip_address: 'sip.carrier.example.com',
@@ -43,13 +43,14 @@ describe('SIP trunks and phone numbers', () => {
     }, 15_000);
 
   it('creates a trunk with provisioned inbound and outbound trunks, and lists it', async () => {
-    const response = await createTrunk(trunkBody({ nickname: 'Main line', id: 5 })).expect(201);
+    const number = unheldNumber();
+    const response = await createTrunk(trunkBody({ phone_number: number, nickname: 'Main line', id: 5 })).expect(201);
     const trunk = response.body.data;
     expect(response.body.message).toBe('SIP trunk created successfully.');
     expect(trunk).toEqual({
       id: expect.any(Number),
       sip_trunk_type: 'number',
-      phone_number: '+14155550100',
+      phone_number: number,
       nickname: 'Main line',
       sip_username: 'acme-user',
       sip_address: 'sip.carrier.example.com',
@@ -64,12 +65,12 @@ describe('SIP trunks and phone numbers', () => {
       updated_at: expect.stringMatching(/Z$/),
     });
     expect(provider.trunks.get(trunk.inbound_trunk_id)?.spec).toMatchObject({
-      numbers: ['+14155550100'],
+      numbers: [number],
       credentials: { username: 'acme-user', password: SECRET },
     });
     expect(provider.trunks.get(trunk.outbound_trunk_id)?.spec).toMatchObject({
       address: 'sip.carrier.example.com',
-      numbers: ['+14155550100'],
+      numbers: [number],
       destinationCountry: 'US',
     });
 
@@ -78,7 +79,7 @@ describe('SIP trunks and phone numbers', () => {
     const all = await stack.http.get('/api/user/phone-numbers/all').set(account.auth).expect(200);
     expect(all.body.data.find((number: { id: number }) => number.id === trunk.id)).toEqual({
       id: trunk.id,
-      phone_number: '+14155550100',
+      phone_number: number,
       nickname: 'Main line',
       country_code: 'US',
       type: 'sip',
@@ -98,7 +99,7 @@ describe('SIP trunks and phone numbers', () => {
   });
 
   it('keeps the password out of every response and unreadable in the row', async () => {
-    const created = await createTrunk(trunkBody({ phone_number: '+14155550101' })).expect(201);
+    const created = await createTrunk(trunkBody()).expect(201);
     expect(JSON.stringify(created.body)).not.toContain(SECRET);
     const read = await stack.http.get(`/api/user/phone-numbers/sip-trunks/${created.body.data.id}`).set(account.auth);
     expect(JSON.stringify(read.body)).not.toContain(SECRET);
@@ -115,7 +116,7 @@ describe('SIP trunks and phone numbers', () => {
       ['sip_username', { sip_username: 'new-user' }, true, true],
       ['sip_password', { sip_password: 'another-secret' }, true, true],
       ['sip_address', { sip_address: '203.0.113.10' }, false, true],
-      ['phone_number', { phone_number: '+14155550199' }, true, true],
+      ['phone_number', { phone_number: unheldNumber() }, true, true],
       [
         'inbound_authorization_type',
         { inbound_authorization_type: 'ip', allowed_inbound_ips: ['198.51.100.0/24'] },
@@ -128,11 +129,7 @@ describe('SIP trunks and phone numbers', () => {
       ['nickname', { nickname: 'Renamed' }, false, false],
       ['an unchanged value', { sip_username: 'acme-user', sip_address: 'sip.carrier.example.com' }, false, false],
     ])('re-creates exactly the trunks the spec names when %s changes', async (_field, change, inbound, outbound) => {
-      const before = (
-        await createTrunk(
-          trunkBody({ phone_number: `+1415555${String(1000 + Math.floor(Math.random() * 8999))}` }),
-        ).expect(201)
-      ).body.data;
+      const before = (await createTrunk(trunkBody()).expect(201)).body.data;
       const after = (await updateTrunk(before.id, change).expect(200)).body.data;
       expect({ inboundChanged: after.inbound_trunk_id !== before.inbound_trunk_id }).toEqual({
         inboundChanged: inbound,
@@ -152,7 +149,6 @@ describe('SIP trunks and phone numbers', () => {
       const before = (
         await createTrunk(
           trunkBody({
-            phone_number: '+14155550110',
             inbound_authorization_type: 'ip',
             allowed_inbound_ips: ['198.51.100.7'],
           }),
@@ -173,8 +169,7 @@ describe('SIP trunks and phone numbers', () => {
     });
 
     it('clears the nickname with null and serves the update from the stored values', async () => {
-      const before = (await createTrunk(trunkBody({ phone_number: '+14155550111', nickname: 'Old' })).expect(201)).body
-        .data;
+      const before = (await createTrunk(trunkBody({ nickname: 'Old' })).expect(201)).body.data;
       const after = (await updateTrunk(before.id, { nickname: null }).expect(200)).body;
       expect(after.message).toBe('SIP trunk updated successfully.');
       expect(after.data.nickname).toBeNull();
@@ -260,7 +255,7 @@ describe('SIP trunks and phone numbers', () => {
     });
 
     it('refuses switching to ip on update without addresses, and changes nothing', async () => {
-      const trunk = (await createTrunk(trunkBody({ phone_number: '+14155550120' })).expect(201)).body.data;
+      const trunk = (await createTrunk(trunkBody()).expect(201)).body.data;
       const response = await updateTrunk(trunk.id, { inbound_authorization_type: 'ip' });
       expect(response.status).toBe(422);
       expect(Object.keys(response.body.errors)).toEqual(['allowed_inbound_ips']);
@@ -278,7 +273,7 @@ describe('SIP trunks and phone numbers', () => {
         const before = providerTrunks();
         const numbers = (await stack.http.get('/api/user/phone-numbers/all').set(account.auth)).body.data.length;
         provider.failNext(step);
-        const response = await createTrunk(trunkBody({ phone_number: '+14155550130' }));
+        const response = await createTrunk(trunkBody());
         expect(response.status).toBe(502);
         expect(response.body).toEqual({ error: 'Failed to create SIP trunk. Please try again or contact support.' });
         expect(providerTrunks()).toEqual(before);
@@ -289,7 +284,7 @@ describe('SIP trunks and phone numbers', () => {
     it.each(['createInbound', 'createOutbound'] as const)(
       'leaves the trunk as it was when an update fails at %s',
       async (step) => {
-        const trunk = (await createTrunk(trunkBody({ phone_number: '+14155550131' })).expect(201)).body.data;
+        const trunk = (await createTrunk(trunkBody()).expect(201)).body.data;
         const before = providerTrunks();
         provider.failNext(step);
         const response = await updateTrunk(trunk.id, { sip_username: 'changed-user', nickname: 'Changed' });
@@ -305,7 +300,7 @@ describe('SIP trunks and phone numbers', () => {
     );
 
     it('keeps an old trunk whose deletion failed recorded, and deletes it on a later run', async () => {
-      const trunk = (await createTrunk(trunkBody({ phone_number: '+14155550132' })).expect(201)).body.data;
+      const trunk = (await createTrunk(trunkBody()).expect(201)).body.data;
       provider.failNext('deleteOutbound', 2);
       const updated = (await updateTrunk(trunk.id, { sip_address: 'sip2.carrier.example.com' }).expect(200)).body.data;
       expect(updated.outbound_trunk_id).not.toBe(trunk.outbound_trunk_id);
@@ -336,7 +331,7 @@ describe('SIP trunks and phone numbers', () => {
     });
 
     it('serialises two updates of one trunk and ends with one live trunk pair', async () => {
-      const trunk = (await createTrunk(trunkBody({ phone_number: '+14155550133' })).expect(201)).body.data;
+      const trunk = (await createTrunk(trunkBody()).expect(201)).body.data;
       const [first, second] = await Promise.all([
         updateTrunk(trunk.id, { sip_username: 'first-user' }),
         updateTrunk(trunk.id, { sip_password: 'second-secret' }),
@@ -357,7 +352,7 @@ describe('SIP trunks and phone numbers', () => {
 
   describe('deleting and privacy', () => {
     it('deletes a trunk through the phone-number route and removes both provider trunks', async () => {
-      const trunk = (await createTrunk(trunkBody({ phone_number: '+14155550140' })).expect(201)).body.data;
+      const trunk = (await createTrunk(trunkBody()).expect(201)).body.data;
       await stack.http
         .delete(`/api/user/phone-numbers/${trunk.id}`)
         .set(account.auth)
@@ -380,7 +375,7 @@ describe('SIP trunks and phone numbers', () => {
     });
 
     it('treats another account’s trunk and number exactly like missing ones', async () => {
-      const theirs = (await createTrunk(trunkBody({ phone_number: '+14155550150' }), other).expect(201)).body.data;
+      const theirs = (await createTrunk(trunkBody(), other).expect(201)).body.data;
       await stack.http
         .get(`/api/user/phone-numbers/sip-trunks/${theirs.id}`)
         .set(account.auth)
@@ -403,7 +398,8 @@ describe('SIP trunks and phone numbers', () => {
     });
   });
 
-  it('assigns a purchased number with the operator command, shown in both lists when SMS-capable', async () => {
+  /** Runs the operator command that gives an account a number bought from a carrier. */
+  const assign = async (email: string, number: string) => {
     const child = spawn(
       process.execPath,
       [
@@ -414,9 +410,9 @@ describe('SIP trunks and phone numbers', () => {
         'apps/api/src/cli.ts',
         'phone-numbers:assign',
         '--user',
-        account.email,
+        email,
         '--number',
-        '+1 415 555 0177',
+        number,
         '--country',
         'US',
         '--region',
@@ -437,11 +433,21 @@ describe('SIP trunks and phone numbers', () => {
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
     const [code] = await once(child, 'exit');
-    expect({ code, output }).toEqual({ code: 0, output: expect.stringContaining('"phone_number":"+14155550177"') });
+    return { code, output };
+  };
+  /** The national form of an E.164 US number, as an operator might type it: `+1 415 555 0177`. */
+  const spaced = (e164: string) => `${e164.slice(0, 2)} ${e164.slice(2, 5)} ${e164.slice(5, 8)} ${e164.slice(8)}`;
+
+  it('assigns a purchased number with the operator command, shown in both lists when SMS-capable', async () => {
+    const number = unheldNumber();
+    expect(await assign(account.email, spaced(number))).toEqual({
+      code: 0,
+      output: expect.stringContaining(`"phone_number":"${number}"`),
+    });
     const legacy = await stack.http.get('/api/user/phone-numbers').set(account.auth).expect(200);
     expect(legacy.body.data).toContainEqual(
       expect.objectContaining({
-        phone_number: '+14155550177',
+        phone_number: number,
         type: 'normal',
         type_label: 'Normal',
         sms_capable: true,
@@ -451,6 +457,102 @@ describe('SIP trunks and phone numbers', () => {
       }),
     );
   }, 60_000);
+
+  describe('one number, one holder', () => {
+    const holders = async (number: string) =>
+      (
+        await stack.dataSource.query('SELECT user_id FROM phone_numbers WHERE phone_number = $1 ORDER BY id', [number])
+      ).map((row: { user_id: number }) => row.user_id);
+    const taken = {
+      message: 'The phone number has already been taken.',
+      errors: { phone_number: ['The phone number has already been taken.'] },
+    };
+
+    it.each([
+      ['in the same account', () => account],
+      ['in another account', () => other],
+    ])('refuses a trunk whose number a trunk %s holds, and provisions nothing', async (_where, second) => {
+      const number = unheldNumber();
+      await createTrunk(trunkBody({ phone_number: number })).expect(201);
+      const trunks = new Set(provider.trunks.keys());
+      // The same number spelt another way is the same number.
+      const response = await createTrunk(trunkBody({ phone_number: spaced(number) }), second());
+      expect({ status: response.status, body: response.body }).toEqual({ status: 422, body: taken });
+      expect(new Set(provider.trunks.keys())).toEqual(trunks);
+      expect(await holders(number)).toEqual([account.id]);
+    });
+
+    it('lets another account use the same extension, but not the same account twice', async () => {
+      const extension = trunkBody({ sip_trunk_type: 'extension', phone_number: '4711', country_code: 'DE' });
+      await createTrunk(extension).expect(201);
+      await createTrunk(extension, other).expect(201);
+      const again = await createTrunk(extension);
+      expect({ status: again.status, body: again.body }).toEqual({ status: 422, body: taken });
+    });
+
+    it('gives a number raced for by two accounts to exactly one of them', async () => {
+      const number = unheldNumber();
+      const trunks = provider.trunks.size;
+      const answers = await Promise.all([
+        createTrunk(trunkBody({ phone_number: number })),
+        createTrunk(trunkBody({ phone_number: number }), other),
+      ]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([201, 422]);
+      expect(await holders(number)).toHaveLength(1);
+      // The winner's inbound and outbound trunks, nothing for the loser.
+      await cleanedUp();
+      expect(provider.trunks.size).toBe(trunks + 2);
+    });
+
+    it('refuses an update to a number another trunk holds, and changes nothing', async () => {
+      const held = (await createTrunk(trunkBody(), other).expect(201)).body.data;
+      const mine = (await createTrunk(trunkBody()).expect(201)).body.data;
+      const response = await updateTrunk(mine.id, { phone_number: held.phone_number, nickname: 'Taken' });
+      expect({ status: response.status, body: response.body }).toEqual({ status: 422, body: taken });
+      const read = await stack.http.get(`/api/user/phone-numbers/sip-trunks/${mine.id}`).set(account.auth).expect(200);
+      expect(read.body.data).toEqual(mine);
+      // Keeping its own number is no conflict.
+      await updateTrunk(mine.id, { phone_number: mine.phone_number }).expect(200);
+    });
+
+    it('has the worker refuse a change to a number taken after the API checked, before the provider sees it', async () => {
+      const held = (await createTrunk(trunkBody(), other).expect(201)).body.data;
+      const mine = (await createTrunk(trunkBody()).expect(201)).body.data;
+      const trunks = new Set(provider.trunks.keys());
+      // A request as the API queues it, for a number that was free when it was checked.
+      const [request] = await stack.dataSource.query(
+        `INSERT INTO sip_provisioning_requests (phone_number_id, kind, changes) VALUES ($1, 'update', $2) RETURNING id`,
+        [mine.id, JSON.stringify({ phone_number: held.phone_number })],
+      );
+      await stack.api.get(JobQueue).enqueue(Jobs.provisionSipTrunk, { requestId: request.id });
+      const settled = await waitFor(async () => {
+        const [row] = await stack.dataSource.query(
+          `SELECT status, error FROM sip_provisioning_requests WHERE id = $1 AND status <> 'pending'`,
+          [request.id],
+        );
+        return row;
+      }, 15_000);
+      expect(settled).toEqual({ status: 'failed', error: 'The phone number has already been taken.' });
+      expect(new Set(provider.trunks.keys())).toEqual(trunks);
+      const read = await stack.http.get(`/api/user/phone-numbers/sip-trunks/${mine.id}`).set(account.auth).expect(200);
+      expect(read.body.data).toEqual(mine);
+    });
+
+    it('refuses to assign a number a trunk holds, and a trunk for an assigned number', async () => {
+      const trunk = (await createTrunk(trunkBody(), other).expect(201)).body.data;
+      const refused = await assign(account.email, trunk.phone_number);
+      expect(refused).toEqual({
+        code: 2,
+        output: `${trunk.phone_number} is held by an account already; release it there first\n`,
+      });
+      expect(await holders(trunk.phone_number)).toEqual([other.id]);
+
+      const number = unheldNumber();
+      expect((await assign(account.email, number)).code).toBe(0);
+      const response = await createTrunk(trunkBody({ phone_number: number }), other);
+      expect({ status: response.status, body: response.body }).toEqual({ status: 422, body: taken });
+    }, 60_000);
+  });
 });
 
 describe('SIP trunk provisioning that outlives the wait', () => {
@@ -502,7 +604,10 @@ describe('SIP trunk changes when the queue does not answer', () => {
     await healthy.close();
 
     // A queue backend that does not answer: Redis at an address where nothing listens.
-    const broken = await startStack({ worker: false, env: { QUEUE_BACKEND: 'redis', REDIS_URL: 'redis://127.0.0.1:1' } });
+    const broken = await startStack({
+      worker: false,
+      env: { QUEUE_BACKEND: 'redis', REDIS_URL: 'redis://127.0.0.1:1' },
+    });
     try {
       const update = await broken.http
         .put(`/api/user/phone-numbers/sip-trunks/${trunk.id}`)
@@ -510,13 +615,13 @@ describe('SIP trunk changes when the queue does not answer', () => {
         .send({ sip_username: 'never-applied', nickname: 'Never' });
       expect(update.status).toBe(503);
       expect(update.body).toEqual({ error: 'Failed to update SIP trunk. Please try again or contact support.' });
-      const read = await broken.http.get(`/api/user/phone-numbers/sip-trunks/${trunk.id}`).set(account.auth).expect(200);
+      const read = await broken.http
+        .get(`/api/user/phone-numbers/sip-trunks/${trunk.id}`)
+        .set(account.auth)
+        .expect(200);
       expect(read.body.data).toEqual(trunk);
 
-      const create = await broken.http
-        .post('/api/user/phone-numbers/sip-trunks')
-        .set(account.auth)
-        .send(trunkBody({ phone_number: '+14155550177' }));
+      const create = await broken.http.post('/api/user/phone-numbers/sip-trunks').set(account.auth).send(trunkBody());
       expect(create.status).toBe(503);
       expect(create.body).toEqual({ error: 'Failed to create SIP trunk. Please try again or contact support.' });
       const list = await broken.http.get('/api/user/phone-numbers/sip-trunks').set(account.auth).expect(200);

@@ -134,8 +134,7 @@ describe('Mid-call tools', () => {
     });
 
     it('accepts and ignores endpoint, method and body_format that would be invalid, for a linked tool only', async () => {
-      const linked = (await create(valid({ name: 'flow_tool_2', automation_flow_id: 'flow-9' })).expect(201)).body
-        .data;
+      const linked = (await create(valid({ name: 'flow_tool_2', automation_flow_id: 'flow-9' })).expect(201)).body.data;
       const updated = await stack.http
         .put(`/api/user/tools/${linked.id}`)
         .set(account.auth)

@@ -22,3 +22,13 @@ export async function createAccount(stack: Stack, name = 'Test User'): Promise<T
 export function bearer(token: string): { Authorization: string } {
   return { Authorization: `Bearer ${token}` };
 }
+
+/**
+ * A valid US number no other test of the run holds: a trunk's number has one holder across all accounts, and every
+ * e2e file of a run shares one database. Drawn from 8,000,000 numbers, so two draws of a run practically never meet.
+ */
+export function unheldNumber(): string {
+  const exchange = 200 + Math.floor(Math.random() * 800);
+  const line = String(Math.floor(Math.random() * 10_000)).padStart(4, '0');
+  return `+1415${exchange}${line}`;
+}

@@ -99,11 +99,7 @@ function conformingClient(server: Parameters<typeof request>[0], conformance: Op
  */
 export function recordQueries(dataSource: DataSource): { statements: () => string[]; restore: () => void } {
   const pool = (dataSource.driver as unknown as { master: { query: (...args: unknown[]) => unknown } }).master;
-  const spies = [
-    jest.spyOn(dataSource, 'query'),
-    jest.spyOn(dataSource.manager, 'query'),
-    jest.spyOn(pool, 'query'),
-  ];
+  const spies = [jest.spyOn(dataSource, 'query'), jest.spyOn(dataSource.manager, 'query'), jest.spyOn(pool, 'query')];
   return {
     statements: () => spies.flatMap((spy) => spy.mock.calls.map(([sql]) => String(sql))),
     restore: () => spies.forEach((spy) => spy.mockRestore()),

@@ -12,7 +12,10 @@ import { parseArgs } from 'node:util';
 import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '@app/config';
-import { dataSourceOptions } from '@app/database';
+import { dataSourceOptions, whenUnique } from '@app/database';
+
+/** Refused input: exits 2 with the message, as `fail` does. */
+class NumberHeldError extends Error {}
 
 function fail(message: string): never {
   console.error(message);
@@ -48,19 +51,24 @@ async function assignPhoneNumber(argv: string[]): Promise<void> {
   try {
     const [user] = await dataSource.query('SELECT id FROM users WHERE lower(email) = lower($1)', [values.user]);
     if (!user) fail(`No account with the email ${values.user}`);
-    const [row] = await dataSource.query(
-      `INSERT INTO phone_numbers (user_id, phone_number, nickname, country_code, type, sms_capable, region, has_active_subscription)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-      [
-        user.id,
-        parsed.number,
-        values.nickname ?? null,
-        country,
-        values.type,
-        values.sms,
-        values.region ?? null,
-        !values['no-subscription'],
-      ],
+    // The unique index refuses a number some account holds already (as a trunk or as an assigned number).
+    const [row] = await whenUnique(
+      () =>
+        dataSource.query(
+          `INSERT INTO phone_numbers (user_id, phone_number, nickname, country_code, type, sms_capable, region, has_active_subscription)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+          [
+            user.id,
+            parsed.number,
+            values.nickname ?? null,
+            country,
+            values.type,
+            values.sms,
+            values.region ?? null,
+            !values['no-subscription'],
+          ],
+        ),
+      () => new NumberHeldError(`${parsed.number} is held by an account already; release it there first`),
     );
     console.log(JSON.stringify({ id: row.id, user_id: user.id, phone_number: parsed.number, country_code: country }));
   } finally {
@@ -74,5 +82,5 @@ if (!commands[command])
   fail(`Usage: npm run cli -- <command> [options]\nCommands: ${Object.keys(commands).join(', ')}`);
 commands[command](rest).catch((error: Error) => {
   console.error(error.message ?? error);
-  process.exit(1);
+  process.exit(error instanceof NumberHeldError ? 2 : 1);
 });

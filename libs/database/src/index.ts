@@ -11,3 +11,4 @@ export * from './query-errors';
 export * from './call-outcomes';
 export * from './sql-filter';
 export * from './pool-query';
+export * from './phone-number-holders';

@@ -22,13 +22,22 @@ import {
   ValidationFailed,
 } from '@app/contracts';
 import { SecretBox } from '@app/crypto';
-import { InjectTenantRepository, PhoneNumber, SipTrunk, TenantRepository } from '@app/database';
+import {
+  heldByAnother,
+  InjectTenantRepository,
+  PHONE_NUMBER_TAKEN,
+  PhoneNumber,
+  SipTrunk,
+  TenantRepository,
+  whenUnique,
+} from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
 const POLL_MS = 100;
 const passwordContext = (trunkId: number) => `sip-trunk:${trunkId}:password`;
 
+const numberTaken = () => ValidationFailed.field('phone_number', PHONE_NUMBER_TAKEN);
 const providerFailed = (message: string) => new DomainError('provider_failed', 502, { error: message });
 
 /** The stored form of changes a request carries to the worker (the password sealed, never in the queue). */
@@ -80,34 +89,40 @@ export class SipTrunksService {
     const phoneNumber = this.normaliseNumber(request.sip_trunk_type, request.phone_number, request.country_code);
     const countryCode = request.country_code ?? this.countryOf(request.sip_trunk_type, phoneNumber);
     this.checkSettings(request);
-    const { numberId, requestId } = await this.dataSource.transaction(async (manager) => {
-      const number = await this.numbers.withManager(manager).create(user.id, {
-        phoneNumber,
-        nickname: request.nickname ?? null,
-        countryCode,
-        type: 'sip',
-        smsCapable: false,
-        region: request.sip_address,
-        hasActiveSubscription: true,
-        status: 'provisioning',
-      });
-      const sealed = this.secrets.seal(request.sip_password, passwordContext(number.id));
-      await manager.insert(SipTrunk, {
-        id: number.id,
-        userId: user.id,
-        sipTrunkType: request.sip_trunk_type,
-        sipUsername: request.sip_username,
-        sipPasswordSealed: sealed,
-        sipAddress: request.sip_address,
-        sipCallingFormat: request.sip_calling_format ?? '+e164',
-        inboundAuthorizationType: request.inbound_authorization_type ?? 'auth',
-        allowedInboundIps: request.inbound_authorization_type === 'ip' ? (request.allowed_inbound_ips ?? null) : null,
-        outboundProxy: request.outbound_proxy ?? false,
-      });
-      const changes: TrunkChanges = { phone_number: phoneNumber, country_code: countryCode ?? undefined };
-      const requestId = await this.insertRequest(manager, number.id, 'create', changes);
-      return { numberId: number.id, requestId };
-    });
+    // The unique indexes decide between creates racing for one number; nothing is provisioned for the loser.
+    const { numberId, requestId } = await whenUnique(
+      () =>
+        this.dataSource.transaction(async (manager) => {
+          const number = await this.numbers.withManager(manager).create(user.id, {
+            phoneNumber,
+            nickname: request.nickname ?? null,
+            countryCode,
+            type: 'sip',
+            smsCapable: false,
+            region: request.sip_address,
+            hasActiveSubscription: true,
+            status: 'provisioning',
+          });
+          const sealed = this.secrets.seal(request.sip_password, passwordContext(number.id));
+          await manager.insert(SipTrunk, {
+            id: number.id,
+            userId: user.id,
+            sipTrunkType: request.sip_trunk_type,
+            sipUsername: request.sip_username,
+            sipPasswordSealed: sealed,
+            sipAddress: request.sip_address,
+            sipCallingFormat: request.sip_calling_format ?? '+e164',
+            inboundAuthorizationType: request.inbound_authorization_type ?? 'auth',
+            allowedInboundIps:
+              request.inbound_authorization_type === 'ip' ? (request.allowed_inbound_ips ?? null) : null,
+            outboundProxy: request.outbound_proxy ?? false,
+          });
+          const changes: TrunkChanges = { phone_number: phoneNumber, country_code: countryCode ?? undefined };
+          const requestId = await this.insertRequest(manager, number.id, 'create', changes);
+          return { numberId: number.id, requestId };
+        }),
+      numberTaken,
+    );
     await this.provision(requestId, SIP_TRUNK_CREATE_FAILED, async () => {
       await this.dataSource.query(`DELETE FROM phone_numbers WHERE id = $1 AND status = 'provisioning'`, [numberId]);
     });
@@ -119,11 +134,14 @@ export class SipTrunksService {
     this.checkSettings(request);
     const changes: TrunkChanges = {};
     if (request.phone_number !== undefined) {
-      changes.phone_number = this.normaliseNumber(
+      const number = this.normaliseNumber(
         current.sip_trunk_type as 'number' | 'extension',
         request.phone_number,
         request.country_code ?? current.country_code ?? undefined,
       );
+      if (number !== current.phone_number && (await heldByAnother(this.dataSource, number, id, user.id)))
+        throw numberTaken();
+      changes.phone_number = number;
     }
     for (const field of [
       'nickname',
@@ -160,12 +178,14 @@ export class SipTrunksService {
     }
     const deadline = Date.now() + this.config.sipProvisionTimeoutSeconds * 1000;
     for (;;) {
-      const [row] = await this.dataSource.query(`SELECT status FROM sip_provisioning_requests WHERE id = $1`, [
+      const [row] = await this.dataSource.query(`SELECT status, error FROM sip_provisioning_requests WHERE id = $1`, [
         requestId,
       ]);
       if (row?.status === 'done') return;
       if (row?.status === 'failed') {
         await onFailure?.();
+        // Another trunk took the number between this request's check and the worker: the caller's input, not the provider.
+        if (row.error === PHONE_NUMBER_TAKEN) throw numberTaken();
         throw providerFailed(failure);
       }
       if (Date.now() > deadline) {

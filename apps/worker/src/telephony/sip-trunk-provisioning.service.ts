@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { SecretBox } from '@app/crypto';
-import { PhoneNumber, SipTrunk } from '@app/database';
+import { heldByAnother, PHONE_NUMBER_TAKEN, PhoneNumber, SipTrunk } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { ProvisionedInbound, SIP_PROVISIONER, SipProvisioner } from '@app/telephony';
 
@@ -78,6 +78,12 @@ export class SipTrunkProvisioning {
       const current = this.stateOf(number, trunk);
       const wanted = this.apply(current, request.changes, trunk.id);
       const first = request.kind === 'create';
+      // A number taken by another trunk since the API checked: refuse before the provider sees it.
+      if (
+        wanted.phoneNumber !== current.phoneNumber &&
+        (await heldByAnother(manager, wanted.phoneNumber, number.id, number.userId))
+      )
+        return this.settle(manager, request, 'failed', PHONE_NUMBER_TAKEN);
       const recreateInbound =
         first ||
         wanted.phoneNumber !== current.phoneNumber ||

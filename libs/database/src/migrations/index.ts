@@ -14,6 +14,7 @@ import { Dialer1763800000080 } from './1763800000080-dialer';
 import { RateWindows1763800000090 } from './1763800000090-rate-windows';
 import { RecordingsOfRecordingAssistants1763800000100 } from './1763800000100-recordings-of-recording-assistants';
 import { IdempotencySealedAndLeased1763800000110 } from './1763800000110-idempotency-sealed-and-leased';
+import { OneNumberOneHolder1763800000120 } from './1763800000120-one-number-one-holder';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   RateWindows1763800000090,
   RecordingsOfRecordingAssistants1763800000100,
   IdempotencySealedAndLeased1763800000110,
+  OneNumberOneHolder1763800000120,
 ];
