@@ -15,6 +15,7 @@ describe('API keys', () => {
     expect(created.body).toEqual({
       message: 'API key created successfully.',
       api_key: {
+        id: expect.any(Number),
         name: 'CRM',
         token: expect.stringMatching(/^vak_[0-9A-Za-z]{49}$/),
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
@@ -23,6 +24,9 @@ describe('API keys', () => {
     const token = created.body.api_key.token;
     const me = await stack.http.get('/api/user/me').set(bearer(token)).expect(200);
     expect(me.body.data.id).toBe(account.id);
+    // The id the create answers is the one the list shows and the delete takes.
+    const list = await stack.http.get('/api/user/api-keys').set(account.auth).expect(200);
+    expect(list.body.api_keys.map((key: { id: number }) => key.id)).toEqual([created.body.api_key.id]);
 
     const [row] = await stack.dataSource.query('SELECT token_hash FROM api_keys WHERE user_id = $1', [account.id]);
     expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);

@@ -116,6 +116,15 @@ describe('Mid-call tools', () => {
         .expect(404, { message: 'Tool not found' });
     });
 
+    it('lists newest first, as every list does', async () => {
+      const fresh = await createAccount(stack);
+      const ids: number[] = [];
+      for (const name of ['first_tool', 'second_tool', 'third_tool'])
+        ids.push((await create(valid({ name }), fresh).expect(201)).body.data.id);
+      const list = await stack.http.get('/api/user/tools').set(fresh.auth).expect(200);
+      expect(list.body.map((tool: { id: number }) => tool.id)).toEqual([...ids].reverse());
+    });
+
     it('ignores endpoint, method and body_format on update of a tool linked to an automation flow', async () => {
       const created = (await create(valid({ name: 'flow_tool', automation_flow_id: 'flow-123' })).expect(201)).body
         .data;

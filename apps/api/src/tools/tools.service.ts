@@ -34,9 +34,9 @@ export class ToolsService {
     private readonly executor: ToolExecutor,
   ) {}
 
-  /** A bare array, oldest first, as the public product answers. */
+  /** A bare array (as the public product answers), newest first like every list. */
   async list(user: AuthenticatedUser): Promise<ToolResponse[]> {
-    const tools = await this.tools.find(user.id, { order: { id: 'ASC' } });
+    const tools = await this.tools.findAllNewestFirst(user.id);
     return tools.map((tool) => this.toResponse(tool));
   }
 

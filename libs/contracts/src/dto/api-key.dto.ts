@@ -8,6 +8,7 @@ export class CreateApiKeyRequest {
 }
 
 export class CreatedApiKey {
+  @ApiProperty({ type: 'integer', description: 'What `DELETE /user/api-keys/{id}` takes' }) id: number;
   @ApiProperty() name: string;
   @ApiProperty({ description: 'Shown only in this response; store it now' }) token: string;
   @ApiProperty({ format: 'date-time' }) created_at: string;
@@ -46,5 +47,5 @@ export function toApiKeyResponse(key: ApiKeyLike): ApiKeyResponse {
 }
 
 export function toCreatedApiKey(key: ApiKeyLike, token: string): CreatedApiKey {
-  return { name: key.name, token, created_at: key.createdAt.toISOString() };
+  return { id: key.id, name: key.name, token, created_at: key.createdAt.toISOString() };
 }
