@@ -1,14 +1,93 @@
 #!/usr/bin/env node
-// Local all-in-one start: finds (or starts) the database and picks the queue backend, prepares the database,
-// then runs the API and one worker as child processes. Ctrl-C (or SIGTERM) is passed to both, which drain and
-// exit; if one dies, the other is stopped too. An embedded PostgreSQL started here is stopped after both.
+// Local all-in-one start: builds if the sources changed since the last build, finds (or starts) the database and
+// picks the queue backend, prepares the database, then runs the API and one worker as child processes. Ctrl-C or
+// SIGTERM (to this process, or to the `npm start` above it) is passed to both, which drain and exit; if one dies,
+// the other is stopped too. An embedded PostgreSQL started here is stopped after both.
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
 const { localServices } = require('./local-services');
 
+const ROOT = path.join(__dirname, '..');
 const apps = { api: 'dist/apps/api/src/main.js', worker: 'dist/apps/worker/src/main.js' };
+/** Written after a successful build, dated when that build started. */
+const BUILT = path.join(ROOT, 'dist', '.built');
+const SOURCES = ['apps', 'libs', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];
+
+/** Whether any source file is newer than `since` (ms). */
+function changedSince(since, entries = SOURCES.map((entry) => path.join(ROOT, entry))) {
+  return entries.some((entry) => {
+    const stat = fs.statSync(entry, { throwIfNoEntry: false });
+    if (!stat) return false;
+    if (!stat.isDirectory()) return stat.mtimeMs > since;
+    return changedSince(
+      since,
+      fs.readdirSync(entry).map((name) => path.join(entry, name)),
+    );
+  });
+}
+
+/** Builds unless the last build is newer than every source (a rebuild takes 10-30 s). */
+async function buildIfChanged() {
+  const builtAt = fs.statSync(BUILT, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  if (!changedSince(builtAt) && Object.values(apps).every((entry) => fs.existsSync(path.join(ROOT, entry)))) return;
+  console.log('Building (the sources changed since the last build)...');
+  const started = new Date();
+  const build = spawn(process.execPath, [require.resolve('@nestjs/cli/bin/nest.js'), 'build'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  const stop = (signal) => build.kill(signal);
+  process.on('SIGINT', stop).on('SIGTERM', stop);
+  const [code, signal] = await new Promise((resolve) => build.once('exit', (...result) => resolve(result)));
+  process.off('SIGINT', stop).off('SIGTERM', stop);
+  if (signal) process.exit(1);
+  if (code !== 0) throw new Error(`The build failed (exit ${code}); see above.`);
+  fs.writeFileSync(BUILT, '');
+  fs.utimesSync(BUILT, started, started);
+}
+
+/** The parent of `pid` (Linux's /proc), or undefined where that cannot be read. */
+function parentOf(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+/**
+ * Calls `onGone` once the process that started this one is gone. Under `npm start`, npm runs this through `sh -c`,
+ * which neither passes SIGTERM on nor outlives npm's own SIGKILL: so both the shell and npm above it are watched.
+ */
+function watchStarter(onGone) {
+  const parent = process.ppid;
+  const watched = [parent];
+  if (process.env.npm_lifecycle_event) {
+    const npm = parentOf(parent);
+    if (npm && npm > 1) watched.push(npm);
+  }
+  const timer = setInterval(() => {
+    if (process.ppid !== parent || !watched.every(alive)) {
+      clearInterval(timer);
+      onGone();
+    }
+  }, 250);
+  timer.unref();
+}
 
 async function main() {
+  await buildIfChanged();
   const services = await localServices();
   if (services.line) console.log(services.line);
   Object.assign(process.env, services.env);
@@ -28,7 +107,11 @@ async function main() {
       SHUTDOWN_DRAIN_SECONDS: process.env.SHUTDOWN_DRAIN_SECONDS ?? '0',
       LOG_FORMAT: process.env.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     };
-    const child = spawn(process.execPath, [path.join(__dirname, '..', entry)], { stdio: 'inherit', env });
+    // The IPC channel tells the child when this process is gone, even by SIGKILL (libs/platform run-process.ts).
+    const child = spawn(process.execPath, [path.join(ROOT, entry)], {
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+      env,
+    });
     child.on('exit', (code, signal) => {
       console.log(`${name} exited (${signal ?? code}).`);
       stopAll('SIGTERM');
@@ -50,6 +133,10 @@ async function main() {
   // supervisors that signal only this process.
   process.on('SIGINT', () => stopAll('SIGINT'));
   process.on('SIGTERM', () => stopAll('SIGTERM'));
+  watchStarter(() => {
+    console.log('npm start was stopped; stopping the API and the worker.');
+    stopAll('SIGTERM');
+  });
 }
 
 main().catch((error) => {

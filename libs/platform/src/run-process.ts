@@ -14,6 +14,7 @@ export function runProcess(
   const boot = async () => {
     const config = loadConfig();
     exitAfterGracePeriod(config.shutdownGraceSeconds);
+    stopWithSupervisor();
     const app = await create(config);
     await app.listen(portOf(config), '0.0.0.0');
     new Logger('Bootstrap').log(`Listening on http://localhost:${portOf(config)}/api`);
@@ -31,4 +32,16 @@ export function runProcess(
     );
     process.exit(1);
   });
+}
+
+/**
+ * Started by `npm start` (scripts/start.js), the process has an IPC channel to it. The channel closes when the
+ * supervisor is gone however it went, SIGKILL included: then this process drains and exits as on SIGTERM instead of
+ * answering 503 with nobody left to stop it.
+ */
+function stopWithSupervisor(): void {
+  if (!process.send) return;
+  // The channel alone must not keep a drained process alive.
+  process.channel?.unref();
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 }
