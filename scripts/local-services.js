@@ -28,6 +28,28 @@ function answers(host, port, timeoutMs = 500) {
   });
 }
 
+/** Whether the PostgreSQL on 127.0.0.1:5432 lets `postgres` in without a password, as the defaults assume. */
+async function admitsWithoutPassword() {
+  const { Client } = require('pg');
+  // A password function that refuses: the server asking for one is the answer, not an exception from deep in pg.
+  const client = new Client({
+    host: '127.0.0.1',
+    port: 5432,
+    user: 'postgres',
+    database: 'postgres',
+    password: () => Promise.reject(new Error('password requested')),
+    connectionTimeoutMillis: 3000,
+  });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 /**
  * The user postgres runs as: ourselves, or when we are root (postgres refuses root) the `postgres` user, or `nobody`
  * on a machine (a container, say) without one.
@@ -201,19 +223,23 @@ async function localServices(env = process.env) {
   let embedded;
   if (env.DATABASE_URL) {
     said.push('database from DATABASE_URL');
-  } else if (await answers('127.0.0.1', 5432)) {
+  } else if ((await answers('127.0.0.1', 5432)) && (await admitsWithoutPassword())) {
     said.push('PostgreSQL on 127.0.0.1:5432');
   } else if (await answers('127.0.0.1', EMBEDDED_PORT)) {
     // `npm start` (or a test run) in this checkout already runs it: share it, and leave stopping it to that one.
     added.DATABASE_URL = `postgres://postgres@127.0.0.1:${EMBEDDED_PORT}/voice_assistant`;
     said.push(
-      `the embedded PostgreSQL already running on 127.0.0.1:${EMBEDDED_PORT} (nothing answers on 127.0.0.1:5432)`,
+      `the embedded PostgreSQL already running on 127.0.0.1:${EMBEDDED_PORT} (DATABASE_URL unset, no PostgreSQL to use on 127.0.0.1:5432)`,
     );
   } else {
+    const why = (await answers('127.0.0.1', 5432))
+      ? 'DATABASE_URL unset; the PostgreSQL on 127.0.0.1:5432 does not let `postgres` in without a password: to use it, set DATABASE_URL=postgres://USER:PASSWORD@127.0.0.1:5432/voice_assistant'
+      : 'DATABASE_URL unset, nothing answers on 127.0.0.1:5432';
     embedded = await startEmbeddedPostgres();
     added.DATABASE_URL = embedded.url;
+    const where = path.relative(ROOT, embedded.dataDir);
     said.push(
-      `embedded PostgreSQL on 127.0.0.1:${EMBEDDED_PORT}, data in ${path.relative(ROOT, embedded.dataDir).startsWith('..') ? embedded.dataDir : path.relative(ROOT, embedded.dataDir)} (DATABASE_URL unset, nothing answers on 127.0.0.1:5432)`,
+      `embedded PostgreSQL on 127.0.0.1:${EMBEDDED_PORT}, data in ${where.startsWith('..') ? embedded.dataDir : where} (${why})`,
     );
   }
   if (env.QUEUE_BACKEND) {

@@ -9,14 +9,27 @@ if (!fs.existsSync(path.join(__dirname, '..', 'dist', 'libs', 'database', 'src',
   console.error('No build found in dist/: run `npm run build` first.');
   process.exit(1);
 }
-const { loadConfig } = require('../dist/libs/config/src');
+const { loadDatabaseUrl } = require('../dist/libs/config/src');
 const { ensureDatabase, runMigrations } = require('../dist/libs/database/src');
 
 async function migrate() {
-  const config = loadConfig();
-  const database = new URL(config.databaseUrl).pathname.slice(1);
-  if (await ensureDatabase(config.databaseUrl)) console.log(`Created database "${database}".`);
-  const applied = await runMigrations(config.databaseUrl);
+  // Only DATABASE_URL: migrating needs no key, no Redis, in production too.
+  const databaseUrl = loadDatabaseUrl();
+  const database = new URL(databaseUrl).pathname.slice(1);
+  try {
+    if (await ensureDatabase(databaseUrl)) console.log(`Created database "${database}".`);
+  } catch (error) {
+    // pg's own words for a server that wants a password the URL does not carry name neither the cause nor the fix.
+    if (/SASL|password/i.test(error.message)) {
+      const { host } = new URL(databaseUrl);
+      throw new Error(
+        `The PostgreSQL at ${host} asks for a password that DATABASE_URL does not give (or gives wrongly): ` +
+          `set DATABASE_URL=postgres://USER:PASSWORD@${host}/${database}`,
+      );
+    }
+    throw error;
+  }
+  const applied = await runMigrations(databaseUrl);
   console.log(applied.length ? `Applied migrations: ${applied.join(', ')}` : 'Database schema is up to date.');
 }
 

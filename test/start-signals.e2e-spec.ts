@@ -69,7 +69,7 @@ async function npmStart(): Promise<{ npm: ChildProcess; output: string[]; api: n
 /** Waits until nothing of the group runs, and says how long that took. */
 async function allGone(pgid: number, output: string[]): Promise<number> {
   const started = Date.now();
-  await waitFor(() => (group(pgid).length === 0 ? true : undefined), 30_000, 100).catch(() => {
+  await waitFor(async () => (group(pgid).length === 0 ? true : undefined), 30_000, 100).catch(() => {
     throw new Error(
       `still running: ${execFileSync('ps', ['-o', 'pid,cmd', '-g', String(pgid)], { encoding: 'utf8' })}\n${output.join('')}`,
     );

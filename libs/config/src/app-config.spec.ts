@@ -1,4 +1,4 @@
-import { ConfigurationError, loadConfig } from './app-config';
+import { ConfigurationError, loadConfig, loadDatabaseUrl } from './app-config';
 
 const key = Buffer.alloc(32, 1).toString('base64');
 
@@ -67,5 +67,19 @@ describe('loadConfig', () => {
     const load = () => loadConfig({ ENCRYPTION_KEY: key, ...environment });
     expect(load).toThrow(ConfigurationError);
     expect(load).toThrow(new RegExp(`^Invalid configuration:[\\s\\S]*\\b${variable}: `));
+  });
+});
+
+describe('loadDatabaseUrl', () => {
+  it('needs only DATABASE_URL, in production too: no key, no Redis', () => {
+    expect(loadDatabaseUrl({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/va' })).toBe('postgres://db/va');
+    expect(loadDatabaseUrl({})).toBe('postgres://postgres@127.0.0.1:5432/voice_assistant');
+  });
+
+  it('names DATABASE_URL when production has none, or it is not a postgres URL', () => {
+    expect(() => loadDatabaseUrl({ NODE_ENV: 'production' })).toThrow(
+      new ConfigurationError('Invalid configuration:\n  DATABASE_URL: is required when NODE_ENV=production'),
+    );
+    expect(() => loadDatabaseUrl({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL: must be a postgres:\/\/ URL/);
   });
 });

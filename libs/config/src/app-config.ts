@@ -122,6 +122,20 @@ function localEncryptionKey(): Buffer {
  * Parses the environment into an AppConfig. Throws a ConfigurationError that names every bad variable,
  * so a misconfigured process stops at boot rather than failing on the first request that needs the value.
  */
+/**
+ * The database address alone, for migrations: they need nothing else (no key, no Redis), in production too. The
+ * same rules as `loadConfig` for this one variable.
+ */
+export function loadDatabaseUrl(source: NodeJS.ProcessEnv = process.env): string {
+  const value = source.DATABASE_URL || undefined;
+  if (value === undefined && source.NODE_ENV === 'production')
+    throw new ConfigurationError('Invalid configuration:\n  DATABASE_URL: is required when NODE_ENV=production');
+  const parsed = environmentSchema.shape.DATABASE_URL.safeParse(value);
+  if (!parsed.success)
+    throw new ConfigurationError(`Invalid configuration:\n  DATABASE_URL: ${parsed.error.issues[0].message}`);
+  return parsed.data;
+}
+
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   const blankAsUnset = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ''));
   const parsed = environmentSchema.safeParse(blankAsUnset);
