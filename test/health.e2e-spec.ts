@@ -3,7 +3,8 @@ import { createApiApp } from '../apps/api/src/api.app';
 import { createAccount } from './support/factories';
 import { Stack, startStack, testConfig } from './support/stack';
 import { QUEUE_BACKEND } from './support/test-environment';
-import { waitForDocument } from './support/wait-for';
+import { JobQueue, Queues } from '@app/jobs';
+import { waitFor, waitForDocument } from './support/wait-for';
 
 describe('Health and readiness', () => {
   let stack: Stack;
@@ -126,5 +127,12 @@ describe('Metrics', () => {
     expect(worker).not.toMatch(/jobs_finished_total\{queue="documents",job="process-document",outcome="completed"\}/);
     expect(worker).toMatch(/job_wait_seconds_count\{queue="documents",job="process-document"\} 1/);
     expect(worker).toMatch(/job_duration_seconds_count\{queue="documents",job="process-document"\} 1/);
+    // The queue (and so its dashboard) says failed as well, after one attempt: the failure is the file's, not
+    // something a retry could mend.
+    const job = await waitFor(async () => {
+      const failed = await stack.api.get(JobQueue).queue(Queues.documents).getJobs(['failed']);
+      return failed.find((each) => (each.data as { documentId?: number }).documentId === broken);
+    }, 10_000);
+    expect({ state: await job.getState(), attempts: job.attemptsMade }).toEqual({ state: 'failed', attempts: 1 });
   }, 60_000);
 });

@@ -100,11 +100,14 @@ describe('Secrets in logs', () => {
     );
   });
 
-  it('writes a boot failure as one JSON line', async () => {
+  it('writes a boot failure as one pino line naming every bad variable at once', async () => {
     const failing = spawn(
       process.execPath,
       ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'apps/api/src/main.ts'],
-      { env: { ...process.env, PORT: 'not-a-port' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      {
+        env: { ...process.env, NODE_ENV: 'production', PORT: 'not-a-port', DATABASE_URL: '', ENCRYPTION_KEY: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
     );
     let output = '';
     failing.stdout.on('data', (chunk) => (output += chunk));
@@ -113,9 +116,9 @@ describe('Secrets in logs', () => {
     expect(code).toBe(1);
     const lines = output.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0])).toMatchObject({
-      level: 'fatal',
-      msg: expect.stringContaining('PORT: must be a number'),
-    });
+    const line = JSON.parse(lines[0]);
+    expect(line).toMatchObject({ level: 60, time: expect.any(Number), pid: failing.pid, context: 'Bootstrap' });
+    for (const named of ['PORT: ', 'ENCRYPTION_KEY: is required', 'DATABASE_URL: is required'])
+      expect(line.msg).toContain(named);
   }, 60_000);
 });

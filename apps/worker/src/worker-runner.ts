@@ -53,16 +53,12 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
       worker.on('active', (job) => {
         this.metrics.started(queue, job);
         const requestId = (job.data as { enqueuedBy?: { requestId?: string } } | undefined)?.enqueuedBy?.requestId;
-        this.logger.log(
-          { queue, job: job.name, jobId: job.id, attempt: job.attemptsMade + 1, requestId },
-          'job started',
-        );
+        const line = { queue, job: job.name, jobId: job.id, attempt: job.attemptsMade + 1, requestId };
+        if (scheduled(job)) this.logger.debug(line, 'job started');
+        else this.logger.log(line, 'job started');
       });
-      // A handler that records a failure itself (a document that cannot be parsed) returns `status: 'failed'`:
-      // that is a failed job in the metrics and the log, not a completed one.
-      worker.on('completed', (job, result: { status?: string } | undefined) =>
-        this.finished(queue, job, result?.status === 'failed' ? 'failed' : 'completed'),
-      );
+      // A failure a handler recorded itself ends the job failed (JobProcessor.process), so it arrives below.
+      worker.on('completed', (job) => this.finished(queue, job, 'completed'));
       worker.on('failed', (job, error) => {
         if (!job) return;
         const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
@@ -86,11 +82,18 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
       error,
       requestId,
     };
-    if (outcome === 'completed') this.logger.log(line, 'job finished');
+    // A schedule's routine runs (sweeps, purges, a dial tick) would otherwise be most of the log, saying nothing.
+    if (outcome === 'completed' && scheduled(job)) this.logger.debug(line, 'job finished');
+    else if (outcome === 'completed') this.logger.log(line, 'job finished');
     else this.logger.warn(line, 'job finished');
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     await Promise.all(this.workers.map((worker) => worker.close()));
   }
+}
+
+/** Whether a job was started by a schedule (BullMQ's job schedulers name their jobs `repeat:...`). */
+function scheduled(job: Job): boolean {
+  return job.id?.startsWith('repeat:') ?? false;
 }

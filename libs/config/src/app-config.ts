@@ -139,24 +139,25 @@ export function loadDatabaseUrl(source: NodeJS.ProcessEnv = process.env): string
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   const blankAsUnset = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ''));
   const parsed = environmentSchema.safeParse(blankAsUnset);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigurationError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
-  const env = parsed.data;
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
   // In production a default address would point at whatever happens to listen there: ask for it instead.
-  if (env.NODE_ENV === 'production') {
-    const required = ['DATABASE_URL', ...(env.QUEUE_BACKEND === 'redis' ? ['REDIS_URL'] : [])];
-    const missing = required.filter((name) => blankAsUnset[name] === undefined);
-    if (missing.length > 0) {
-      const lines = missing.map(
-        (name) =>
-          `  ${name}: is required when NODE_ENV=production` +
-          (name === 'REDIS_URL' ? ' and QUEUE_BACKEND=redis (the default)' : ''),
-      );
-      throw new ConfigurationError(`Invalid configuration:\n${lines.join('\n')}`);
+  if (blankAsUnset.NODE_ENV === 'production') {
+    const redis = (blankAsUnset.QUEUE_BACKEND ?? 'redis') === 'redis';
+    // Checked here rather than in the schema, whose cross-field rules are skipped once any field is invalid.
+    for (const name of ['DATABASE_URL', ...(redis ? ['REDIS_URL'] : []), 'ENCRYPTION_KEY']) {
+      if (blankAsUnset[name] === undefined)
+        problems.push(
+          `${name}: is required when NODE_ENV=production` +
+            (name === 'REDIS_URL' ? ' and QUEUE_BACKEND=redis (the default)' : ''),
+        );
     }
   }
+  // Every problem at once, so a deploy is fixed in one round rather than one variable a restart.
+  if (problems.length > 0 || !parsed.success)
+    throw new ConfigurationError(`Invalid configuration:\n${problems.map((line) => `  ${line}`).join('\n')}`);
+  const env = parsed.data;
   return new AppConfig({
     environment: env.NODE_ENV,
     port: env.PORT,

@@ -162,9 +162,6 @@ export const environmentSchema = z
         message: 'must be at most HTTP_REQUEST_TIMEOUT_SECONDS',
       });
     }
-    if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
-      context.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required when NODE_ENV=production' });
-    }
   });
 
 export type Environment = z.infer<typeof environmentSchema>;

@@ -15,10 +15,18 @@ export abstract class JobProcessor {
     return definition.queue === this.queueName && definition.name in this.handlers;
   }
 
+  /**
+   * Runs the job's handler. A handler that records a failure itself (a document that cannot be parsed, an import
+   * of an unreadable file, a dial the provider refused) returns `{status: 'failed'}` after writing it to Postgres;
+   * the job then ends failed, without retries, so the queue dashboard and `jobs_finished_total` say failed too.
+   */
   async process(job: Job): Promise<unknown> {
     const handler = this.handlers[job.name];
     if (!handler) throw new UnrecoverableError(`No handler for job "${job.name}" on queue "${this.queueName}"`);
-    return handler(job);
+    const result = await handler(job);
+    if ((result as { status?: unknown } | undefined)?.status === 'failed')
+      throw new UnrecoverableError(`${job.name} failed; the reason is recorded with what it worked on`);
+    return result;
   }
 }
 

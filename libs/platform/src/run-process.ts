@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
+import pino from 'pino';
 import { AppConfig, ConfigurationError, loadConfig } from '@app/config';
 import { exitAfterGracePeriod } from './shutdown';
 
@@ -27,9 +28,8 @@ export function runProcess(
         : error instanceof Error
           ? (error.stack ?? error.message)
           : String(error);
-    console.error(
-      JSON.stringify({ level: 'fatal', time: new Date().toISOString(), context: 'Bootstrap', msg: message }),
-    );
+    // The same pino line as every other (numeric level, epoch time, pid, hostname), written before exiting.
+    pino(pino.destination({ dest: 1, sync: true })).fatal({ context: 'Bootstrap' }, message);
     process.exit(1);
   });
 }

@@ -101,6 +101,7 @@ export class MaintenanceSchedule implements OnApplicationBootstrap, OnApplicatio
   }
 
   private async writeSchedules(): Promise<void> {
+    const written: string[] = [];
     for (const { definition, everySeconds, registered } of await schedulesToWrite(this.jobs, this.config)) {
       const queue = this.jobs.queue(definition.queue);
       // A changed schedule is removed and written anew, so its next run counts from now rather than from the
@@ -111,7 +112,9 @@ export class MaintenanceSchedule implements OnApplicationBootstrap, OnApplicatio
         { every: everySeconds * 1000 },
         { name: definition.name, data: {}, opts: this.jobs.optionsFor(definition, {}) },
       );
-      this.logger.log({ job: definition.name, everySeconds }, 'registered job schedule');
+      this.logger.debug({ job: definition.name, everySeconds }, 'registered job schedule');
+      written.push(definition.name);
     }
+    if (written.length > 0) this.logger.log({ jobs: written }, `registered ${written.length} job schedules`);
   }
 }

@@ -1,9 +1,8 @@
 import { ConsoleLogger, DynamicModule, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from 'nestjs-pino';
 import type { HttpTimeouts } from '@app/config';
-import { RequestLogging } from '../logging/logging.module';
+import { AppLogger, RequestLogging } from '../logging/logging.module';
 import { ManagedExpressAdapter } from './managed-express.adapter';
 import { bodyParser } from './request-body';
 
@@ -37,7 +36,7 @@ export async function createHttpApp(
     // Until the JSON logger takes over (and if boot fails before it does), Nest's own lines are JSON too.
     logger: new ConsoleLogger({ json: true, colors: false }),
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(app.get(AppLogger));
   // First, so the request line and id cover what the body parsers refuse.
   app.use(app.get(RequestLogging).middleware());
   app.use(bodyParser());

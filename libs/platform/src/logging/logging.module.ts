@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
-import { LoggerModule } from 'nestjs-pino';
+import { Logger as NestPinoLogger, LoggerModule } from 'nestjs-pino';
 import { storage, Store } from 'nestjs-pino/storage';
 import pino, { type Logger } from 'pino';
 import { AppConfig } from '@app/config';
@@ -37,10 +37,21 @@ export function currentRequestId(): string | undefined {
   return scope instanceof RequestScope ? scope.requestId : undefined;
 }
 
+/** Whether pino-pretty is installed: an optional dependency, left out of production installs. */
+function prettyAvailable(): boolean {
+  try {
+    require.resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function rootLogger(config: AppConfig): Logger {
-  return pino({
+  const pretty = config.logFormat === 'pretty' && prettyAvailable();
+  const logger = pino({
     level: config.logLevel,
-    ...(config.logFormat === 'pretty'
+    ...(pretty
       ? { transport: { target: 'pino-pretty', options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' } } }
       : {}),
     // Lines written while a request is handled name it; a request line's own `req` wins over this one.
@@ -50,6 +61,25 @@ function rootLogger(config: AppConfig): Logger {
     },
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
   });
+  if (config.logFormat === 'pretty' && !pretty)
+    logger.warn('LOG_FORMAT=pretty, but pino-pretty is not installed (a production install): writing JSON lines');
+  return logger;
+}
+
+/** Nest's start-up narration: a line per module, controller and route, 100+ lines that say nothing went wrong. */
+const BOOT_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+
+/**
+ * Nest's logger over pino, with Nest's start-up narration at debug: a boot prints a handful of lines (what it
+ * listens on, what it consumes, anything that went wrong), and `LOG_LEVEL=debug` brings the rest back.
+ */
+@Injectable()
+export class AppLogger extends NestPinoLogger {
+  override log(message: unknown, ...rest: unknown[]): void {
+    const context = rest[rest.length - 1];
+    if (typeof context === 'string' && BOOT_CONTEXTS.has(context)) return super.debug(message, ...rest);
+    super.log(message, ...rest);
+  }
 }
 
 /**
@@ -128,8 +158,8 @@ export class LoggingModule {
           useFactory: (logger: Logger) => ({ pinoHttp: { logger }, useExisting: true, forRoutes: [] }),
         }),
       ],
-      providers: [{ provide: SERVICE, useValue: service }, RequestLogging],
-      exports: [RequestLogging],
+      providers: [{ provide: SERVICE, useValue: service }, RequestLogging, AppLogger],
+      exports: [RequestLogging, AppLogger],
     };
   }
 }
