@@ -23,7 +23,13 @@ describe('Queue dashboard', () => {
 
     beforeAll(async () => {
       stack = await startStack({
-        env: { QUEUE_DASHBOARD_USERNAME: 'ops', QUEUE_DASHBOARD_PASSWORD: 'a long operator password' },
+        env: {
+          QUEUE_DASHBOARD_USERNAME: 'ops',
+          QUEUE_DASHBOARD_PASSWORD: 'a long operator password',
+          QUEUE_DASHBOARD_VIEWER_USERNAME: 'viewer',
+          QUEUE_DASHBOARD_VIEWER_PASSWORD: 'a long viewer password',
+          LOGIN_ATTEMPTS_PER_MINUTE: '5',
+        },
       });
     });
     afterAll(() => stack.close());
@@ -36,6 +42,41 @@ describe('Queue dashboard', () => {
         expect(response.headers['www-authenticate']).toMatch(/^Basic/);
       }
     });
+
+    it('tells the browser to fetch nothing from elsewhere (the UI would ask Google for fonts)', async () => {
+      const page = await stack.http.get('/api/admin/queues').set('Authorization', operator).expect(200);
+      expect(page.headers['content-security-policy']).toContain("font-src 'self' data:");
+      expect(page.headers['content-security-policy']).toContain("default-src 'self'");
+    });
+
+    it('lets a viewer look, but not retry or remove', async () => {
+      const viewer = basic('viewer', 'a long viewer password');
+      const queue = stack.api.get(JobQueue).queue(Queues.documents);
+      const job = await queue.add('no-such-job', {}, { attempts: 1 });
+      await waitFor(async () => ((await job.getState()) === 'failed' ? true : undefined), 15_000);
+      const queues = await stack.http.get('/api/admin/queues/api/queues').set('Authorization', viewer).expect(200);
+      expect(queues.body.queues.map((each: { name: string }) => each.name)).toContain(Queues.documents);
+      for (const action of ['retry', 'clean']) {
+        await stack.http
+          .put(`/api/admin/queues/api/queues/${Queues.documents}/${job.id}/${action}`)
+          .set('Authorization', viewer)
+          .expect(403, { message: 'The queue dashboard is read-only for this credential.' });
+      }
+      expect(await (await queue.getJob(job.id!))?.getState()).toBe('failed');
+      await queue.remove(job.id!);
+    }, 30_000);
+
+    it('throttles guesses like the API login: counted before checking, however many arrive at once', async () => {
+      // From an address of its own, so the other tests' requests do not share its count.
+      const from = (index: number) =>
+        stack.http
+          .get('/api/admin/queues/api/queues')
+          .set('X-Forwarded-For', '203.0.113.77')
+          .set('Authorization', basic('ops', `wrong password ${index}`));
+      const answers = await Promise.all(Array.from({ length: 12 }, (_, index) => from(index)));
+      expect(answers.map((answer) => answer.status).sort()).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
+      expect(answers.find((answer) => answer.status === 429)!.headers['retry-after']).toMatch(/^\d+$/);
+    }, 30_000);
 
     it('shows every queue, and lets the operator retry and remove a failed job', async () => {
       await stack.http.get('/api/admin/queues').set('Authorization', operator).expect(200).expect(/<html/i);

@@ -69,6 +69,8 @@ export class AppConfig {
   readonly shutdownDrainSeconds: number;
   /** The operator credential of the queue dashboard; the dashboard is off without it. */
   readonly queueDashboard?: { username: string; password: string };
+  /** A read-only login to the queue dashboard (looks, never retries or removes). */
+  readonly queueDashboardViewer?: { username: string; password: string };
   /** Browser origins allowed by CORS; none (CORS off) when empty. */
   readonly corsOrigins: string[];
   /** How long the HTTP server waits on a client. */
@@ -197,6 +199,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     queueDashboard:
       env.QUEUE_DASHBOARD_USERNAME && env.QUEUE_DASHBOARD_PASSWORD
         ? { username: env.QUEUE_DASHBOARD_USERNAME, password: env.QUEUE_DASHBOARD_PASSWORD }
+        : undefined,
+    queueDashboardViewer:
+      env.QUEUE_DASHBOARD_VIEWER_USERNAME && env.QUEUE_DASHBOARD_VIEWER_PASSWORD
+        ? { username: env.QUEUE_DASHBOARD_VIEWER_USERNAME, password: env.QUEUE_DASHBOARD_VIEWER_PASSWORD }
         : undefined,
     corsOrigins: (env.CORS_ORIGINS ?? []).map((origin) => new URL(origin).origin),
     trustProxy: env.TRUST_PROXY,

@@ -110,6 +110,11 @@ export const environmentSchema = z
       .regex(/^[^:]{1,64}$/, 'must be 1-64 characters without ":"')
       .optional(),
     QUEUE_DASHBOARD_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
+    QUEUE_DASHBOARD_VIEWER_USERNAME: z
+      .string()
+      .regex(/^[^:]{1,64}$/, 'must be 1-64 characters without ":"')
+      .optional(),
+    QUEUE_DASHBOARD_VIEWER_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
     SHUTDOWN_DRAIN_SECONDS: integer(0, 120).default(5),
     HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: integer(1, 3600).default(65),
     HTTP_HEADERS_TIMEOUT_SECONDS: integer(1, 600).default(20),
@@ -146,6 +151,19 @@ export const environmentSchema = z
     if (Boolean(env.QUEUE_DASHBOARD_USERNAME) !== Boolean(env.QUEUE_DASHBOARD_PASSWORD)) {
       const missing = env.QUEUE_DASHBOARD_USERNAME ? 'QUEUE_DASHBOARD_PASSWORD' : 'QUEUE_DASHBOARD_USERNAME';
       context.addIssue({ code: 'custom', path: [missing], message: 'is required to turn the queue dashboard on' });
+    }
+    if (Boolean(env.QUEUE_DASHBOARD_VIEWER_USERNAME) !== Boolean(env.QUEUE_DASHBOARD_VIEWER_PASSWORD)) {
+      const missing = env.QUEUE_DASHBOARD_VIEWER_USERNAME
+        ? 'QUEUE_DASHBOARD_VIEWER_PASSWORD'
+        : 'QUEUE_DASHBOARD_VIEWER_USERNAME';
+      context.addIssue({ code: 'custom', path: [missing], message: 'is required for a read-only dashboard login' });
+    }
+    if (env.QUEUE_DASHBOARD_VIEWER_USERNAME && env.QUEUE_DASHBOARD_VIEWER_USERNAME === env.QUEUE_DASHBOARD_USERNAME) {
+      context.addIssue({
+        code: 'custom',
+        path: ['QUEUE_DASHBOARD_VIEWER_USERNAME'],
+        message: 'must differ from QUEUE_DASHBOARD_USERNAME',
+      });
     }
     if (env.SHUTDOWN_DRAIN_SECONDS >= env.SHUTDOWN_GRACE_SECONDS) {
       context.addIssue({
