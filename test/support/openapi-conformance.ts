@@ -87,8 +87,8 @@ export class OpenApiConformance {
     if (typeof record.$ref === 'string') {
       const name = record.$ref.split('/').pop()!;
       if (seen.has(name)) throw new Error(`Recursive schema ${name} is not supported by the conformance check`);
-      const { $ref: _ref, ...siblings } = record;
-      return { ...this.dereference(this.document.components.schemas[name], new Set([...seen, name])), ...siblings };
+      // Siblings of a `$ref` are ignored, as OpenAPI 3.0 says: the document must not rely on them.
+      return this.dereference(this.document.components.schemas[name], new Set([...seen, name]));
     }
     return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, this.dereference(value, seen)]));
   }
@@ -118,21 +118,14 @@ function mergeAllOf(node: any): any {
 }
 
 /**
- * Objects with named properties and no stated `additionalProperties` may hold nothing else. OpenAPI 3.0's
- * `nullable` on a schema without `type` (a `oneOf`, say) becomes "that, or null", which JSON Schema can check.
+ * Objects with named properties and no stated `additionalProperties` may hold nothing else. `nullable` is left to
+ * Ajv, which reads it as OpenAPI 3.0 does: it adds null to the `type` beside it, and nothing else (an `enum` must
+ * list null itself), so the document is checked as a client's validator would read it.
  */
 function closeObjects(node: any): any {
   if (Array.isArray(node)) return node.map(closeObjects);
   if (!node || typeof node !== 'object') return node;
   const record: Schema = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, closeObjects(value)]));
   if (record.properties && record.additionalProperties === undefined) record.additionalProperties = false;
-  // `nullable` admits null whatever the other keywords say (an `enum` without null included).
-  if (record.nullable === true && Array.isArray(record.enum) && !record.enum.includes(null)) {
-    record.enum = [...record.enum, null];
-  }
-  if (record.nullable === true && record.type === undefined) {
-    const { nullable: _nullable, ...rest } = record;
-    return { anyOf: [rest, { type: 'null' }] };
-  }
   return record;
 }

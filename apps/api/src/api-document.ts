@@ -55,7 +55,31 @@ export function createApiDocument(app: INestApplication): OpenAPIObject {
   }
   document.info.license = { name: 'Proprietary' };
   pruneUnusedSchemas(document);
+  expressNullsStrictly(document);
   return document;
+}
+
+/**
+ * OpenAPI 3.0's `nullable` as validators and generators read it: an enum that may be null lists `null` among its
+ * values, and a reference that may be null becomes "the referenced object, or null" (`nullable` beside a `$ref` is
+ * ignored, as every sibling of a `$ref` is).
+ */
+function expressNullsStrictly(document: OpenAPIObject): void {
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!node || typeof node !== 'object') return node;
+    const record = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, visit(value)]));
+    if (record.nullable === true && Array.isArray(record.enum) && !record.enum.includes(null))
+      record.enum = [...record.enum, null];
+    if (typeof record.$ref === 'string' && record.nullable === true) {
+      const { $ref, nullable: _nullable, ...siblings } = record;
+      return { ...siblings, anyOf: [{ $ref }, { type: 'object', nullable: true, enum: [null] }] };
+    }
+    return record;
+  };
+  document.paths = visit(document.paths) as OpenAPIObject['paths'];
+  if (document.components?.schemas)
+    document.components.schemas = visit(document.components.schemas) as typeof document.components.schemas;
 }
 
 /** Drops component schemas nothing refers to (a handler's DTO whose body is documented per media type). */
