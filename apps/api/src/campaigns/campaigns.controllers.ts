@@ -24,7 +24,14 @@ import {
   UpdateCampaignRequest,
   UpdateLeadRequest,
 } from '@app/contracts';
-import { ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ApiValidatedQuery, ResourceIdPipe } from '@app/platform';
+import {
+  ApiBodyPerMediaType,
+  ApiNotFoundAs,
+  ApiUserResource,
+  ApiValidatedInput,
+  ApiValidatedQuery,
+  ResourceIdPipe,
+} from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { FileUpload } from '../http/file-upload.interceptor';
 import { CampaignsService } from './campaigns.service';
@@ -117,6 +124,7 @@ export class CampaignsController {
     operationId: 'importLeads',
     summary: 'Import leads from a CSV file (multipart `file`), on the worker',
   })
+  @ApiBodyPerMediaType({ 'multipart/form-data': ImportLeadsRequest })
   @ApiAcceptedResponse({ type: LeadImportAcceptedResponse })
   @ApiValidatedInput()
   @ApiCampaignNotFound()
