@@ -67,15 +67,16 @@ describe('OpenAPI document', () => {
       Object.entries(methods).map(([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, operation })),
     );
 
-  it('gives every operation a unique readable id and a summary', async () => {
+  it('gives every operation a unique readable id, a one-line summary and one tag', async () => {
     const document = (await stack.http.get('/api/docs-json').expect(200)).body;
     const ids = operations(document).map(({ route, operation }) => ({
       route,
       operationId: operation.operationId,
       readable: /^[a-z][A-Za-z]+$/.test(operation.operationId ?? ''),
-      summary: typeof operation.summary === 'string' && operation.summary.length > 0,
+      summary: typeof operation.summary === 'string' && /^[^\n]+$/.test(operation.summary),
+      tags: (operation.tags as string[] | undefined)?.length,
     }));
-    for (const id of ids) expect(id).toEqual({ ...id, readable: true, summary: true });
+    for (const id of ids) expect(id).toEqual({ ...id, readable: true, summary: true, tags: 1 });
     expect(new Set(ids.map((id) => id.operationId)).size).toBe(ids.length);
   });
 

@@ -32,6 +32,8 @@ export function createApiDocument(app: INestApplication): OpenAPIObject {
       })
       .addSecurityRequirements('bearer')
       .build(),
+    // Each controller names its tag; Nest's own tag from the class name would list auth routes twice.
+    { autoTagControllers: false },
   );
   for (const operations of Object.values(document.paths)) {
     for (const method of HTTP_METHODS) {
