@@ -57,8 +57,68 @@ export function createApiDocument(app: INestApplication): OpenAPIObject {
   }
   document.info.license = { name: 'Proprietary' };
   pruneUnusedSchemas(document);
+  exampleReferencesThatExist(document);
   expressNullsStrictly(document);
   return document;
+}
+
+/**
+ * Swagger UI's "Try it out" fills a property without an example with its type's zero: `0` for an id, `[0]` for a
+ * list of ids, which no account holds, so the request fails on a reference the caller never meant to send. In
+ * request bodies, an optional reference's example is "none" (`null`, or an empty list), and a required one's is 1.
+ */
+function exampleReferencesThatExist(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaLike>;
+  const requestSchemas = new Set<string>();
+  for (const match of JSON.stringify(
+    Object.values(document.paths).flatMap((operations) =>
+      HTTP_METHODS.map((method) => operations[method]?.requestBody),
+    ),
+  ).matchAll(/#\/components\/schemas\/([^"]+)"/g))
+    requestSchemas.add(match[1]);
+  for (const name of requestSchemas) {
+    const schema = schemas[name];
+    if (!schema?.properties) continue;
+    const required = new Set(schema.required ?? []);
+    for (const [property, definition] of Object.entries(schema.properties)) {
+      if (!/(^|_)ids?$/.test(property) || definition.example !== undefined) continue;
+      if (definition.type === 'array') definition.example = required.has(property) ? [1] : [];
+      else if (!required.has(property) && definition.nullable) definition.example = null;
+      else definition.example = 1;
+    }
+    // The body Swagger UI offers: the required fields only, so nothing optional is sent by accident.
+    schema.example ??= Object.fromEntries(
+      [...required].map((property) => [property, exampleOf(schema.properties![property])]),
+    );
+  }
+}
+
+function exampleOf(definition: PropertyLike): unknown {
+  if (definition.example !== undefined) return definition.example;
+  if (definition.enum?.length) return definition.enum.find((value) => value !== null);
+  if (definition.format === 'email') return 'ada@example.com';
+  if (definition.format === 'uri' || definition.format === 'url') return 'https://example.com';
+  if (definition.format === 'binary') return undefined;
+  if (definition.type === 'integer' || definition.type === 'number') return definition.minimum ?? 1;
+  if (definition.type === 'boolean') return true;
+  if (definition.type === 'array') return [];
+  if (definition.type === 'object') return {};
+  return 'example';
+}
+
+interface PropertyLike {
+  type?: string;
+  format?: string;
+  enum?: unknown[];
+  minimum?: number;
+  nullable?: boolean;
+  example?: unknown;
+}
+
+interface SchemaLike {
+  required?: string[];
+  properties?: Record<string, PropertyLike>;
+  example?: unknown;
 }
 
 /**

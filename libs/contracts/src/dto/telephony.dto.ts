@@ -109,17 +109,25 @@ export class CreateSipTrunkRequest extends SipTrunkOptionalFields {
     minLength: 1,
     maxLength: 15,
     description: 'Phone number (stored as E.164) or extension',
+    example: '+14155550100',
   })
   @Rule.RequiredText(15)
   @Rule.Pattern(PHONE_OR_EXTENSION)
   phone_number: string;
 
-  @ApiProperty({ type: String, minLength: 3, maxLength: 128 })
+  @ApiProperty({ type: String, minLength: 3, maxLength: 128, example: 'acme-trunk' })
   @Rule.RequiredText(128)
   @Rule.MinChars(3)
   sip_username: string;
 
-  @ApiProperty({ type: String, minLength: 3, maxLength: 128, writeOnly: true, description: 'Never returned' })
+  @ApiProperty({
+    type: String,
+    minLength: 3,
+    maxLength: 128,
+    writeOnly: true,
+    description: 'Never returned',
+    example: 'a-long-sip-secret',
+  })
   @Rule.RequiredText(128)
   @Rule.MinChars(3)
   sip_password: string;
