@@ -102,13 +102,28 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
   ): Promise<Job> {
     // The request that asked for the work travels with it, so the job's log lines can be joined to the request's.
     const requestId = currentRequestId();
-    const adding = this.queue(definition.queue).add(
-      definition.name,
-      requestId ? { ...payload, enqueuedBy: { requestId } } : payload,
-      this.optionsFor(definition, payload, options),
-    );
+    const add = () =>
+      this.queue(definition.queue).add(
+        definition.name,
+        requestId ? { ...payload, enqueuedBy: { requestId } } : payload,
+        this.optionsFor(definition, payload, options),
+      );
+    const adding = async (): Promise<Job> => {
+      const started = Date.now();
+      const job = await add();
+      // An id naming a job that is still to run dedupes, as meant. One naming a finished job (kept for history)
+      // would swallow the new work: after a database restore, or a database recreated against the same queues, a
+      // new row reuses an old row's id. Processors re-read their row, so running the work again is always safe.
+      // `add` answers with the job it meant to add even when the id was taken; the stored one tells which it was.
+      const stored = job.id ? await this.queue(definition.queue).getJob(job.id) : undefined;
+      if (!stored || stored.timestamp >= started) return job;
+      const state = await stored.getState();
+      if (state !== 'completed' && state !== 'failed') return stored;
+      await stored.remove();
+      return add();
+    };
     try {
-      return await withTimeout(adding, ENQUEUE_TIMEOUT_MS, `Enqueueing ${definition.name}`);
+      return await withTimeout(adding(), ENQUEUE_TIMEOUT_MS, `Enqueueing ${definition.name}`);
     } catch (error) {
       this.enqueueFailures.inc({ queue: definition.queue, job: definition.name });
       throw error;
