@@ -87,6 +87,10 @@ function watchStarter(onGone) {
 }
 
 async function main() {
+  // Until the apps run, a starter that is gone is handled as SIGTERM to this process: it ends a build in progress,
+  // and before and after it ends this process (an embedded PostgreSQL is then stopped by its watchdog).
+  let onStarterGone = () => process.kill(process.pid, 'SIGTERM');
+  watchStarter(() => onStarterGone());
   await buildIfChanged();
   const services = await localServices();
   if (services.line) console.log(services.line);
@@ -133,10 +137,10 @@ async function main() {
   // supervisors that signal only this process.
   process.on('SIGINT', () => stopAll('SIGINT'));
   process.on('SIGTERM', () => stopAll('SIGTERM'));
-  watchStarter(() => {
+  onStarterGone = () => {
     console.log('npm start was stopped; stopping the API and the worker.');
     stopAll('SIGTERM');
-  });
+  };
 }
 
 main().catch((error) => {
