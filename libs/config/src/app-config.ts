@@ -88,6 +88,8 @@ export class AppConfig {
   readonly documentSweepIntervalSeconds: number;
   /** A lead import with no batch written for this long, and no live job, is taken up again by the sweep. */
   readonly importStuckAfterSeconds: number;
+  /** Calls older than this many days are removed by the worker; unset keeps them forever. */
+  readonly callRetentionDays?: number;
   readonly extractionTimeoutSeconds: number;
   /** Pause between two requests of a crawl to the same host. */
   readonly crawlDelayMs: number;
@@ -217,6 +219,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     documentStuckAfterSeconds: env.DOCUMENT_STUCK_AFTER_SECONDS,
     documentSweepIntervalSeconds: env.DOCUMENT_SWEEP_INTERVAL_SECONDS,
     importStuckAfterSeconds: env.IMPORT_STUCK_AFTER_SECONDS,
+    callRetentionDays: env.CALL_RETENTION_DAYS,
     extractionTimeoutSeconds: env.EXTRACTION_TIMEOUT_SECONDS,
     crawlDelayMs: env.CRAWL_DELAY_MS,
   });

@@ -108,6 +108,8 @@ export const Jobs = {
   reapStaleCalls: defineJob<Record<string, never>>(Queues.maintenance, 'reap-stale-calls', retried(3)),
   /** Re-enqueues lead imports whose job was lost or given up as stalled; they resume where they stopped. */
   sweepStuckImports: defineJob<Record<string, never>>(Queues.maintenance, 'sweep-stuck-imports', retried(3)),
+  /** Removes calls older than CALL_RETENTION_DAYS, in small batches. */
+  purgeOldCalls: defineJob<Record<string, never>>(Queues.maintenance, 'purge-old-calls', retried(3)),
   /** Reads a CSV of leads into a campaign in batches, resuming where it stopped. */
   importLeads: defineJob<LeadImportJob>(
     Queues.leads,

@@ -19,6 +19,7 @@ export function repeatableJobs(config: AppConfig): RepeatableJob[] {
     { definition: Jobs.sweepStuckImports, everySeconds: Math.max(1, Math.floor(config.importStuckAfterSeconds / 2)) },
     { definition: Jobs.reapStaleCalls, everySeconds: 60 },
     { definition: Jobs.dialCampaigns, everySeconds: config.dialerIntervalSeconds },
+    ...(config.callRetentionDays ? [{ definition: Jobs.purgeOldCalls, everySeconds: 300 }] : []),
   ];
 }
 

@@ -15,6 +15,7 @@ import { RateWindows1763800000090 } from './1763800000090-rate-windows';
 import { RecordingsOfRecordingAssistants1763800000100 } from './1763800000100-recordings-of-recording-assistants';
 import { IdempotencySealedAndLeased1763800000110 } from './1763800000110-idempotency-sealed-and-leased';
 import { OneNumberOneHolder1763800000120 } from './1763800000120-one-number-one-holder';
+import { CallsByAge1763800000130 } from './1763800000130-calls-by-age';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -35,4 +36,5 @@ export const migrations = [
   RecordingsOfRecordingAssistants1763800000100,
   IdempotencySealedAndLeased1763800000110,
   OneNumberOneHolder1763800000120,
+  CallsByAge1763800000130,
 ];
