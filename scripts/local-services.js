@@ -69,9 +69,9 @@ function runAs() {
   );
 }
 
-/** Whether the user `ids` can enter every directory down to `target` and, for a file, execute it. */
-function reachable(ids, target) {
-  const check = `require('node:fs').accessSync(${JSON.stringify(target)}, require('node:fs').constants.X_OK)`;
+/** Whether the user `ids` can enter every directory down to each target and, for a file, execute it. */
+function reachable(ids, targets) {
+  const check = `for (const target of ${JSON.stringify(targets)}) require('node:fs').accessSync(target, require('node:fs').constants.X_OK)`;
   try {
     execFileSync(process.execPath, ['-e', check], { uid: ids.uid, gid: ids.gid, stdio: 'ignore' });
     return true;
@@ -93,7 +93,7 @@ function placement(binaries, ids, dataDir) {
   // `.local` is ours to make traversable; everything above it is the user's and stays as it is.
   fs.mkdirSync(path.dirname(dataDir), { recursive: true });
   fs.chmodSync(path.dirname(dataDir), fs.statSync(path.dirname(dataDir)).mode | 0o011);
-  if (reachable(ids, binaries.initdb) && reachable(ids, path.dirname(dataDir))) return inCheckout;
+  if (reachable(ids, [binaries.initdb, path.dirname(dataDir)])) return inCheckout;
 
   const home = path.join(os.tmpdir() === '/tmp' ? '/var/tmp' : os.tmpdir(), `voice-assistant-${checkoutId()}`);
   fs.mkdirSync(home, { recursive: true, mode: 0o700 });

@@ -2,17 +2,10 @@
 // Stops the embedded PostgreSQL when the process that started it is gone without stopping it (killed, crashed):
 // postgres does not notice its parent's death, and would otherwise keep running and keep its data directory locked.
 // Usage: postgres-watchdog.js <parent pid> <postgres pid>. Runs detached, in its own process group.
+const { alive } = require('./processes');
+
 const [parent, postgres] = process.argv.slice(2).map(Number);
 const CHECK_MS = 500;
-
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
-}
 
 const timer = setInterval(() => {
   if (!alive(postgres)) process.exit(0);

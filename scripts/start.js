@@ -7,6 +7,7 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { localServices } = require('./local-services');
+const { alive } = require('./processes');
 
 const ROOT = path.join(__dirname, '..');
 const apps = { api: 'dist/apps/api/src/main.js', worker: 'dist/apps/worker/src/main.js' };
@@ -54,15 +55,6 @@ function parentOf(pid) {
     return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) || undefined;
   } catch {
     return undefined;
-  }
-}
-
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
   }
 }
 

@@ -1,21 +1,13 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { readmeFirstSession } from './support/readme';
 import { Stack, startStack } from './support/stack';
 
 const run = promisify(execFile);
-
-/** The README's first session, as a reader copies it: the first bash block after its introduction. */
-async function firstSession(): Promise<string> {
-  const readme = await readFile(join(__dirname, '..', 'README.md'), 'utf8');
-  const after = readme.slice(readme.indexOf('A first session'));
-  const block = /```bash\n([\s\S]*?)```/.exec(after);
-  if (!block) throw new Error('README has no first session');
-  return block[1];
-}
 
 describe('The README’s first session', () => {
   let stack: Stack;
@@ -33,7 +25,7 @@ describe('The README’s first session', () => {
 
   it('works pasted twice into one shell, each time with its own account and ids', async () => {
     const { port } = stack.api.getHttpServer().address() as AddressInfo;
-    const script = (await firstSession()).replaceAll('localhost:3000', `127.0.0.1:${port}`);
+    const script = (await readmeFirstSession()).replaceAll('localhost:3000', `127.0.0.1:${port}`);
     // One shell, the block pasted twice: what the first paste left in variables must not break the second.
     const { stdout, stderr } = await run('bash', ['-c', `${script}\n${script}`], {
       cwd: directory,

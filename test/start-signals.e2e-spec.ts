@@ -6,28 +6,18 @@ import { waitFor } from './support/wait-for';
 
 const ROOT = join(__dirname, '..');
 
-/** Every process of a process group (`npm start` started as a group leader, as a terminal does). */
-function group(pgid: number): number[] {
+/** The process ids pgrep finds (it exits 1 when it finds none). */
+function pgrep(...selection: string[]): number[] {
   try {
-    return execFileSync('pgrep', ['-g', String(pgid)], { encoding: 'utf8' })
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return []; // pgrep exits 1 when nothing matches
-  }
-}
-
-function childrenOf(pid: number): number[] {
-  try {
-    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
+    return execFileSync('pgrep', selection, { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
   } catch {
     return [];
   }
 }
+
+/** Every process of a process group (`npm start` started as a group leader, as a terminal does). */
+const group = (pgid: number) => pgrep('-g', String(pgid));
+const childrenOf = (pid: number) => pgrep('-P', String(pid));
 
 /** `npm start` against this run's database and queues, ready on both the API and the worker. */
 async function npmStart(): Promise<{ npm: ChildProcess; output: string[]; api: number; worker: number }> {

@@ -4,6 +4,7 @@ import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { readmeFirstSession } from './support/readme';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..');
@@ -53,8 +54,7 @@ const isolated = asRoot && spawnSync('unshare', ['--net', 'true']).status === 0;
     });
 
     it('is ready, and a TXT upload becomes active', async () => {
-      const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-      const session = /```bash\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('A first session')))![1];
+      const session = await readmeFirstSession();
       const script = `
       set -u
       ip link set lo up

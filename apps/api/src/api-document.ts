@@ -69,14 +69,12 @@ export function createApiDocument(app: INestApplication): OpenAPIObject {
  */
 function exampleReferencesThatExist(document: OpenAPIObject): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaLike>;
-  const requestSchemas = new Set<string>();
-  for (const match of JSON.stringify(
+  const requestSchemas = schemasNamedIn(
     Object.values(document.paths).flatMap((operations) =>
       HTTP_METHODS.map((method) => operations[method]?.requestBody),
     ),
-  ).matchAll(/#\/components\/schemas\/([^"]+)"/g))
-    requestSchemas.add(match[1]);
-  for (const name of requestSchemas) {
+  );
+  for (const name of new Set(requestSchemas)) {
     const schema = schemas[name];
     if (!schema?.properties) continue;
     const required = new Set(schema.required ?? []);
@@ -148,15 +146,20 @@ function expressNullsStrictly(document: OpenAPIObject): void {
 function pruneUnusedSchemas(document: OpenAPIObject): void {
   const schemas = document.components?.schemas ?? {};
   const used = new Set<string>();
-  const pending = [JSON.stringify(document.paths)];
+  const pending: unknown[] = [document.paths];
   while (pending.length > 0) {
-    for (const match of pending.pop()!.matchAll(/#\/components\/schemas\/([^"]+)"/g)) {
-      if (used.has(match[1])) continue;
-      used.add(match[1]);
-      pending.push(JSON.stringify(schemas[match[1]] ?? {}));
+    for (const name of schemasNamedIn(pending.pop())) {
+      if (used.has(name)) continue;
+      used.add(name);
+      pending.push(schemas[name] ?? {});
     }
   }
   for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
+}
+
+/** The component schemas a part of the document refers to by `$ref` (directly, not through other schemas). */
+function schemasNamedIn(part: unknown): string[] {
+  return [...JSON.stringify(part).matchAll(/#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]);
 }
 
 /** Every create accepts `Idempotency-Key` (see IdempotencyInterceptor), with the answers it adds. */

@@ -123,10 +123,6 @@ function localEncryptionKey(): Buffer {
 }
 
 /**
- * Parses the environment into an AppConfig. Throws a ConfigurationError that names every bad variable,
- * so a misconfigured process stops at boot rather than failing on the first request that needs the value.
- */
-/**
  * The database address alone, for migrations: they need nothing else (no key, no Redis), in production too. The
  * same rules as `loadConfig` for this one variable.
  */
@@ -140,6 +136,10 @@ export function loadDatabaseUrl(source: NodeJS.ProcessEnv = process.env): string
   return parsed.data;
 }
 
+/**
+ * Parses the environment into an AppConfig. Throws a ConfigurationError that names every bad variable,
+ * so a misconfigured process stops at boot rather than failing on the first request that needs the value.
+ */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   const blankAsUnset = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ''));
   const parsed = environmentSchema.safeParse(blankAsUnset);

@@ -114,7 +114,9 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
       // An id naming a job that is still to run dedupes, as meant. One naming a finished job (kept for history)
       // would swallow the new work: after a database restore, or a database recreated against the same queues, a
       // new row reuses an old row's id. Processors re-read their row, so running the work again is always safe.
-      // `add` answers with the job it meant to add even when the id was taken; the stored one tells which it was.
+      // Only a deterministic id can be taken; `add` then answers with the job it meant to add, so the stored one
+      // tells which it was.
+      if (!definition.jobId) return job;
       const stored = job.id ? await this.queue(definition.queue).getJob(job.id) : undefined;
       if (!stored || stored.timestamp >= started) return job;
       const state = await stored.getState();

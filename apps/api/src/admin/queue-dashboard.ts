@@ -28,7 +28,7 @@ interface Credential {
 export function dashboardAccess(
   credentials: Partial<Record<Role, Credential>>,
   throttle: LoginThrottle,
-  serve: Record<Role, RequestHandler>,
+  serve: Partial<Record<Role, RequestHandler>>,
 ) {
   const expected = Object.entries(credentials).map(
     ([role, credential]) => [role as Role, digest(`${credential.username}:${credential.password}`)] as const,
@@ -61,7 +61,7 @@ export function dashboardAccess(
       response.status(403).json({ message: 'The queue dashboard is read-only for this credential.' });
       return;
     }
-    serve[role](request, response, next);
+    serve[role]!(request, response, next);
   };
 }
 
@@ -94,7 +94,8 @@ export function mountQueueDashboard(app: INestApplication): void {
     dashboardAccess(
       { operator: queueDashboard, ...(queueDashboardViewer ? { viewer: queueDashboardViewer } : {}) },
       app.get(LoginThrottle),
-      { operator: board(app, false), viewer: board(app, true) },
+      // A read-only board exists only when someone can log in to it.
+      { operator: board(app, false), ...(queueDashboardViewer ? { viewer: board(app, true) } : {}) },
     ),
   );
 }
