@@ -4,7 +4,7 @@ import { CALL_DIALER, LocalCallDialer } from '@app/telephony';
 import { createWorkerApp } from '../apps/worker/src/worker.app';
 import { DialScheduler } from '../apps/worker/src/dialer/dial-scheduler.service';
 import { AppProcess } from './support/app-process';
-import { createAccount, TestAccount, unheldNumber } from './support/factories';
+import { createAccount, sipTrunkRequest, TestAccount } from './support/factories';
 import { Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
@@ -25,17 +25,10 @@ function dialerFixtures(stackOf: () => Stack) {
     get: (path: string) => stackOf().http.get(`/api/user/${path}`).set(owner.auth),
   });
   const number = async (owner: TestAccount) =>
-    (
-      await api(owner)
-        .post('phone-numbers/sip-trunks', {
-          sip_trunk_type: 'number',
-          phone_number: unheldNumber(),
-          sip_username: 'acme',
-          sip_password: 'a-long-secret',
-          sip_address: 'sip.carrier.example.com',
-        })
-        .expect(201)
-    ).body.data as { id: number; phone_number: string };
+    (await api(owner).post('phone-numbers/sip-trunks', sipTrunkRequest()).expect(201)).body.data as {
+      id: number;
+      phone_number: string;
+    };
   const assistant = async (owner: TestAccount, body: object = {}) => {
     const languages = (await api(owner).get('assistants/languages')).body;
     return (

@@ -32,3 +32,15 @@ export function unheldNumber(): string {
   const line = String(Math.floor(Math.random() * 10_000)).padStart(4, '0');
   return `+1415${exchange}${line}`;
 }
+
+/** A SIP trunk create request the local provisioner accepts, on a number no other test holds. */
+export function sipTrunkRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    sip_trunk_type: 'number',
+    phone_number: unheldNumber(),
+    sip_username: 'acme',
+    sip_password: 'a-long-secret',
+    sip_address: 'sip.carrier.example.com',
+    ...overrides,
+  };
+}

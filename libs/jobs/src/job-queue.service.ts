@@ -121,7 +121,15 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
       if (!stored || stored.timestamp >= started) return job;
       const state = await stored.getState();
       if (state !== 'completed' && state !== 'failed') return stored;
-      await stored.remove();
+      try {
+        await stored.remove();
+      } catch (error) {
+        // A concurrent enqueue of the same work replaced the finished job first and its job is already running
+        // (locked): that one does the work.
+        const current = await this.queue(definition.queue).getJob(stored.id!);
+        if (current && current.timestamp !== stored.timestamp) return current;
+        throw error;
+      }
       return add();
     };
     try {
