@@ -133,6 +133,11 @@ export const Jobs = {
   ),
   /** Deletes provider trunks that were replaced or whose trunk was deleted; repeats until each is gone. */
   cleanUpProviderTrunks: defineJob<Record<string, never>>(Queues.telephony, 'clean-up-provider-trunks', retried(3)),
+  /**
+   * Compares what the telephony provider holds for this deployment with the database: removes orphans it made and
+   * gives a stored trunk's number back to its inbound trunk. Repeats.
+   */
+  reconcileProviderTrunks: defineJob<Record<string, never>>(Queues.telephony, 'reconcile-provider-trunks', retried(1)),
   /** Looks for running campaigns with leads to dial, and dials nobody settled (their worker died). Repeats. */
   dialCampaigns: defineJob<Record<string, never>>(Queues.dialer, 'dial-campaigns', retried(3)),
   /**

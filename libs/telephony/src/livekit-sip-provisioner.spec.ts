@@ -1,178 +1,161 @@
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { TokenVerifier } from 'livekit-server-sdk';
+import { FakeLiveKit } from '../../../test/support/livekit-twirp.fake';
 import { LiveKitSipProvisioner } from './livekit-sip-provisioner';
-import { SipProvisioningError } from './sip-provisioner';
+import { InboundTrunkSpec, ownerOf, SipProvisioningError, TrunkOwner } from './sip-provisioner';
 
-const API_KEY = 'APItestkey';
-const API_SECRET = 'test-secret-that-is-long-enough-for-hs256';
+const owner: TrunkOwner = { deployment: 'dep-1', trunk: 7, createdAt: 1_700_000_000_000 };
 
-interface Recorded {
-  method: string;
-  body: Record<string, unknown>;
-  sipAdmin: boolean;
-}
+const inboundSpec = (overrides: Partial<InboundTrunkSpec> = {}): InboundTrunkSpec => ({
+  name: 'trunk-7-inbound',
+  owner,
+  dispatch: {
+    agentName: 'voice-assistant',
+    metadata: { assistant_id: 3, phone_number_id: 7, phone_number: '+14155550100' },
+  },
+  numbers: ['+14155550100'],
+  credentials: { username: 'acme', password: 'secret' },
+  ...overrides,
+});
 
-/** A stand-in for LiveKit's Twirp API on 127.0.0.1: checks each call's JWT and records what it was asked. */
-async function startFakeLiveKit(failOn?: string) {
-  const calls: Recorded[] = [];
-  const verifier = new TokenVerifier(API_KEY, API_SECRET);
-  let counter = 0;
-  const server: Server = createServer((request, response) => {
-    let text = '';
-    request.on('data', (chunk) => (text += chunk));
-    request.on('end', async () => {
-      const method = (request.url ?? '').replace('/twirp/livekit.SIP/', '');
-      const token = (request.headers.authorization ?? '').replace(/^Bearer /, '');
-      const grants = await verifier.verify(token).catch(() => undefined);
-      if (!grants) {
-        response
-          .writeHead(401, { 'content-type': 'application/json' })
-          .end('{"code":"unauthenticated","msg":"bad token"}');
-        return;
-      }
-      calls.push({ method, body: JSON.parse(text || '{}'), sipAdmin: grants.sip?.admin === true });
-      if (method === failOn) {
-        response
-          .writeHead(400, { 'content-type': 'application/json' })
-          .end('{"code":"invalid_argument","msg":"refused"}');
-        return;
-      }
-      counter++;
-      const replies: Record<string, object> = {
-        CreateSIPInboundTrunk: { sipTrunkId: `ST_in${counter}` },
-        CreateSIPOutboundTrunk: { sipTrunkId: `ST_out${counter}` },
-        CreateSIPDispatchRule: { sipDispatchRuleId: `SDR_${counter}` },
-        DeleteSIPTrunk: {},
-        DeleteSIPDispatchRule: {},
-      };
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(replies[method] ?? {}));
+describe('LiveKitSipProvisioner against the strict fake of LiveKit’s Twirp API', () => {
+  let fake: FakeLiveKit;
+  let provisioner: LiveKitSipProvisioner;
+
+  beforeEach(async () => {
+    fake = await FakeLiveKit.start();
+    provisioner = new LiveKitSipProvisioner({ ...fake.settings, requestTimeoutSeconds: 1 });
+  });
+  afterEach(() => fake.close());
+
+  it('creates an inbound trunk and a dispatch rule that dispatches the named agent, both tagged with their owner', async () => {
+    const inbound = await provisioner.createInboundTrunk(inboundSpec());
+    const trunk = fake.inbound.get(inbound.trunkId)!;
+    expect(trunk).toMatchObject({ numbers: ['+14155550100'], authUsername: 'acme', authPassword: 'secret' });
+    expect(ownerOf(trunk.metadata)).toEqual(owner);
+    const rule = fake.rules.get(inbound.dispatchRuleId)!;
+    expect(rule).toMatchObject({
+      trunkIds: [inbound.trunkId],
+      name: 'trunk-7-inbound dispatch',
+      rule: { dispatchRuleIndividual: { roomPrefix: 'call-' } },
+      roomConfig: {
+        agents: [
+          {
+            agentName: 'voice-assistant',
+            metadata: JSON.stringify({ assistant_id: 3, phone_number_id: 7, phone_number: '+14155550100' }),
+          },
+        ],
+      },
+    });
+    expect(JSON.parse(rule.metadata)).toMatchObject({ assistant_id: 3, phone_number: '+14155550100' });
+    expect(ownerOf(rule.metadata)).toEqual(owner);
+  });
+
+  it('meets LiveKit’s refusal of a second inbound trunk on a number, and leaves nothing of it behind', async () => {
+    await provisioner.createInboundTrunk(inboundSpec());
+    const error = await provisioner.createInboundTrunk(inboundSpec({ name: 'other' })).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(SipProvisioningError);
+    expect((error as Error).message).toMatch(
+      /^LiveKit could not create the inbound trunk: Conflicting inbound SIP Trunks: "<new>" and "ST_\w+", using the same number\(s\) \["\+14155550100"\] without AllowedNumbers set$/,
+    );
+    expect(fake.inbound.size).toBe(1);
+    expect(fake.rules.size).toBe(1);
+  });
+
+  it('replaces an inbound trunk on the same number by releasing it first, and can give it back', async () => {
+    const old = await provisioner.createInboundTrunk(inboundSpec());
+    await provisioner.releaseInboundNumbers(old.trunkId);
+    expect(fake.inboundFor('+14155550100')).toEqual([]);
+    const replacement = await provisioner.createInboundTrunk(inboundSpec({ credentials: { username: 'new', password: 'pw' } }));
+    expect(fake.inboundFor('+14155550100').map((trunk) => trunk.sipTrunkId)).toEqual([replacement.trunkId]);
+
+    // Giving the number back while another trunk carries it is refused, as LiveKit refuses it.
+    await expect(provisioner.restoreInboundNumbers(old.trunkId, ['+14155550100'])).rejects.toThrow(/Conflicting/);
+    await provisioner.deleteInboundTrunk(replacement);
+    await provisioner.restoreInboundNumbers(old.trunkId, ['+14155550100']);
+    expect(fake.inboundFor('+14155550100').map((trunk) => trunk.sipTrunkId)).toEqual([old.trunkId]);
+  });
+
+  it('creates an outbound trunk with address, numbers, auth, country and owner', async () => {
+    const id = await provisioner.createOutboundTrunk({
+      name: 'trunk-7-outbound',
+      owner,
+      address: 'sip.carrier.example.com',
+      numbers: ['+14155550100'],
+      credentials: { username: 'acme', password: 'secret' },
+      destinationCountry: 'US',
+    });
+    expect(fake.outbound.get(id)).toMatchObject({
+      name: 'trunk-7-outbound',
+      address: 'sip.carrier.example.com',
+      numbers: ['+14155550100'],
+      authUsername: 'acme',
+      authPassword: 'secret',
+      destinationCountry: 'US',
     });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, calls, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
-describe('LiveKitSipProvisioner against a fake of LiveKit’s Twirp API', () => {
-  it('creates an inbound trunk with digest credentials and a dispatch rule scoped to it, as SIP admin', async () => {
-    const fake = await startFakeLiveKit();
-    try {
-      const provisioner = new LiveKitSipProvisioner({ url: fake.url, apiKey: API_KEY, apiSecret: API_SECRET });
-      const inbound = await provisioner.createInboundTrunk({
-        name: 'trunk-7-inbound',
-        numbers: ['+14155550100'],
-        credentials: { username: 'acme', password: 'secret' },
-      });
-      expect(inbound).toEqual({ trunkId: 'ST_in1', dispatchRuleId: 'SDR_2' });
-      expect(fake.calls).toEqual([
-        {
-          method: 'CreateSIPInboundTrunk',
-          sipAdmin: true,
-          body: {
-            trunk: { name: 'trunk-7-inbound', numbers: ['+14155550100'], authUsername: 'acme', authPassword: 'secret' },
-          },
-        },
-        {
-          method: 'CreateSIPDispatchRule',
-          sipAdmin: true,
-          body: expect.objectContaining({
-            trunkIds: ['ST_in1'],
-            name: 'trunk-7-inbound dispatch',
-            rule: { dispatchRuleIndividual: { roomPrefix: 'call-' } },
-          }),
-        },
-      ]);
-    } finally {
-      await fake.close();
-    }
-  });
+  it.each(['unavailable', 'applied-timeout'] as const)(
+    'takes back the trunk when the dispatch rule step fails (%s), leaving nothing at LiveKit',
+    async (mode) => {
+      fake.failNext('SIP/CreateSIPDispatchRule', mode);
+      await expect(provisioner.createInboundTrunk(inboundSpec())).rejects.toThrow(
+        /LiveKit could not create the dispatch rule/,
+      );
+      expect(fake.inbound.size).toBe(0);
+      expect(fake.rules.size).toBe(0);
+    },
+  );
 
-  it('creates an IP-authorised inbound trunk and an outbound trunk with address, numbers, auth and country', async () => {
-    const fake = await startFakeLiveKit();
-    try {
-      const provisioner = new LiveKitSipProvisioner({ url: fake.url, apiKey: API_KEY, apiSecret: API_SECRET });
-      await provisioner.createInboundTrunk({ name: 'in', numbers: ['+1'], allowedAddresses: ['198.51.100.0/24'] });
-      const outbound = await provisioner.createOutboundTrunk({
-        name: 'trunk-7-outbound',
+  it('finds and deletes a trunk whose create answer was lost', async () => {
+    fake.failNext('SIP/CreateSIPInboundTrunk', 'applied-timeout');
+    await expect(provisioner.createInboundTrunk(inboundSpec())).rejects.toThrow(/create the inbound trunk/);
+    expect(fake.inbound.size).toBe(0);
+    fake.failNext('SIP/CreateSIPOutboundTrunk', 'applied-timeout');
+    await expect(
+      provisioner.createOutboundTrunk({
+        name: 'out',
+        owner,
         address: 'sip.carrier.example.com',
         numbers: ['+14155550100'],
-        credentials: { username: 'acme', password: 'secret' },
-        destinationCountry: 'US',
-      });
-      expect(outbound).toBe('ST_out3');
-      expect(fake.calls[0].body).toEqual({
-        trunk: { name: 'in', numbers: ['+1'], allowedAddresses: ['198.51.100.0/24'] },
-      });
-      expect(fake.calls[2]).toEqual({
-        method: 'CreateSIPOutboundTrunk',
-        sipAdmin: true,
-        body: {
-          trunk: {
-            name: 'trunk-7-outbound',
-            address: 'sip.carrier.example.com',
-            numbers: ['+14155550100'],
-            authUsername: 'acme',
-            authPassword: 'secret',
-            destinationCountry: 'US',
-          },
-        },
-      });
-    } finally {
-      await fake.close();
-    }
+        credentials: { username: 'a', password: 'b' },
+      }),
+    ).rejects.toThrow(/create the outbound trunk/);
+    expect(fake.outbound.size).toBe(0);
   });
 
-  it('deletes the dispatch rule and both trunks', async () => {
-    const fake = await startFakeLiveKit();
-    try {
-      const provisioner = new LiveKitSipProvisioner({ url: fake.url, apiKey: API_KEY, apiSecret: API_SECRET });
-      await provisioner.deleteInboundTrunk({ trunkId: 'ST_a', dispatchRuleId: 'SDR_a' });
-      await provisioner.deleteOutboundTrunk('ST_b');
-      expect(fake.calls.map(({ method, body }) => ({ method, body }))).toEqual([
-        { method: 'DeleteSIPDispatchRule', body: { sipDispatchRuleId: 'SDR_a' } },
-        { method: 'DeleteSIPTrunk', body: { sipTrunkId: 'ST_a' } },
-        { method: 'DeleteSIPTrunk', body: { sipTrunkId: 'ST_b' } },
-      ]);
-    } finally {
-      await fake.close();
-    }
+  it('deletes an inbound trunk twice without error: a rule or trunk already gone counts as deleted', async () => {
+    const inbound = await provisioner.createInboundTrunk(inboundSpec());
+    await provisioner.deleteInboundTrunk(inbound);
+    await provisioner.deleteInboundTrunk(inbound);
+    expect(fake.methodsSince(0).filter((method) => method.startsWith('SIP/Delete'))).toEqual([
+      'SIP/DeleteSIPDispatchRule',
+      'SIP/DeleteSIPTrunk',
+      'SIP/DeleteSIPDispatchRule',
+      'SIP/DeleteSIPTrunk',
+    ]);
+    expect(fake.inbound.size + fake.rules.size).toBe(0);
   });
 
-  it('takes back the inbound trunk when its dispatch rule is refused, and reports the failure', async () => {
-    const fake = await startFakeLiveKit('CreateSIPDispatchRule');
-    try {
-      const provisioner = new LiveKitSipProvisioner({ url: fake.url, apiKey: API_KEY, apiSecret: API_SECRET });
-      await expect(provisioner.createInboundTrunk({ name: 'in', numbers: ['+1'] })).rejects.toBeInstanceOf(
-        SipProvisioningError,
-      );
-      expect(fake.calls.map(({ method }) => method)).toEqual([
-        'CreateSIPInboundTrunk',
-        'CreateSIPDispatchRule',
-        'DeleteSIPTrunk',
-      ]);
-      expect(fake.calls[2].body).toEqual({ sipTrunkId: 'ST_in1' });
-    } finally {
-      await fake.close();
-    }
+  it('lists what LiveKit holds with the owner tags, others’ objects untagged', async () => {
+    const inbound = await provisioner.createInboundTrunk(inboundSpec());
+    const foreign = new LiveKitSipProvisioner(fake.settings);
+    const theirs = await foreign.createInboundTrunk(
+      inboundSpec({ numbers: ['+14155550199'], owner: { ...owner, deployment: 'dep-2' } }),
+    );
+    const inventory = await provisioner.inventory();
+    expect(inventory.inbound).toEqual(
+      expect.arrayContaining([
+        { trunkId: inbound.trunkId, numbers: ['+14155550100'], owner },
+        { trunkId: theirs.trunkId, numbers: ['+14155550199'], owner: { ...owner, deployment: 'dep-2' } },
+      ]),
+    );
+    expect(inventory.dispatchRules.map((rule) => rule.dispatchRuleId).sort()).toEqual(
+      [inbound.dispatchRuleId, theirs.dispatchRuleId].sort(),
+    );
   });
 
   it('is refused with the wrong secret, as LiveKit would refuse it', async () => {
-    const fake = await startFakeLiveKit();
-    try {
-      const provisioner = new LiveKitSipProvisioner({
-        url: fake.url,
-        apiKey: API_KEY,
-        apiSecret: 'another-secret-entirely-wrong!!',
-      });
-      await expect(provisioner.deleteOutboundTrunk('ST_x')).rejects.toThrow(
-        /LiveKit could not delete the outbound trunk/,
-      );
-      expect(fake.calls).toEqual([]);
-    } finally {
-      await fake.close();
-    }
+    const wrong = new LiveKitSipProvisioner({ ...fake.settings, apiSecret: 'another-secret-entirely-wrong!!' });
+    await expect(wrong.deleteOutboundTrunk('ST_x')).rejects.toThrow(/LiveKit could not delete the outbound trunk/);
+    expect(fake.calls).toEqual([]);
   });
 });

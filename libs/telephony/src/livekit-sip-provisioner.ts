@@ -1,8 +1,12 @@
-import { SipClient } from 'livekit-server-sdk';
+import { RoomAgentDispatch, RoomConfiguration, SipClient } from 'livekit-server-sdk';
 import {
   InboundTrunkSpec,
   OutboundTrunkSpec,
+  ownerMetadata,
+  ownerOf,
+  ProviderInventory,
   ProvisionedInbound,
+  releasedNumber,
   SipProvisioner,
   SipProvisioningError,
 } from './sip-provisioner';
@@ -11,67 +15,123 @@ export interface LiveKitSettings {
   url: string;
   apiKey: string;
   apiSecret: string;
+  /** How long one provider call may take before the step fails (default 10 s). */
+  requestTimeoutSeconds?: number;
 }
 
 /** LiveKit's SIPTransport.SIP_TRANSPORT_AUTO. */
 const TRANSPORT_AUTO = 0;
-/** How long one provider call may take before the step fails. */
 const REQUEST_TIMEOUT_SECONDS = 10;
+
+/** A Twirp error's code, as the SDK surfaces it (`not_found`, `invalid_argument`, ...). */
+const codeOf = (error: unknown) => (error as { code?: string }).code;
 
 /**
  * SIP trunks at LiveKit through its Twirp API (`livekit-server-sdk`'s SipClient): an inbound trunk with its
  * numbers and either allowed addresses or digest credentials, plus a dispatch rule scoped to it that puts each
- * call in a room of its own for the agent; an outbound trunk with the carrier's address, numbers, credentials and
- * destination country.
+ * call in a room of its own and dispatches the named agent there; an outbound trunk with the carrier's address,
+ * numbers, credentials and destination country. Every object carries this deployment's owner tag in its metadata.
+ *
+ * A step whose answer never came (a timeout, a lost reply) may still have happened at LiveKit, so a failed create
+ * looks for what it may have made, by the owner tag it sent, and deletes it; what it cannot delete stays tagged for
+ * the reconcile.
  */
 export class LiveKitSipProvisioner implements SipProvisioner {
   private readonly client: SipClient;
 
   constructor(settings: LiveKitSettings) {
     this.client = new SipClient(settings.url, settings.apiKey, settings.apiSecret, {
-      requestTimeout: REQUEST_TIMEOUT_SECONDS,
+      requestTimeout: settings.requestTimeoutSeconds ?? REQUEST_TIMEOUT_SECONDS,
     });
   }
 
   async createInboundTrunk(spec: InboundTrunkSpec): Promise<ProvisionedInbound> {
-    const trunk = await this.step('create the inbound trunk', () =>
-      this.client.createSipInboundTrunk(spec.name, spec.numbers, {
-        ...(spec.allowedAddresses ? { allowedAddresses: spec.allowedAddresses } : {}),
-        ...(spec.credentials
-          ? { authUsername: spec.credentials.username, authPassword: spec.credentials.password }
-          : {}),
-      }),
+    const metadata = ownerMetadata(spec.owner);
+    const trunk = await this.step(
+      'create the inbound trunk',
+      () =>
+        this.client.createSipInboundTrunk(spec.name, spec.numbers, {
+          metadata,
+          ...(spec.allowedAddresses ? { allowedAddresses: spec.allowedAddresses } : {}),
+          ...(spec.credentials
+            ? { authUsername: spec.credentials.username, authPassword: spec.credentials.password }
+            : {}),
+        }),
+      async () => {
+        const made = (await this.client.listSipInboundTrunk({ numbers: spec.numbers })).filter(
+          (item) => item.metadata === metadata,
+        );
+        for (const item of made) await this.client.deleteSipTrunk(item.sipTrunkId);
+      },
     );
-    try {
-      const rule = await this.step('create the dispatch rule', () =>
+    const rule = await this.step(
+      'create the dispatch rule',
+      () =>
         this.client.createSipDispatchRule(
           { type: 'individual', roomPrefix: 'call-' },
-          { name: `${spec.name} dispatch`, trunkIds: [trunk.sipTrunkId] },
+          {
+            name: `${spec.name} dispatch`,
+            trunkIds: [trunk.sipTrunkId],
+            metadata: ownerMetadata(spec.owner, spec.dispatch.metadata),
+            // Naming an agent turns LiveKit's automatic dispatch off for these rooms: this one must come.
+            roomConfig: new RoomConfiguration({
+              agents: [
+                new RoomAgentDispatch({
+                  agentName: spec.dispatch.agentName,
+                  metadata: JSON.stringify(spec.dispatch.metadata),
+                }),
+              ],
+            }),
+          },
         ),
-      );
-      return { trunkId: trunk.sipTrunkId, dispatchRuleId: rule.sipDispatchRuleId };
-    } catch (error) {
-      // The step failed: take back the trunk it created, so the caller has nothing to clean up.
-      await this.client.deleteSipTrunk(trunk.sipTrunkId).catch(() => undefined);
-      throw error;
-    }
+      // Take back the trunk this step created (and a rule whose answer was lost), so the caller has nothing to undo.
+      async () => {
+        for (const item of await this.client.listSipDispatchRule({ trunkIds: [trunk.sipTrunkId] })) {
+          if (item.trunkIds.includes(trunk.sipTrunkId)) await this.deleteRule(item.sipDispatchRuleId);
+        }
+        await this.client.deleteSipTrunk(trunk.sipTrunkId);
+      },
+      true,
+    );
+    return { trunkId: trunk.sipTrunkId, dispatchRuleId: rule.sipDispatchRuleId };
   }
 
-  createOutboundTrunk(spec: OutboundTrunkSpec): Promise<string> {
-    return this.step('create the outbound trunk', async () => {
-      const trunk = await this.client.createSipOutboundTrunk(spec.name, spec.address, spec.numbers, {
-        transport: TRANSPORT_AUTO,
-        authUsername: spec.credentials.username,
-        authPassword: spec.credentials.password,
-        ...(spec.destinationCountry ? { destinationCountry: spec.destinationCountry } : {}),
-        ...(spec.headers ? { headers: spec.headers } : {}),
-      });
-      return trunk.sipTrunkId;
-    });
+  async createOutboundTrunk(spec: OutboundTrunkSpec): Promise<string> {
+    const metadata = ownerMetadata(spec.owner);
+    const trunk = await this.step(
+      'create the outbound trunk',
+      () =>
+        this.client.createSipOutboundTrunk(spec.name, spec.address, spec.numbers, {
+          metadata,
+          transport: TRANSPORT_AUTO,
+          authUsername: spec.credentials.username,
+          authPassword: spec.credentials.password,
+          ...(spec.destinationCountry ? { destinationCountry: spec.destinationCountry } : {}),
+          ...(spec.headers ? { headers: spec.headers } : {}),
+        }),
+      async () => {
+        const made = (await this.client.listSipOutboundTrunk({ numbers: spec.numbers })).filter(
+          (item) => item.metadata === metadata,
+        );
+        for (const item of made) await this.client.deleteSipTrunk(item.sipTrunkId);
+      },
+    );
+    return trunk.sipTrunkId;
+  }
+
+  async releaseInboundNumbers(trunkId: string): Promise<void> {
+    await this.setNumbers('release the number from the inbound trunk', trunkId, [releasedNumber(trunkId)]);
+  }
+
+  async restoreInboundNumbers(trunkId: string, numbers: string[]): Promise<void> {
+    await this.setNumbers('restore the number to the inbound trunk', trunkId, numbers);
   }
 
   async deleteInboundTrunk(inbound: ProvisionedInbound): Promise<void> {
-    await this.step('delete the dispatch rule', () => this.client.deleteSipDispatchRule(inbound.dispatchRuleId));
+    if (inbound.dispatchRuleId) {
+      await this.step('delete the dispatch rule', () => this.deleteRule(inbound.dispatchRuleId));
+    }
+    // DeleteSIPTrunk succeeds for a trunk that is already gone (livekit/livekit pkg/service/redisstore_sip.go).
     await this.step('delete the inbound trunk', () => this.client.deleteSipTrunk(inbound.trunkId));
   }
 
@@ -79,10 +139,67 @@ export class LiveKitSipProvisioner implements SipProvisioner {
     await this.step('delete the outbound trunk', () => this.client.deleteSipTrunk(trunkId));
   }
 
-  private async step<T>(what: string, work: () => Promise<T>): Promise<T> {
+  async deleteDispatchRule(dispatchRuleId: string): Promise<void> {
+    await this.step('delete the dispatch rule', () => this.deleteRule(dispatchRuleId));
+  }
+
+  async inventory(): Promise<ProviderInventory> {
+    const [inbound, outbound, rules] = await this.step('list the SIP trunks and dispatch rules', () =>
+      Promise.all([
+        this.client.listSipInboundTrunk(),
+        this.client.listSipOutboundTrunk(),
+        this.client.listSipDispatchRule(),
+      ]),
+    );
+    return {
+      inbound: inbound.map((item) => ({
+        trunkId: item.sipTrunkId,
+        numbers: item.numbers,
+        owner: ownerOf(item.metadata),
+      })),
+      outbound: outbound.map((item) => ({ trunkId: item.sipTrunkId, owner: ownerOf(item.metadata) })),
+      dispatchRules: rules.map((item) => ({
+        dispatchRuleId: item.sipDispatchRuleId,
+        trunkIds: item.trunkIds,
+        owner: ownerOf(item.metadata),
+      })),
+    };
+  }
+
+  private setNumbers(what: string, trunkId: string, numbers: string[]) {
+    return this.step(what, () =>
+      this.client.updateSipInboundTrunkFields(trunkId, {
+        numbers: { set: numbers } as never, // a ListUpdate, built by the SDK's request message
+      }),
+    );
+  }
+
+  /** DeleteSIPDispatchRule answers NotFound for a rule that is gone (pkg/service/sip.go): that is done too. */
+  private async deleteRule(dispatchRuleId: string): Promise<void> {
+    try {
+      await this.client.deleteSipDispatchRule(dispatchRuleId);
+    } catch (error) {
+      if (codeOf(error) !== 'not_found') throw error;
+    }
+  }
+
+  /**
+   * One provider call; on failure, `undo` (when given) takes back what the call may have done despite failing,
+   * best effort: anything it misses carries the owner tag, and the reconcile removes it. A refusal (a 4xx answer)
+   * did nothing, so only the work of earlier calls is undone then (`undoRefused`).
+   */
+  private async step<T>(
+    what: string,
+    work: () => Promise<T>,
+    undo?: () => Promise<void>,
+    undoRefused = false,
+  ): Promise<T> {
     try {
       return await work();
     } catch (error) {
+      const status = (error as { status?: number }).status;
+      const refused = status !== undefined && status < 500;
+      if (undo && (undoRefused || !refused)) await undo().catch(() => undefined);
       throw new SipProvisioningError(`LiveKit could not ${what}: ${(error as Error).message}`, { cause: error });
     }
   }

@@ -2,12 +2,20 @@ import { randomBytes } from 'node:crypto';
 import {
   InboundTrunkSpec,
   OutboundTrunkSpec,
+  ProviderInventory,
   ProvisionedInbound,
+  releasedNumber,
   SipProvisioner,
   SipProvisioningError,
 } from './sip-provisioner';
 
-export type LocalOperation = 'createInbound' | 'createOutbound' | 'deleteInbound' | 'deleteOutbound';
+export type LocalOperation =
+  | 'createInbound'
+  | 'createOutbound'
+  | 'deleteInbound'
+  | 'deleteOutbound'
+  | 'releaseInbound'
+  | 'restoreInbound';
 
 export interface LocalTrunk {
   id: string;
@@ -20,8 +28,10 @@ const providerId = (prefix: string) => `${prefix}_${randomBytes(9).toString('bas
 
 /**
  * A provider for development and tests: issues LiveKit-style ids (`ST_...`, `SDR_...`) and keeps the trunks that
- * exist in memory, so tests can see every create and delete. `failNext` makes the next call of an operation fail,
- * to prove that a provider failure at any step leaves nothing behind.
+ * exist in memory, so tests can see every create and delete. It refuses what LiveKit refuses of the calls this
+ * service makes: a second inbound trunk carrying a number another inbound trunk carries (protocol sip/sip.go
+ * `ValidateTrunksIter`). `failNext` makes the next call of an operation fail, to prove that a provider failure at
+ * any step leaves nothing behind.
  */
 export class LocalSipProvisioner implements SipProvisioner {
   readonly trunks = new Map<string, LocalTrunk>();
@@ -45,6 +55,7 @@ export class LocalSipProvisioner implements SipProvisioner {
 
   async createInboundTrunk(spec: InboundTrunkSpec): Promise<ProvisionedInbound> {
     await this.maybeFail('createInbound');
+    this.refuseConflicts(spec.numbers, undefined);
     const inbound = { trunkId: providerId('ST'), dispatchRuleId: providerId('SDR') };
     this.trunks.set(inbound.trunkId, {
       id: inbound.trunkId,
@@ -74,6 +85,69 @@ export class LocalSipProvisioner implements SipProvisioner {
     await this.maybeFail('deleteOutbound');
     this.trunks.delete(trunkId);
     this.log.push({ operation: 'deleteOutbound', id: trunkId });
+  }
+
+  async deleteDispatchRule(dispatchRuleId: string): Promise<void> {
+    await this.maybeFail('deleteInbound');
+    for (const trunk of this.trunks.values()) {
+      if (trunk.dispatchRuleId === dispatchRuleId) trunk.dispatchRuleId = undefined;
+    }
+  }
+
+  async releaseInboundNumbers(trunkId: string): Promise<void> {
+    await this.maybeFail('releaseInbound');
+    this.setNumbers(trunkId, [releasedNumber(trunkId)]);
+    this.log.push({ operation: 'releaseInbound', id: trunkId });
+  }
+
+  async restoreInboundNumbers(trunkId: string, numbers: string[]): Promise<void> {
+    await this.maybeFail('restoreInbound');
+    this.setNumbers(trunkId, numbers);
+    this.log.push({ operation: 'restoreInbound', id: trunkId });
+  }
+
+  async inventory(): Promise<ProviderInventory> {
+    const all = [...this.trunks.values()];
+    return {
+      inbound: all
+        .filter((trunk) => trunk.direction === 'inbound')
+        .map((trunk) => ({ trunkId: trunk.id, numbers: trunk.spec.numbers, owner: trunk.spec.owner })),
+      outbound: all
+        .filter((trunk) => trunk.direction === 'outbound')
+        .map((trunk) => ({ trunkId: trunk.id, owner: trunk.spec.owner })),
+      dispatchRules: all
+        .filter((trunk) => trunk.dispatchRuleId)
+        .map((trunk) => ({ dispatchRuleId: trunk.dispatchRuleId!, trunkIds: [trunk.id], owner: trunk.spec.owner })),
+    };
+  }
+
+  /** The inbound trunks carrying a number, as a call to it would find them. */
+  inboundFor(number: string): LocalTrunk[] {
+    return [...this.trunks.values()].filter(
+      (trunk) => trunk.direction === 'inbound' && trunk.spec.numbers.includes(number),
+    );
+  }
+
+  private setNumbers(trunkId: string, numbers: string[]): void {
+    const trunk = this.trunks.get(trunkId);
+    if (!trunk || trunk.direction !== 'inbound') {
+      throw new SipProvisioningError('requested sip trunk does not exist');
+    }
+    this.refuseConflicts(numbers, trunkId);
+    trunk.spec = { ...trunk.spec, numbers };
+  }
+
+  /** LiveKit's rule: a number is carried by one inbound trunk (none of ours sets AllowedNumbers). */
+  private refuseConflicts(numbers: string[], except: string | undefined): void {
+    const holder = [...this.trunks.values()].find(
+      (trunk) =>
+        trunk.direction === 'inbound' && trunk.id !== except && trunk.spec.numbers.some((n) => numbers.includes(n)),
+    );
+    if (holder) {
+      throw new SipProvisioningError(
+        `Conflicting inbound SIP Trunks: "${except ?? '<new>'}" and "${holder.id}", using the same number(s) ${JSON.stringify(numbers)} without AllowedNumbers set`,
+      );
+    }
   }
 
   private async maybeFail(operation: LocalOperation): Promise<void> {

@@ -15,6 +15,7 @@ export function repeatableJobs(config: AppConfig): RepeatableJob[] {
     { definition: Jobs.enqueueDueRefreshes, everySeconds: config.documentSweepIntervalSeconds },
     { definition: Jobs.purgeIdempotencyKeys, everySeconds: 3600 },
     { definition: Jobs.cleanUpProviderTrunks, everySeconds: 60 },
+    { definition: Jobs.reconcileProviderTrunks, everySeconds: config.sipReconcileIntervalSeconds },
     // Twice per lease, so a lost import is found at most one and a half leases after its last sign of life.
     { definition: Jobs.sweepStuckImports, everySeconds: Math.max(1, Math.floor(config.importStuckAfterSeconds / 2)) },
     { definition: Jobs.reapStaleCalls, everySeconds: 60 },

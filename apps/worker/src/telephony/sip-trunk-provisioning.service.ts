@@ -3,9 +3,16 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { SecretBox } from '@app/crypto';
-import { heldByAnother, PHONE_NUMBER_TAKEN, PhoneNumber, SipTrunk } from '@app/database';
+import { deploymentId, heldByAnother, PHONE_NUMBER_TAKEN, PhoneNumber, SipTrunk } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
-import { ProvisionedInbound, SIP_PROVISIONER, SipProvisioner } from '@app/telephony';
+import {
+  InboundTrunkSpec,
+  OutboundTrunkSpec,
+  ProvisionedInbound,
+  SIP_PROVISIONER,
+  SipProvisioner,
+  TrunkOwner,
+} from '@app/telephony';
 
 /** What a request asks for, as the API stored it (the password sealed for the trunk). */
 export interface TrunkChanges {
@@ -43,12 +50,26 @@ interface TrunkState {
   outboundProxy: boolean;
 }
 
+/** What a request changed at the provider so far, to keep or to take back. */
+interface Made {
+  inbound?: ProvisionedInbound;
+  outbound?: string;
+  /** The old inbound trunk that gave up its number for the new one (it keeps its id and settings). */
+  released?: { trunkId: string; number: string };
+}
+
 /**
- * Carries out SIP trunk requests against the provider, make before break: the new trunks are created first, the
- * row then points at them in the same transaction that settles the request, and only then are the old ones
- * deleted (a delete that fails is recorded and retried by the clean-up job, never forgotten). A failure at any
- * step removes what this request created and leaves the row as it was. The trunk row stays locked throughout, so
- * two requests for one trunk run one after the other, each against the state the previous one left.
+ * Carries out SIP trunk requests against the provider. Outbound trunks are never checked against each other, so
+ * they are made before the old ones break. An inbound trunk is different: the provider lets one inbound trunk
+ * carry a number, so a new inbound trunk for the same number is created only after the old one released it
+ * (the only order LiveKit accepts; the number reaches no trunk for one provider round trip). The outbound trunk
+ * goes first, the swap of the inbound trunk last, so the window opens only when everything else succeeded.
+ *
+ * The row points at the new trunks in the same transaction that settles the request, and only then are the old
+ * ones deleted (a delete that fails is recorded and retried by the clean-up job, never forgotten). A failure at any
+ * step removes what this request created, gives the number back to the old inbound trunk, and leaves the row as it
+ * was. The trunk row stays locked throughout, so two requests for one trunk run one after the other, each against
+ * the state the previous one left.
  */
 @Injectable()
 export class SipTrunkProvisioning {
@@ -63,7 +84,8 @@ export class SipTrunkProvisioning {
   ) {}
 
   async process(requestId: number): Promise<{ status: string }> {
-    const replaced: { inbound?: ProvisionedInbound; outbound?: string } = {};
+    const replaced: Made = {};
+    const deployment = (this.deployment ??= await deploymentId(this.dataSource));
     const outcome = await this.dataSource.transaction(async (manager) => {
       const [request] = (await manager.query(`SELECT * FROM sip_provisioning_requests WHERE id = $1`, [
         requestId,
@@ -99,12 +121,20 @@ export class SipTrunkProvisioning {
         wanted.address !== current.address ||
         wanted.outboundProxy !== current.outboundProxy;
 
-      const created: { inbound?: ProvisionedInbound; outbound?: string } = {};
+      const created: Made = {};
+      const owner: TrunkOwner = { deployment, trunk: trunk.id, createdAt: Date.now() };
       try {
-        if (recreateInbound)
-          created.inbound = await this.provider.createInboundTrunk(this.inboundSpec(trunk.id, wanted));
         if (recreateOutbound)
-          created.outbound = await this.provider.createOutboundTrunk(this.outboundSpec(trunk.id, wanted));
+          created.outbound = await this.provider.createOutboundTrunk(this.outboundSpec(owner, wanted));
+        if (recreateInbound) {
+          const spec = await this.inboundSpec(manager, owner, number, wanted);
+          if (trunk.inboundTrunkId && wanted.phoneNumber === current.phoneNumber) {
+            // Recorded before the call: a release whose answer is lost may still have happened.
+            created.released = { trunkId: trunk.inboundTrunkId, number: current.phoneNumber };
+            await this.provider.releaseInboundNumbers(trunk.inboundTrunkId);
+          }
+          created.inbound = await this.provider.createInboundTrunk(spec);
+        }
       } catch (error) {
         await this.discard(manager, created);
         this.logger.warn({ requestId, trunkId: trunk.id, error: (error as Error).message }, 'SIP provisioning failed');
@@ -227,9 +257,25 @@ export class SipTrunkProvisioning {
     };
   }
 
-  private inboundSpec(trunkId: number, state: TrunkState) {
+  private deployment?: string;
+
+  private async inboundSpec(
+    manager: EntityManager,
+    owner: TrunkOwner,
+    number: PhoneNumber,
+    state: TrunkState,
+  ): Promise<InboundTrunkSpec> {
+    const [assistant] = (await manager.query(
+      `SELECT id FROM assistants WHERE phone_number_id = $1 ORDER BY id LIMIT 1`,
+      [number.id],
+    )) as { id: number }[];
     return {
-      name: `trunk-${trunkId}-inbound`,
+      name: `trunk-${owner.trunk}-inbound`,
+      owner,
+      dispatch: {
+        agentName: this.config.livekitAgentName,
+        metadata: { assistant_id: assistant?.id ?? null, phone_number_id: number.id, phone_number: state.phoneNumber },
+      },
       numbers: [state.phoneNumber],
       ...(state.authorization === 'ip'
         ? { allowedAddresses: state.allowedIps ?? [] }
@@ -237,10 +283,11 @@ export class SipTrunkProvisioning {
     };
   }
 
-  private outboundSpec(trunkId: number, state: TrunkState) {
+  private outboundSpec(owner: TrunkOwner, state: TrunkState): OutboundTrunkSpec {
     const proxy = state.outboundProxy ? this.config.sipOutboundProxyAddress : undefined;
     return {
-      name: `trunk-${trunkId}-outbound`,
+      name: `trunk-${owner.trunk}-outbound`,
+      owner,
       // Through the fixed-egress proxy, which forwards to the carrier named in X-Destination-Host.
       address: proxy ?? state.address,
       numbers: [state.phoneNumber],
@@ -250,11 +297,21 @@ export class SipTrunkProvisioning {
     };
   }
 
-  /** Takes back what a failed or abandoned request created; whatever cannot be deleted now is recorded. */
-  private async discard(manager: EntityManager, created: { inbound?: ProvisionedInbound; outbound?: string }) {
-    const leftovers: { inbound?: ProvisionedInbound; outbound?: string } = {};
+  /**
+   * Takes back what a failed or abandoned request did: the new inbound trunk goes first, freeing the number for the
+   * old trunk, which gets it back. Whatever cannot be deleted now is recorded for the clean-up job; a number that
+   * cannot be given back now is given back by the reconcile, which finds the stored trunk without it.
+   */
+  private async discard(manager: EntityManager, created: Made) {
+    const leftovers: Made = {};
     if (created.inbound) {
       await this.provider.deleteInboundTrunk(created.inbound).catch(() => (leftovers.inbound = created.inbound));
+    }
+    if (created.released && !leftovers.inbound) {
+      const { trunkId, number } = created.released;
+      await this.provider.restoreInboundNumbers(trunkId, [number]).catch((error: Error) =>
+        this.logger.error({ trunkId, error: error.message }, 'the number could not be given back to its inbound trunk yet'),
+      );
     }
     if (created.outbound) {
       await this.provider.deleteOutboundTrunk(created.outbound).catch(() => (leftovers.outbound = created.outbound));
@@ -262,7 +319,7 @@ export class SipTrunkProvisioning {
     await this.record(manager, leftovers);
   }
 
-  private async record(manager: EntityManager, trunks: { inbound?: ProvisionedInbound; outbound?: string }) {
+  private async record(manager: EntityManager, trunks: Made) {
     if (trunks.inbound) {
       await manager.query(
         `INSERT INTO provider_cleanups (kind, trunk_id, dispatch_rule_id) VALUES ('inbound', $1, $2)`,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { JobHandler, JobProcessor, Jobs, Queues, SipProvisioningJob } from '@app/jobs';
+import { ProviderReconcile } from './provider-reconcile.service';
 import { SipTrunkProvisioning } from './sip-trunk-provisioning.service';
 
 @Injectable()
@@ -10,9 +11,13 @@ export class TelephonyProcessor extends JobProcessor {
   protected readonly handlers: Record<string, JobHandler> = {
     [Jobs.provisionSipTrunk.name]: (job) => this.provisioning.process((job as Job<SipProvisioningJob>).data.requestId),
     [Jobs.cleanUpProviderTrunks.name]: () => this.provisioning.cleanUp(),
+    [Jobs.reconcileProviderTrunks.name]: () => this.reconciler.reconcile(),
   };
 
-  constructor(private readonly provisioning: SipTrunkProvisioning) {
+  constructor(
+    private readonly provisioning: SipTrunkProvisioning,
+    private readonly reconciler: ProviderReconcile,
+  ) {
     super();
   }
 }
