@@ -12,16 +12,38 @@
  * server) and BENCH_CONNECTIONS (default 50) change the load; BENCH_LOG_LEVEL (default
  * `info`, the production default: one line per request, written to /dev/null) the API's LOG_LEVEL.
  * `--profile` runs the API under `node --cpu-prof` and prints its heaviest functions and packages.
+ *
+ * First, every list of an account (ROWS items each) one request at a time, BENCH_SAMPLES (default 300) a case after
+ * warm-ups: the API, the bare server and the bare SQL take turns (support/list-cases.ts). The statements the bare
+ * server runs for a case are the ones the API ran for it, learnt from a second API process started with
+ * support/statement-recorder.ts (the credential's lookup left out: the bare server makes its own). `--latency` stops
+ * after that table.
  */
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { Pool as PgPool } from 'pg';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { summariseProfile } from './support/cpu-profile';
 import { runLoad, type LoadResult } from './support/http-load';
+import {
+  bareServerCases,
+  LIST_CASE_HEADERS,
+  measureListCases,
+  type ListCase,
+  type Statement,
+} from './support/list-cases';
 import { CACHE_DIR } from './support/pdf-fixtures';
-import { API_ENTRY, freePort, productionEnv, startBareListServer, startServer, waitForHttp } from './support/processes';
+import {
+  API_ENTRY,
+  freePort,
+  productionEnv,
+  startBareListServer,
+  startServer,
+  waitForHttp,
+  type ServerProcess,
+} from './support/processes';
 import { fixed, printTable, runMain } from './support/report';
-import { createBenchEnvironment } from './support/stack';
+import { ApiClient, createBenchEnvironment } from './support/stack';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -34,6 +56,18 @@ const PROFILE_DIR = join(CACHE_DIR, 'list-profile');
 /** Each list holds this many rows besides the credential used. */
 const ROWS = 10;
 const ROUTES = ['/api/user/knowledgebases', '/api/user/api-keys'];
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
+const LATENCY_ONLY = process.argv.includes('--latency');
+const RUNTIME_TOKEN = 'bench-runtime-token-0123456789abcdefghijkl';
+/** The bare server makes its own credential lookup and `last_used_at` refresh; a transaction's bounds are not work. */
+const NOT_THE_LIST = /token_hash|SET last_used_at|^\s*(BEGIN|COMMIT|ROLLBACK|START TRANSACTION)/i;
+
+/** A list request of the latency table: its route and query string. */
+interface ListRequest {
+  path: string;
+  name: string;
+  query: string;
+}
 
 async function post(origin: string, path: string, token: string | undefined, body: unknown): Promise<any> {
   const response = await fetch(`${origin}${path}`, {
@@ -58,6 +92,158 @@ async function seed(origin: string): Promise<string> {
     await post(origin, '/api/user/api-keys', session, { name: `Key ${index}` });
   }
   return api_key.token as string;
+}
+
+/** A second account with ROWS of everything it can list (more leads than a page), through the API. */
+async function seedLists(client: ApiClient, origin: string): Promise<ListRequest[]> {
+  const create = (path: string, body: unknown) => client.request('POST', `/api/user/${path}`, body, 201);
+  const knowledgebases: number[] = [];
+  for (let index = 0; index < ROWS; index++) knowledgebases.push(await client.createKnowledgebase(`FAQ ${index}`));
+  for (let index = 0; index < ROWS; index++) {
+    const form = new FormData();
+    form.set('name', `Hours ${index}`);
+    form.set('type', 'txt');
+    form.set('file', new Blob([`We are open on day ${index}.`]), `hours-${index}.txt`);
+    await client.request('POST', `/api/user/knowledgebases/${knowledgebases[0]}/documents`, form, 201);
+    await create('api-keys', { name: `Key ${index}` });
+    await create('folder', { name: `Folder ${index}` });
+    await create('label', { name: `Label ${index}` });
+    await create('tools', {
+      name: `lookup_order_${index}`,
+      description: 'Finds an order by its number',
+      endpoint: 'https://orders.example.com/orders/{order_id}',
+      method: 'GET',
+    });
+  }
+  const assistants: number[] = [];
+  for (let index = 0; index < ROWS; index++) assistants.push(await client.createOutboundAssistant());
+  const campaigns: number[] = [];
+  for (let index = 0; index < ROWS; index++)
+    campaigns.push((await create('campaign', { name: `Campaign ${index}`, assistant_id: assistants[0] })).data.id);
+  for (let index = 0; index < 2 * ROWS; index++)
+    await create('lead', { phone_number: `+1415555${String(1000 + index)}`, campaign_id: campaigns[0] });
+  for (let index = 0; index < 2 * ROWS; index++) {
+    const response = await fetch(`${origin}/api/internal/calls/bench-${index}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${RUNTIME_TOKEN}` },
+      body: JSON.stringify({
+        assistant_id: assistants[index % ROWS],
+        type: 'outbound',
+        status: index % 2 ? 'completed' : 'no-answer',
+        client_phone_number: '+14155550123',
+        assistant_phone_number: '+14155550999',
+      }),
+    });
+    if (response.status !== 201)
+      throw new Error(`call ingestion answered ${response.status}: ${await response.text()}`);
+  }
+  return [
+    { path: '/api/user/knowledgebases', name: 'knowledgebases', query: '' },
+    { path: `/api/user/knowledgebases/${knowledgebases[0]}/documents`, name: 'documents', query: '' },
+    { path: '/api/user/api-keys', name: 'API keys', query: '' },
+    { path: '/api/user/assistants/get', name: 'assistants', query: '' },
+    { path: '/api/user/folders', name: 'folders', query: '' },
+    { path: '/api/user/labels', name: 'labels', query: '' },
+    { path: '/api/user/tools', name: 'tools', query: '' },
+    { path: '/api/user/campaigns', name: 'campaigns', query: '' },
+    { path: '/api/user/leads', name: 'leads', query: '' },
+    { path: '/api/user/leads', name: 'leads, one filter', query: 'status=created' },
+    { path: '/api/user/leads', name: 'leads, page 2', query: 'page=2' },
+    { path: '/api/user/calls', name: 'calls', query: '' },
+    { path: '/api/user/calls', name: 'calls, one filter', query: 'status=completed' },
+  ];
+}
+
+/**
+ * The statements the API runs for each request, from a built API with support/statement-recorder.ts preloaded, in
+ * its own process on the same database; the credential's own statements and a transaction's bounds left out.
+ */
+async function learnStatements(
+  environment: { name: string; databaseUrl: string },
+  token: string,
+  requests: ListRequest[],
+): Promise<ListCase[][]> {
+  const log = join(CACHE_DIR, `list-statements-${process.pid}.jsonl`);
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const recorder: ServerProcess = startServer(
+    ['-r', 'ts-node/register/transpile-only', '-r', join(__dirname, 'support', 'statement-recorder.ts'), API_ENTRY],
+    { ...productionEnv(environment), PORT: String(port), LOG_LEVEL: 'warn', STATEMENT_LOG: log },
+  );
+  try {
+    await waitForHttp(`${origin}/api/health`, recorder.child);
+    const byPath = new Map<string, ListCase[]>();
+    for (const request of requests) {
+      writeFileSync(log, '');
+      const response = await fetch(`${origin}${request.path}${request.query ? `?${request.query}` : ''}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      if (response.status !== 200) throw new Error(`${request.path}?${request.query} answered ${response.status}`);
+      await response.arrayBuffer();
+      const recorded = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as [string, unknown[], number, number])
+        .filter(([text]) => !NOT_THE_LIST.test(text))
+        .sort((a, b) => a[2] - b[2]);
+      // A statement asked for after another's answer came back waited for it (or may have): it goes a round later.
+      const rounds: number[] = [];
+      for (const [index, [, , sent]] of recorded.entries())
+        rounds.push(
+          Math.max(0, ...recorded.slice(0, index).map(([, , , answered], j) => (answered < sent ? rounds[j] + 1 : 0))),
+        );
+      const sql: Statement[] = recorded.map(([text, values], index) => [text, values, rounds[index]]);
+      if (sql.length === 0) throw new Error(`${request.path}: no statement recorded`);
+      byPath.set(request.path, [
+        ...(byPath.get(request.path) ?? []),
+        { name: request.name, query: request.query, sql },
+      ]);
+    }
+    return [...byPath.values()];
+  } finally {
+    await recorder.stop();
+    rmSync(log, { force: true });
+  }
+}
+
+/** Each list case one request at a time against the API, the bare server with the API's statements, and bare SQL. */
+async function measureLatency(environment: { name: string; databaseUrl: string }, apiOrigin: string): Promise<void> {
+  const client = await ApiClient.register(apiOrigin);
+  const requests = await seedLists(client, apiOrigin);
+  const groups = await learnStatements(environment, client.token, requests);
+  const paths = groups.map((cases) => requests.find((request) => request.name === cases[0].name)!.path);
+  const bareCases = Object.assign(
+    {},
+    ...groups.map((cases, index) => JSON.parse(bareServerCases(paths[index], cases)) as object),
+  );
+  const bareHttp = await startBareListServer(environment.databaseUrl, {
+    LIST_CASES: JSON.stringify(bareCases),
+    QUEUE_PREFIX: environment.name,
+  });
+  const bareSql = new PgPool({ connectionString: environment.databaseUrl, max: 2 });
+  const rows: (string | number)[][] = [];
+  try {
+    for (const [index, cases] of groups.entries())
+      rows.push(...(await measureListCases(client, bareSql, paths[index], cases, SAMPLES, bareHttp.baseUrl)));
+  } finally {
+    await bareHttp.process.stop();
+    await bareSql.end();
+  }
+  printTable(
+    `Every list, ${ROWS}-${2 * ROWS} rows each (${SAMPLES} requests a case, sequential, API LOG_LEVEL=${LOG_LEVEL})`,
+    LIST_CASE_HEADERS,
+    rows,
+    [
+      `Statements in round trips per case (the API's, run by the bare server): ${groups
+        .flat()
+        .map((item) => `${item.name} ${item.sql.length} in ${new Set(item.sql.map(([, , round]) => round)).size}`)
+        .join(', ')}`,
+      `Load average at the end: ${loadavg()
+        .map((value) => fixed(value, 2))
+        .join(' ')}`,
+    ],
+  );
 }
 
 interface Target {
@@ -155,6 +341,7 @@ async function main(): Promise<void> {
       ...productionEnv(environment),
       PORT: String(apiPort),
       LOG_LEVEL,
+      RUNTIME_API_TOKEN: RUNTIME_TOKEN,
     },
     PROFILE ? 'SIGUSR2' : 'SIGTERM',
   );
@@ -162,6 +349,8 @@ async function main(): Promise<void> {
   try {
     bare = await startBareListServer(environment.databaseUrl);
     await waitForHttp(`${apiOrigin}/api/health`, api.child);
+    await measureLatency(environment, apiOrigin);
+    if (LATENCY_ONLY) return;
     const token = await seed(apiOrigin);
     const bareOrigin = bare.baseUrl;
     const { results, answered: apiAnswered } = await measure(

@@ -22,7 +22,7 @@ import type { AppConfig } from '../../libs/config/src/app-config';
 import { KNOWLEDGEBASE_SUMMARIES_SQL } from '../../libs/database/src/knowledgebase-summaries';
 import { RedisWindowCounters } from '../../libs/platform/src/counters/window-counters';
 import { hashToken, parseToken } from '../../libs/platform/src/security/tokens';
-import type { Statement } from './list-cases';
+import { runStatements, type Statement } from './list-cases';
 
 /** The API's own pool size (dataSourceOptions' default). */
 const POOL_SIZE = 10;
@@ -135,15 +135,21 @@ const counters = process.env.QUEUE_PREFIX
     )
   : undefined;
 
-/** A list case: the page's rows and the total, from the statements the benchmark gave for the path. */
+/**
+ * A list case: the page's rows and the total, from the statements the benchmark gave for the path (the first is the
+ * page's), round by round.
+ */
 async function listCase(credential: Credential, statements: Statement[]): Promise<unknown> {
   const [caller] = await Promise.all([
     authenticate(credential),
     counters?.hit(`rate:${credential.kind}:${credential.digest}`, 60_000),
   ]);
   if (!caller) return null;
-  const [page, total] = await Promise.all(statements.map(([text, values]) => pool.query(text, values as unknown[])));
-  return { data: page.rows, total: Number(Object.values(total.rows[0] ?? {})[0] ?? 0) };
+  const [page, total] = await runStatements(pool, statements);
+  // A list without an exact total (the slim pages) runs one statement, or its further ones are not a count.
+  return total?.rows.length === 1 && Object.keys(total.rows[0]).length === 1
+    ? { data: page.rows, total: Number(Object.values(total.rows[0])[0] ?? 0) }
+    : { data: page.rows };
 }
 
 function send(response: ServerResponse, status: number, body: unknown): void {
