@@ -1,8 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AppConfig, ConfigModule } from '@app/config';
 import { CryptoModule } from '@app/crypto';
-import { DatabaseModule } from '@app/database';
+import { DatabaseModule, ReadReplicas } from '@app/database';
 import { JobQueue, JobsModule, queueBackendReadiness } from '@app/jobs';
 import {
   ApiExceptionFilter,
@@ -21,6 +21,7 @@ import { CallsModule } from './calls/calls.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { RateLimiter } from './rate-limit/rate-limiter.service';
+import { ReadYourWritesInterceptor } from './http/read-your-writes.interceptor';
 import { RequestInterceptorsModule } from './idempotency/request-interceptors.module';
 import { KnowledgebasesModule } from './knowledgebases/knowledgebases.module';
 import { LanguagesModule } from './languages/languages.module';
@@ -36,12 +37,21 @@ export class ApiModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forRoot('api'),
-        DatabaseModule,
+        DatabaseModule.forRoot({ readReplicas: true }),
         RedisModule,
         WindowCountersModule,
         JobsModule.forRoot(),
         CryptoModule,
-        HealthModule.forRoot([{ provide: READINESS_CHECKS, inject: [JobQueue], useFactory: queueBackendReadiness }]),
+        HealthModule.forRoot([
+          {
+            provide: READINESS_CHECKS,
+            inject: [JobQueue, ReadReplicas],
+            useFactory: (jobs: JobQueue, replicas: ReadReplicas) => ({
+              ...queueBackendReadiness(jobs),
+              ...replicas.readinessChecks(),
+            }),
+          },
+        ]),
         MetricsModule,
         RequestInterceptorsModule,
         AuthModule,
@@ -60,6 +70,7 @@ export class ApiModule {
         { provide: APP_PIPE, useClass: ApiValidationPipe },
         RateLimiter,
         { provide: APP_GUARD, useClass: BearerAuthGuard },
+        { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
       ],
     };
   }

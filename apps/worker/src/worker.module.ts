@@ -45,7 +45,7 @@ export class WorkerModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forRoot('worker'),
-        DatabaseModule,
+        DatabaseModule.forRoot(),
         RedisModule,
         JobsModule.forRoot(),
         CryptoModule,

@@ -13,7 +13,13 @@ import {
   toCallResponse,
   ValidationFailed,
 } from '@app/contracts';
-import { isForeignKeyViolation, isTransientConflict, markLeadInCall, settleLeadOfEndedCall } from '@app/database';
+import {
+  isForeignKeyViolation,
+  isTransientConflict,
+  markLeadInCall,
+  noteAccountWrite,
+  settleLeadOfEndedCall,
+} from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 
 const statusConflict = (from: string, to: string) =>
@@ -43,6 +49,8 @@ interface Seen {
 
 interface Written {
   row: CallRow;
+  /** The call's account. */
+  userId: number;
   created: boolean;
   deliver: boolean;
   freedCampaignSlot: boolean;
@@ -70,6 +78,8 @@ export class CallIngestion {
 
   async write(externalId: string, request: IngestCallRequest): Promise<{ created: boolean; body: IngestCallResponse }> {
     const outcome = await this.writeWhenUnchanged(externalId, request);
+    // The runtime writes for the call's account: that account's next reads must find it (read-your-writes).
+    noteAccountWrite(outcome.userId);
     // Queued after the commit. If Redis refuses, the runtime gets a 503 and its retry of the write queues it.
     if (outcome.deliver) await this.jobs.enqueue(Jobs.deliverCallWebhook, { callId: outcome.row.id });
     if (outcome.freedCampaignSlot) await this.dialNext(outcome.row.campaign_id!);
@@ -162,6 +172,7 @@ export class CallIngestion {
     const undelivered = !('status' in (row.webhook_response ?? {}));
     return {
       row,
+      userId: seen.user_id,
       created: !exists,
       deliver: terminal && undelivered && Boolean(seen.webhook_url) && seen.is_webhook_active,
       // A campaign call that ended frees one of its parallel slots: its next lead can be dialled at once.

@@ -23,6 +23,10 @@ export class AppConfig {
   readonly port: number;
   readonly workerPort: number;
   readonly databaseUrl: string;
+  /** Streaming replicas that serve the API's account reads (see the README, "Read replicas"); none by default. */
+  readonly databaseReplicaUrls: string[];
+  /** A replica whose data is older than this is skipped until it catches up. */
+  readonly databaseReplicaMaxLagSeconds: number;
   readonly redisUrl: string;
   /**
    * Where queues and jobs live: `redis`, or `postgres` (BullMQ's PostgreSQL backend in DATABASE_URL's database),
@@ -167,6 +171,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     port: env.PORT,
     workerPort: env.WORKER_PORT,
     databaseUrl: env.DATABASE_URL,
+    databaseReplicaUrls: env.DATABASE_REPLICA_URLS,
+    databaseReplicaMaxLagSeconds: env.DATABASE_REPLICA_MAX_LAG_SECONDS,
     redisUrl: env.REDIS_URL,
     queueBackend: env.QUEUE_BACKEND,
     appUrl: env.APP_URL?.replace(/\/+$/, ''),

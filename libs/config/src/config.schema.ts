@@ -60,6 +60,17 @@ export const environmentSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
       .default('postgres://postgres@127.0.0.1:5432/voice_assistant'),
+    DATABASE_REPLICA_URLS: z
+      .string()
+      .transform((value) =>
+        value
+          .split(',')
+          .map((url) => url.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, 'must be a comma-separated list of postgres:// URLs')))
+      .default([]),
+    DATABASE_REPLICA_MAX_LAG_SECONDS: integer(1, 3600).default(10),
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')

@@ -12,3 +12,4 @@ export * from './call-outcomes';
 export * from './sql-filter';
 export * from './pool-query';
 export * from './phone-number-holders';
+export * from './read-replicas';

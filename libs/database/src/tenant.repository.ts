@@ -3,6 +3,7 @@ import type { Provider } from '@nestjs/common';
 import { DataSource, EntityManager, FindOptionsOrder, FindOptionsWhere, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { queryPool } from './pool-query';
+import { ReadReplicas } from './read-replicas';
 
 /** An entity that belongs to one account. */
 export interface Owned {
@@ -21,11 +22,29 @@ export interface OwnedQuery<T> {
  * Repository for account data. Every method takes the owner id first and adds it to the query, and the raw
  * TypeORM repository is not exposed, so a query that forgets the account cannot be written through it.
  * A row of another account therefore behaves exactly like a missing one.
+ *
+ * Reads go where `ReadReplicas` sends the account's reads (a replica fresh enough for it, or the primary); writes,
+ * locking reads and everything inside a transaction (`withManager`) use the primary.
  */
 export class TenantRepository<T extends Owned> {
   private newestFirstSql?: string;
 
-  constructor(private readonly repository: Repository<T>) {}
+  constructor(
+    private readonly repository: Repository<T>,
+    private readonly replicas?: ReadReplicas,
+  ) {}
+
+  /** Runs a read with this repository on the server the account's reads use. */
+  private reading<R>(ownerId: number, work: (repository: Repository<T>) => Promise<R>): Promise<R> {
+    if (!this.replicas) return work(this.repository);
+    return this.replicas.read(ownerId, (dataSource) =>
+      work(
+        dataSource === this.repository.manager.connection
+          ? this.repository
+          : dataSource.getRepository<T>(this.repository.target),
+      ),
+    );
+  }
 
   private scoped(ownerId: number, where: FindOptionsWhere<T> = {}): FindOptionsWhere<T> {
     return { ...where, userId: ownerId } as FindOptionsWhere<T>;
@@ -37,7 +56,9 @@ export class TenantRepository<T extends Owned> {
   }
 
   findOne(ownerId: number, id: number): Promise<T | null> {
-    return this.repository.findOne({ where: this.scoped(ownerId, { id } as FindOptionsWhere<T>) });
+    return this.reading(ownerId, (repository) =>
+      repository.findOne({ where: this.scoped(ownerId, { id } as FindOptionsWhere<T>) }),
+    );
   }
 
   /**
@@ -52,11 +73,13 @@ export class TenantRepository<T extends Owned> {
   }
 
   findOneWhere(ownerId: number, where: FindOptionsWhere<T>): Promise<T | null> {
-    return this.repository.findOne({ where: this.scoped(ownerId, where) });
+    return this.reading(ownerId, (repository) => repository.findOne({ where: this.scoped(ownerId, where) }));
   }
 
   find(ownerId: number, query: OwnedQuery<T> = {}): Promise<T[]> {
-    return this.repository.find({ ...query, where: this.scoped(ownerId, query.where) });
+    return this.reading(ownerId, (repository) =>
+      repository.find({ ...query, where: this.scoped(ownerId, query.where) }),
+    );
   }
 
   /**
@@ -64,8 +87,12 @@ export class TenantRepository<T extends Owned> {
    * every request: the statement is built once and rows are hydrated column by column, without the query
    * builder and result transformer that `find` runs each time (most of the list's cost in TypeORM).
    */
-  async findAllNewestFirst(ownerId: number): Promise<T[]> {
-    const { metadata, manager } = this.repository;
+  findAllNewestFirst(ownerId: number): Promise<T[]> {
+    return this.reading(ownerId, (repository) => this.allNewestFirst(repository, ownerId));
+  }
+
+  private async allNewestFirst(repository: Repository<T>, ownerId: number): Promise<T[]> {
+    const { metadata, manager } = repository;
     const columns = metadata.columns.filter((column) => column.isSelect);
     this.newestFirstSql ??= `SELECT ${columns.map((column) => `"${column.databaseName}"`).join(', ')}
         FROM "${metadata.tableName}"
@@ -86,15 +113,17 @@ export class TenantRepository<T extends Owned> {
   }
 
   findAndCount(ownerId: number, query: OwnedQuery<T> = {}): Promise<[T[], number]> {
-    return this.repository.findAndCount({ ...query, where: this.scoped(ownerId, query.where) });
+    return this.reading(ownerId, (repository) =>
+      repository.findAndCount({ ...query, where: this.scoped(ownerId, query.where) }),
+    );
   }
 
   count(ownerId: number, where?: FindOptionsWhere<T>): Promise<number> {
-    return this.repository.count({ where: this.scoped(ownerId, where) });
+    return this.reading(ownerId, (repository) => repository.count({ where: this.scoped(ownerId, where) }));
   }
 
   exists(ownerId: number, where: FindOptionsWhere<T>): Promise<boolean> {
-    return this.repository.exists({ where: this.scoped(ownerId, where) });
+    return this.reading(ownerId, (repository) => repository.exists({ where: this.scoped(ownerId, where) }));
   }
 
   async create(ownerId: number, values: Omit<Partial<T>, 'id' | 'userId'>): Promise<T> {
@@ -128,7 +157,8 @@ export const InjectTenantRepository = (entity: Function) => Inject(tokenFor(enti
 export function tenantRepositoryProvider(entity: new () => Owned): Provider {
   return {
     provide: tokenFor(entity),
-    inject: [DataSource],
-    useFactory: (dataSource: DataSource) => new TenantRepository(dataSource.getRepository(entity)),
+    inject: [DataSource, ReadReplicas],
+    useFactory: (dataSource: DataSource, replicas: ReadReplicas) =>
+      new TenantRepository(dataSource.getRepository(entity), replicas),
   };
 }

@@ -20,7 +20,7 @@ import {
   ValidationFailed,
 } from '@app/contracts';
 import { insertPlacedCalls } from '@app/calls';
-import { SqlFilter } from '@app/database';
+import { ReadReplicas, SqlFilter } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
@@ -34,6 +34,7 @@ export class CallsService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly reads: ReadReplicas,
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
   ) {}
@@ -101,7 +102,8 @@ export class CallsService {
     const parameters = filter.values;
     const order = query.date_from || query.date_to ? 'created_at DESC, id DESC' : 'id DESC';
     const [rows, total] = await Promise.all([
-      this.dataSource.query(
+      this.reads.query(
+        user.id,
         `SELECT * FROM calls WHERE ${where} ORDER BY ${order} LIMIT ${filter.next()} OFFSET ${filter.next(2)}`,
         [...parameters, query.per_page, (query.page - 1) * query.per_page],
       ) as Promise<CallRow[]>,
@@ -131,18 +133,21 @@ export class CallsService {
     const dated = Boolean(query.date_from || query.date_to);
     if (!query.phone_number && buckets.length + (dated ? 1 : 0) <= 1) {
       const [row] = dated
-        ? await this.dataSource.query(
+        ? await this.reads.query(
+            user.id,
             `SELECT COALESCE(sum(total), 0)::int AS total FROM call_counts
               WHERE user_id = $1 AND bucket LIKE 'd:%' AND bucket >= $2 AND bucket <= $3`,
             [user.id, `d:${query.date_from ?? '0000-00-00'}`, `d:${query.date_to ?? '9999-99-99'}`],
           )
-        : await this.dataSource.query(
+        : await this.reads.query(
+            user.id,
             `SELECT sum(total)::int AS total FROM call_counts WHERE user_id = $1 AND bucket = $2`,
             [user.id, buckets[0] ?? ''],
           );
       return row?.total ?? 0;
     }
-    const [{ total }] = await this.dataSource.query(
+    const [{ total }] = await this.reads.query(
+      user.id,
       `SELECT count(*)::int AS total FROM calls WHERE ${where}`,
       parameters,
     );
@@ -150,7 +155,7 @@ export class CallsService {
   }
 
   async get(user: AuthenticatedUser, id: number): Promise<CallEnvelope> {
-    const [row] = (await this.dataSource.query(`SELECT * FROM calls WHERE id = $1 AND user_id = $2`, [
+    const [row] = (await this.reads.query(user.id, `SELECT * FROM calls WHERE id = $1 AND user_id = $2`, [
       id,
       user.id,
     ])) as CallRow[];

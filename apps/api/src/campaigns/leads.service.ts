@@ -20,7 +20,7 @@ import {
   utcDateTime,
   ValidationFailed,
 } from '@app/contracts';
-import { retryingTransaction, SqlFilter } from '@app/database';
+import { ReadReplicas, retryingTransaction, SqlFilter } from '@app/database';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
@@ -65,6 +65,7 @@ const withContacts = (leads: string, order: string) => `
 export class LeadsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly reads: ReadReplicas,
     private readonly config: AppConfig,
   ) {}
 
@@ -83,7 +84,8 @@ export class LeadsService {
     const dated = Boolean(query.date_from || query.date_to);
     const newestFirst = (alias: string) => (dated ? `${alias}.created_at DESC, ${alias}.id DESC` : `${alias}.id DESC`);
     const [rows, total] = await Promise.all([
-      this.dataSource.query(
+      this.reads.query(
+        user.id,
         withContacts(
           `${SELECT_LEADS} WHERE ${where} ORDER BY ${newestFirst('l')} LIMIT ${filter.next()} OFFSET ${filter.next(2)}`,
           newestFirst('page'),
@@ -114,7 +116,8 @@ export class LeadsService {
     const dated = Boolean(query.date_from || query.date_to);
     if (!query.phone_number && equality.length + (dated ? 1 : 0) <= 1) {
       if (dated) {
-        const [row] = await this.dataSource.query(
+        const [row] = await this.reads.query(
+          user.id,
           `SELECT COALESCE(sum(total), 0)::int AS total FROM lead_counts
             WHERE user_id = $1 AND bucket LIKE 'd%' AND bucket >= $2 AND bucket <= $3`,
           [user.id, `d${query.date_from ?? '0000-00-00'}`, `d${query.date_to ?? '9999-99-99'}`],
@@ -122,13 +125,15 @@ export class LeadsService {
         return row.total;
       }
       const bucket = query.status ?? (query.campaign_id !== undefined ? `#${query.campaign_id}` : '');
-      const [row] = await this.dataSource.query(
+      const [row] = await this.reads.query(
+        user.id,
         `SELECT total::int FROM lead_counts WHERE user_id = $1 AND bucket = $2`,
         [user.id, bucket],
       );
       return row?.total ?? 0;
     }
-    const [{ total }] = await this.dataSource.query(
+    const [{ total }] = await this.reads.query(
+      user.id,
       `SELECT count(*)::int AS total FROM leads l WHERE ${where}`,
       parameters,
     );
@@ -136,7 +141,7 @@ export class LeadsService {
   }
 
   async get(user: AuthenticatedUser, id: number): Promise<LeadEnvelope> {
-    return { data: await this.read(this.dataSource.manager, user, id) };
+    return { data: await this.reads.read(user.id, (dataSource) => this.read(dataSource.manager, user, id)) };
   }
 
   async create(user: AuthenticatedUser, request: CreateLeadRequest): Promise<LeadMessageEnvelope> {

@@ -16,6 +16,7 @@ import { RecordingsOfRecordingAssistants1763800000100 } from './1763800000100-re
 import { IdempotencySealedAndLeased1763800000110 } from './1763800000110-idempotency-sealed-and-leased';
 import { OneNumberOneHolder1763800000120 } from './1763800000120-one-number-one-holder';
 import { CallsByAge1763800000130 } from './1763800000130-calls-by-age';
+import { AccountWritePositions1764119250000 } from './1764119250000-account-write-positions';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   IdempotencySealedAndLeased1763800000110,
   OneNumberOneHolder1763800000120,
   CallsByAge1763800000130,
+  AccountWritePositions1764119250000,
 ];
