@@ -482,10 +482,14 @@ describe('SIP trunks and phone numbers', () => {
       expect(await holders(number)).toEqual([account.id]);
     });
 
-    it('lets another account use the same extension, but not the same account twice', async () => {
+    it('refuses an extension the provider already routes for another account, as LiveKit does, and the same account twice', async () => {
       const extension = trunkBody({ sip_trunk_type: 'extension', phone_number: '4711', country_code: 'DE' });
       await createTrunk(extension).expect(201);
-      await createTrunk(extension, other).expect(201);
+      const trunks = new Set(provider.trunks.keys());
+      // The database lets each account have its own extensions, but the provider routes a call by the number alone.
+      const theirs = await createTrunk(extension, other);
+      expect({ status: theirs.status, body: theirs.body }).toEqual({ status: 422, body: taken });
+      expect(new Set(provider.trunks.keys())).toEqual(trunks);
       const again = await createTrunk(extension);
       expect({ status: again.status, body: again.body }).toEqual({ status: 422, body: taken });
     });

@@ -3,7 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TokenVerifier } from 'livekit-server-sdk';
 import { CallDialError, DialRequest } from './call-dialer';
+import { FakeLiveKit } from '../../../test/support/livekit-twirp.fake';
 import { CALLEE_IDENTITY, LiveKitCallDialer } from './livekit-call-dialer';
+import { LiveKitSipProvisioner } from './livekit-sip-provisioner';
 
 const API_KEY = 'APIdialkey';
 const API_SECRET = 'dial-secret-that-is-long-enough-for-hs256';
@@ -152,5 +154,41 @@ describe('LiveKitCallDialer against a fake of LiveKit’s Twirp API', () => {
       'The caller number +14155550999 has no outbound SIP trunk.',
     );
     expect(fake.requests).toEqual([]);
+  });
+
+  describe('against the strict fake, which validates as LiveKit does', () => {
+    let strict: FakeLiveKit;
+    beforeEach(async () => {
+      strict = await FakeLiveKit.start();
+      fake = { close: () => strict.close() } as typeof fake;
+    });
+
+    it('places a call LiveKit accepts: a trunk it holds, a callee, a room, the caller number', async () => {
+      const trunkId = await new LiveKitSipProvisioner(strict.settings).createOutboundTrunk({
+        name: 'out',
+        owner: { deployment: 'd', trunk: 1, createdAt: 0 },
+        address: 'sip.carrier.example.com',
+        numbers: ['+14155550999'],
+        credentials: { username: 'u', password: 'p' },
+      });
+      await new LiveKitCallDialer(strict.settings, 'voice-assistant').dial(request({ outboundTrunkId: trunkId }));
+      expect(strict.dispatches).toEqual([expect.objectContaining({ room: 'call-5f0c', agentName: 'voice-assistant' })]);
+      expect(strict.participants).toEqual([
+        expect.objectContaining({
+          sipTrunkId: trunkId,
+          sipCallTo: '+14155550123',
+          sipNumber: '+14155550999',
+          roomName: 'call-5f0c',
+          participantIdentity: CALLEE_IDENTITY,
+        }),
+      ]);
+    });
+
+    it('reports a trunk LiveKit does not hold as a dial error with its reason', async () => {
+      await expect(
+        new LiveKitCallDialer(strict.settings, 'voice-assistant').dial(request({ outboundTrunkId: 'ST_gone' })),
+      ).rejects.toThrow('LiveKit could not place the call: requested sip trunk does not exist');
+      expect(strict.participants).toEqual([]);
+    });
   });
 });

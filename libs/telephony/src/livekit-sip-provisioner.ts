@@ -7,6 +7,7 @@ import {
   ProviderInventory,
   ProvisionedInbound,
   releasedNumber,
+  SipNumberTakenError,
   SipProvisioner,
   SipProvisioningError,
 } from './sip-provisioner';
@@ -200,7 +201,12 @@ export class LiveKitSipProvisioner implements SipProvisioner {
       const status = (error as { status?: number }).status;
       const refused = status !== undefined && status < 500;
       if (undo && (undoRefused || !refused)) await undo().catch(() => undefined);
-      throw new SipProvisioningError(`LiveKit could not ${what}: ${(error as Error).message}`, { cause: error });
+      const message = `LiveKit could not ${what}: ${(error as Error).message}`;
+      // protocol sip/sip.go `validateTrunkInbound`: another inbound trunk carries the number.
+      if (codeOf(error) === 'invalid_argument' && (error as Error).message.startsWith('Conflicting inbound SIP Trunks')) {
+        throw new SipNumberTakenError(message, { cause: error });
+      }
+      throw new SipProvisioningError(message, { cause: error });
     }
   }
 }

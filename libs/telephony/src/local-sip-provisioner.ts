@@ -5,6 +5,7 @@ import {
   ProviderInventory,
   ProvisionedInbound,
   releasedNumber,
+  SipNumberTakenError,
   SipProvisioner,
   SipProvisioningError,
 } from './sip-provisioner';
@@ -144,7 +145,7 @@ export class LocalSipProvisioner implements SipProvisioner {
         trunk.direction === 'inbound' && trunk.id !== except && trunk.spec.numbers.some((n) => numbers.includes(n)),
     );
     if (holder) {
-      throw new SipProvisioningError(
+      throw new SipNumberTakenError(
         `Conflicting inbound SIP Trunks: "${except ?? '<new>'}" and "${holder.id}", using the same number(s) ${JSON.stringify(numbers)} without AllowedNumbers set`,
       );
     }

@@ -120,3 +120,14 @@ export class SipProvisioningError extends Error {
     this.name = 'SipProvisioningError';
   }
 }
+
+/**
+ * The provider refused because another inbound trunk carries the number: LiveKit routes a call by its number
+ * alone, across everything in its project, so the number is taken whoever holds it.
+ */
+export class SipNumberTakenError extends SipProvisioningError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SipNumberTakenError';
+  }
+}

@@ -10,6 +10,7 @@ import {
   OutboundTrunkSpec,
   ProvisionedInbound,
   SIP_PROVISIONER,
+  SipNumberTakenError,
   SipProvisioner,
   TrunkOwner,
 } from '@app/telephony';
@@ -138,7 +139,9 @@ export class SipTrunkProvisioning {
       } catch (error) {
         await this.discard(manager, created);
         this.logger.warn({ requestId, trunkId: trunk.id, error: (error as Error).message }, 'SIP provisioning failed');
-        return this.settle(manager, request, 'failed', (error as Error).message, first ? number.id : undefined);
+        // The provider's own refusal of a number some inbound trunk carries is the caller's 422, not a 502.
+        const reason = error instanceof SipNumberTakenError ? PHONE_NUMBER_TAKEN : (error as Error).message;
+        return this.settle(manager, request, 'failed', reason, first ? number.id : undefined);
       }
 
       // Settle first: if the API gave up waiting meanwhile, this request must leave nothing behind.
