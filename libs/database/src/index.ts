@@ -13,3 +13,4 @@ export * from './sql-filter';
 export * from './pool-query';
 export * from './phone-number-holders';
 export * from './read-replicas';
+export * from './deployment-identity';

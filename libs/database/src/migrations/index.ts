@@ -17,6 +17,7 @@ import { IdempotencySealedAndLeased1763800000110 } from './1763800000110-idempot
 import { OneNumberOneHolder1763800000120 } from './1763800000120-one-number-one-holder';
 import { CallsByAge1763800000130 } from './1763800000130-calls-by-age';
 import { AccountWritePositions1764119250000 } from './1764119250000-account-write-positions';
+import { DeploymentIdentity1764120000000 } from './1764120000000-deployment-identity';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   OneNumberOneHolder1763800000120,
   CallsByAge1763800000130,
   AccountWritePositions1764119250000,
+  DeploymentIdentity1764120000000,
 ];
