@@ -46,13 +46,17 @@ export class AppConfig {
   readonly registrationEnabled: boolean;
   readonly outboundAllowLoopback: boolean;
   readonly sipProvisioner: 'local' | 'livekit';
-  readonly livekit?: { url: string; apiKey: string; apiSecret: string };
+  readonly livekit?: { url: string; apiKey: string; apiSecret: string; requestTimeoutSeconds: number };
   /** A call with no final status after this long is ended as `failed` by the reaper. */
   readonly callStaleAfterMinutes: number;
   /** Where outbound calls are placed: `local` records them (and, in demo mode, plays them out); `livekit` dials. */
   readonly callDialer: 'local' | 'livekit';
-  /** The agent LiveKit dispatches into each outbound call's room. */
+  /** The agent LiveKit dispatches into each call's room, outbound and inbound. */
   readonly livekitAgentName: string;
+  /** How often the worker compares what the telephony provider holds for this deployment with the database. */
+  readonly sipReconcileIntervalSeconds: number;
+  /** A provider object younger than this is left to the request making it; older unknown ones are orphans. */
+  readonly sipReconcileGraceSeconds: number;
   /** How often the worker looks for campaigns with leads due (a call's end also triggers a look at once). */
   readonly dialerIntervalSeconds: number;
   /** A dial still unsettled after this long (its worker died) is taken over; the dial itself is idempotent. */
@@ -189,12 +193,19 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     sipProvisioner: env.SIP_PROVISIONER,
     livekit:
       env.LIVEKIT_URL && env.LIVEKIT_API_KEY && env.LIVEKIT_API_SECRET
-        ? { url: env.LIVEKIT_URL, apiKey: env.LIVEKIT_API_KEY, apiSecret: env.LIVEKIT_API_SECRET }
+        ? {
+            url: env.LIVEKIT_URL,
+            apiKey: env.LIVEKIT_API_KEY,
+            apiSecret: env.LIVEKIT_API_SECRET,
+            requestTimeoutSeconds: env.LIVEKIT_REQUEST_TIMEOUT_SECONDS,
+          }
         : undefined,
     sipProvisionTimeoutSeconds: env.SIP_PROVISION_TIMEOUT_SECONDS,
     callStaleAfterMinutes: env.CALL_STALE_AFTER_MINUTES,
     callDialer: env.CALL_DIALER,
     livekitAgentName: env.LIVEKIT_AGENT_NAME,
+    sipReconcileIntervalSeconds: env.SIP_RECONCILE_INTERVAL_SECONDS,
+    sipReconcileGraceSeconds: env.SIP_RECONCILE_GRACE_SECONDS,
     dialerIntervalSeconds: env.DIALER_INTERVAL_SECONDS,
     dialLeaseSeconds: env.DIAL_LEASE_SECONDS,
     localDialerDemoMs: env.LOCAL_DIALER_DEMO_MS,
