@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TokenVerifier } from 'livekit-server-sdk';
@@ -109,8 +110,10 @@ export class FakeLiveKit {
   readonly rules = new Map<string, FakeDispatchRule>();
   readonly dispatches: { room: string; agentName: string; metadata: string }[] = [];
   readonly participants: Twirp[] = [];
-  /** Every call that reached a method, in order: `Service/Method` and the request as sent. */
+  /** Every call that reached a method, in order: `Service/Method`, the request as sent, when it took effect. */
   readonly calls: { method: string; body: Twirp; at: number }[] = [];
+  /** A network's round trip, half before a call takes effect and half before its answer (for benchmarks). */
+  latencyMs = 0;
   private readonly failures: { method: string | undefined; at: number | undefined; mode: FailureMode }[] = [];
   private readonly verifier = new TokenVerifier(this.apiKey, this.apiSecret);
   private counted = 0;
@@ -188,7 +191,12 @@ export class FakeLiveKit {
     const grants = await this.verifier.verify(token).catch(() => undefined);
     if (!grants) return fail(new TwirpError('unauthenticated', 'invalid token'));
     this.counted++;
-    this.calls.push({ method, body, at: Date.now() });
+    const call = { method, body, at: Date.now() };
+    this.calls.push(call);
+    if (this.latencyMs > 0) {
+      await delay(this.latencyMs / 2);
+      call.at = Date.now();
+    }
 
     const failure = this.takeFailure(method);
     if (failure?.mode === 'unavailable') {
@@ -203,6 +211,7 @@ export class FakeLiveKit {
       if (needs === 'room' && !grants.video?.roomAdmin) throw new TwirpError('unauthenticated', 'permissions denied');
       const result = handler(body);
       if (failure) return; // timeout: the client is left waiting (applied-timeout kept the work)
+      if (this.latencyMs > 0) await delay(this.latencyMs / 2);
       reply(200, result);
     } catch (error) {
       if (failure) return;
