@@ -2,7 +2,7 @@ import { JobQueue, Jobs } from '@app/jobs';
 import { MetricsRegistry } from '@app/platform';
 import { LiveKitSipProvisioner, ownerOf, TrunkOwner } from '@app/telephony';
 import { ProviderReconcile } from '../apps/worker/src/telephony/provider-reconcile.service';
-import { createAccount, TestAccount, unheldNumber } from './support/factories';
+import { createAccount, sipTrunkRequest, TestAccount, unheldNumber } from './support/factories';
 import { FailureMode, FakeLiveKit } from './support/livekit-twirp.fake';
 import { Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
@@ -15,14 +15,8 @@ import { waitFor } from './support/wait-for';
 const UPDATE_FAILED = { error: 'Failed to update SIP trunk. Please try again or contact support.' };
 const AGENT = 'support-agent';
 
-const trunkBody = (overrides: Record<string, unknown> = {}) => ({
-  sip_trunk_type: 'number',
-  phone_number: unheldNumber(),
-  sip_username: 'acme-user',
-  sip_password: 'pw-first-123',
-  sip_address: 'sip.carrier.example.com',
-  ...overrides,
-});
+const trunkBody = (overrides: Record<string, unknown> = {}) =>
+  sipTrunkRequest({ sip_username: 'acme-user', sip_password: 'pw-first-123', ...overrides });
 
 const IP_TRUNK = { inbound_authorization_type: 'ip', allowed_inbound_ips: ['198.51.100.0/24'] };
 
