@@ -81,6 +81,9 @@ export const SEARCH_QUESTIONS: SearchQuestion[] = [
     answer: 'Both processes recovered on their own',
   },
   { question: 'how much memory does the worker need for a 20 MB PDF', answer: 'Worker peak memory on a 20 MiB PDF' },
-  { question: 'which hostile values were sent in the malformed input run', answer: 'each of 20 hostile values' },
+  {
+    question: 'which hostile values were sent in the malformed input run',
+    answer: 'hostile values (NUL, lone surrogates',
+  },
   { question: 'how are webhok deliveries retried', answer: 'retried with exponential backoff for about a day' },
 ];

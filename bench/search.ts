@@ -6,19 +6,29 @@
  * for the search as it was (every word required: `websearch_to_tsquery` with the `simple` configuration, ranked
  * by `ts_rank_cd`) and as it is now, with and without the knowledgebase's language.
  *
- * Latency: the same passages among synthetic ones made of their sentences, N in all (default 10,000), one
- * knowledgebase of another account beside it (as large, at most 100,000), after ANALYZE; p50 and p95 of the search statement per
- * kind of query, with the plan's main nodes. Uses its own throwaway database and drops only it.
+ * Latency, in one database: a small knowledgebase (10,000 passages) of one account beside a large one (1,000,000
+ * by default, or as many as given) of another, both made of the corpus' passages and of synthetic ones built from
+ * its sentences on the server, with a rare word planted in 20 passages of each; after ANALYZE, p50 and p95 of the
+ * search statement per kind of query and knowledgebase, with the plan's index and scan nodes and the buffers it
+ * touched.
  *
- *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/search.ts [passages] [runs per kind]
+ * `--before <commit>`: the passages are loaded under that commit's migrations, a file-level copy of that database
+ * gets today's (as an existing deployment would), and that commit's statement on the first is measured against
+ * today's on the copy, interleaved round by round. Uses its own throwaway databases and drops only them.
+ *
+ *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/search.ts \
+ *     [large passages] [runs per kind] [--before <commit>]
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { PassageSearch, dataSourceOptions } from '@app/database';
+import { dropDatabase, ensureDatabase, runMigrations } from '../libs/database/src/data-source-options';
+import { migrations } from '../libs/database/src/migrations';
 import { normaliseWhitespace, splitIntoPassages } from '@app/extraction';
 import { createBenchEnvironment } from './support/stack';
-import { fixed, nowMs, percentile, printTable, runMain } from './support/report';
+import { fixed, nowMs, onInterrupt, percentile, printTable, runMain } from './support/report';
 import { SEARCH_QUESTIONS } from './search-questions';
 
 const ROOT = join(__dirname, '..');
@@ -27,18 +37,6 @@ const SOURCES = [
   join(ROOT, 'docs', 'operations.md'),
   join(ROOT, 'docs', 'benchmarks.md'),
   join(ROOT, 'node_modules', 'typescript', 'LICENSE.txt'),
-];
-
-/** Another account's knowledgebase beside the measured one, so the search must keep to its own. */
-const OTHER_PASSAGES = 100_000;
-
-const QUERY_KINDS: [kind: string, query: string][] = [
-  ['one rare word', 'litigation'],
-  ['common words only', 'the service and the worker of the document'],
-  ['question', 'how long does a login session last before it expires'],
-  ['misspelt words', 'webhok signatrue'],
-  ['phrase', '"exponential backoff"'],
-  ['word and exclusion', 'retry -webhook'],
 ];
 
 /** The search before this change: every word required, ranked by cover density. */
@@ -56,38 +54,20 @@ function corpusPassages(): string[] {
   return SOURCES.flatMap((path) => splitIntoPassages(normaliseWhitespace(readFileSync(path, 'utf8'))));
 }
 
-/** Deterministic: the same synthetic passages on every run. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
-
-function syntheticPassages(sentences: string[], count: number, seed: number): string[] {
-  const next = random(seed);
-  const passages: string[] = [];
-  for (let index = 0; index < count; index++) {
-    let text = '';
-    while (text.length < 900) text += `${sentences[Math.floor(next() * sentences.length)]} `;
-    passages.push(text.trim());
-  }
-  return passages;
-}
-
+/** A knowledgebase of a new account, holding `passages` in one document. */
 async function loadKnowledgebase(
   dataSource: DataSource,
   languageId: number | null,
   passages: string[],
-): Promise<{ userId: number; knowledgebaseId: number }> {
+  name = 'Bench',
+): Promise<{ userId: number; knowledgebaseId: number; documentId: number }> {
   const [user] = await dataSource.query(
     `INSERT INTO users (name, email, password_hash) VALUES ('Bench', 'bench-' || gen_random_uuid() || '@example.com', 'x')
      RETURNING id`,
   );
   const [knowledgebase] = await dataSource.query(
-    `INSERT INTO knowledgebases (user_id, name, language_id) VALUES ($1, 'Bench', $2) RETURNING id`,
-    [user.id, languageId],
+    `INSERT INTO knowledgebases (user_id, name, language_id) VALUES ($1, $2, $3) RETURNING id`,
+    [user.id, name, languageId],
   );
   const [document] = await dataSource.query(
     `INSERT INTO documents (user_id, knowledgebase_id, name, type, status) VALUES ($1, $2, 'Corpus', 'txt', 'active')
@@ -101,7 +81,7 @@ async function loadKnowledgebase(
       [user.id, knowledgebase.id, document.id, start, passages.slice(start, start + 2000)],
     );
   }
-  return { userId: user.id, knowledgebaseId: knowledgebase.id };
+  return { userId: user.id, knowledgebaseId: knowledgebase.id, documentId: document.id };
 }
 
 async function recall(
@@ -161,66 +141,284 @@ async function recall(
   );
 }
 
-/** The plan's scans of passages and of the vocabulary that ran, to show which index each kind of query uses. */
-async function planSummary(dataSource: DataSource, sql: string, parameters: unknown[]): Promise<string> {
-  const rows: { 'QUERY PLAN': string }[] = await dataSource.query(`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`, parameters);
-  const nodes = rows
-    .map((row) => row['QUERY PLAN'])
+/** The plan's scans of passages and of the vocabulary that ran, and the buffers the whole statement touched. */
+async function planSummary(dataSource: DataSource, sql: string, parameters: unknown[]): Promise<[string, number]> {
+  const rows: { 'QUERY PLAN': string }[] = await dataSource.query(
+    `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`,
+    parameters,
+  );
+  const lines = rows.map((row) => row['QUERY PLAN']);
+  const nodes = lines
     .filter((line) => /(Index Scan|Seq Scan)( using \S+)? on (passages|knowledgebase_lexemes)/.test(line))
     .filter((line) => !line.includes('never executed') && !line.includes('_pkey'))
     .map((line) => line.replace(/^[\s->]+/, '').replace(/\s*\(actual.*$/, ''));
-  return [...new Set(nodes)].join('; ');
+  // The first Buffers line is the root node's: everything the statement read or found in shared buffers.
+  const buffers = /hit=(\d+)(?: read=(\d+))?/.exec(lines.find((line) => line.includes('Buffers:')) ?? '');
+  return [[...new Set(nodes)].join('; '), buffers ? Number(buffers[1]) + Number(buffers[2] ?? 0) : 0];
+}
+
+interface Loaded {
+  label: string;
+  userId: number;
+  knowledgebaseId: number;
+}
+
+/**
+ * A knowledgebase of `total` passages: the corpus', then synthetic ones of nine random sentences each, built on
+ * the server in batches (deterministic: seeded), with RARE_WORD in RARE_PASSAGES of them spread over the whole.
+ */
+async function generateKnowledgebase(
+  dataSource: DataSource,
+  label: string,
+  english: number,
+  corpus: string[],
+  sentences: string[],
+  total: number,
+): Promise<Loaded> {
+  const { userId, knowledgebaseId, documentId } = await loadKnowledgebase(dataSource, english, corpus, label);
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.query(`SELECT setseed(0.42)`);
+    // The subquery names the outer row so that it draws its sentences anew for every passage.
+    for (let start = corpus.length; start < total; start += 50_000) {
+      await runner.query(
+        `INSERT INTO passages (user_id, knowledgebase_id, document_id, position, content)
+         SELECT $1, $2, $3, position,
+                (SELECT string_agg(($6::text[])[1 + floor(random() * cardinality($6::text[]))::int], ' ')
+                   FROM generate_series(1, 9 + position * 0))
+                || CASE WHEN position % ($7::int / $8::int) = 0 THEN ' Disputes over a ' || $9 || ' go to arbitration.'
+                        ELSE '' END
+           FROM generate_series($4::int, $5::int - 1) position`,
+        [
+          userId,
+          knowledgebaseId,
+          documentId,
+          start,
+          Math.min(total, start + 50_000),
+          sentences,
+          total,
+          RARE_PASSAGES,
+          RARE_WORD,
+        ],
+      );
+    }
+  } finally {
+    await runner.release();
+  }
+  return { label, userId, knowledgebaseId };
+}
+
+/** A word no document of the corpus uses, planted in RARE_PASSAGES passages of each knowledgebase. */
+const RARE_WORD = 'quokka';
+const RARE_PASSAGES = 20;
+const SMALL_PASSAGES = 10_000;
+
+const QUERY_KINDS: [kind: string, query: string][] = [
+  ['one rare word (20 passages)', RARE_WORD],
+  ['rare and common word', `${RARE_WORD} document`],
+  ['common words only', 'the service and the worker of the document'],
+  ['question', 'how long does a login session last before it expires'],
+  ['question of common words', 'how do I configure the timeout for a request'],
+  ['misspelt words', 'webhok signatrue'],
+  ['phrase', '"exponential backoff"'],
+  ['word and exclusion', 'retry -webhook'],
+];
+
+interface SearchStatement {
+  search(ownerId: number, knowledgebaseId: number, query: string, limit: number): Promise<unknown[]>;
+  statement(ownerId: number, knowledgebaseId: number, query: string, limit: number): [string, unknown[]];
+}
+
+/** One statement over one database: what a phase of the measurement searches with. */
+interface Phase {
+  name: string;
+  search: SearchStatement;
+  dataSource: DataSource;
+}
+
+/**
+ * p50 and p95 of every kind on every knowledgebase in every phase, interleaved round by round (so a phase is not
+ * favoured by the machine's load at its time), then one table per phase.
+ */
+async function measure(title: string, phases: Phase[], knowledgebases: Loaded[], runs: number): Promise<void> {
+  const key = (phase: Phase, loaded: Loaded, kind: string) => `${phase.name}|${loaded.label}|${kind}`;
+  const timings = new Map<string, number[]>();
+  for (let run = 0; run < runs + 5; run++) {
+    for (const loaded of knowledgebases) {
+      for (const [kind, query] of QUERY_KINDS) {
+        for (const phase of phases) {
+          const start = nowMs();
+          await phase.search.search(loaded.userId, loaded.knowledgebaseId, query, 5);
+          const elapsed = nowMs() - start;
+          if (run < 5) continue;
+          const values = timings.get(key(phase, loaded, kind)) ?? [];
+          values.push(elapsed);
+          timings.set(key(phase, loaded, kind), values);
+        }
+      }
+    }
+  }
+  for (const phase of phases) {
+    const rows: (string | number)[][] = [];
+    let worst = 0;
+    for (const loaded of knowledgebases) {
+      for (const [kind, query] of QUERY_KINDS) {
+        const values = timings.get(key(phase, loaded, kind))!;
+        const [sql, parameters] = phase.search.statement(loaded.userId, loaded.knowledgebaseId, query, 5);
+        const [plan, buffers] = await planSummary(phase.dataSource, sql, parameters);
+        worst = Math.max(worst, percentile(values, 95));
+        rows.push([
+          loaded.label,
+          kind,
+          query,
+          fixed(percentile(values, 50)),
+          fixed(percentile(values, 95)),
+          buffers,
+          plan,
+        ]);
+      }
+    }
+    printTable(
+      `${title}, ${phase.name}`,
+      ['knowledgebase', 'kind', 'query', 'p50 ms', 'p95 ms', 'buffers', 'plan (index and scan nodes)'],
+      rows,
+      [
+        `${runs} runs a kind, every phase in each round; the statement alone, over one pooled connection; ` +
+          `buffers: shared hit + read of one run. Worst p95: ${fixed(worst)} ms`,
+      ],
+    );
+  }
+}
+
+/** The search statement of `commit`, from its sources, for the before-and-after run. */
+function searchAt(commit: string, dataSource: DataSource): SearchStatement {
+  const directory = join(__dirname, '.cache', `search-${commit}`);
+  mkdirSync(directory, { recursive: true });
+  for (const file of ['passage-search.ts', 'search-query.ts']) {
+    const source = execFileSync('git', ['show', `${commit}:libs/database/src/${file}`], { cwd: ROOT });
+    writeFileSync(join(directory, file), source);
+  }
+  const { PassageSearch: Before } = require(join(directory, 'passage-search.ts')) as {
+    PassageSearch: new (dataSource: DataSource) => SearchStatement;
+  };
+  return new Before(dataSource);
+}
+
+/** The migrations `commit` has (by the timestamps of their file names), in today's list. */
+function migrationsAt(commit: string): typeof migrations {
+  const files = execFileSync('git', ['ls-tree', '--name-only', commit, 'libs/database/src/migrations/'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  const timestamps = new Set([...files.matchAll(/\/(\d{13})-/g)].map((match) => match[1]));
+  return migrations.filter((migration) => timestamps.has(/(\d{13})$/.exec(migration.name)![1]));
+}
+
+/** A database of the run's, dropped with it (also on Ctrl-C). */
+async function sideDatabase(
+  environment: { databaseUrl: string },
+  suffix: string,
+  cleanups: (() => Promise<void>)[],
+): Promise<string> {
+  const url = new URL(environment.databaseUrl);
+  url.pathname = `${url.pathname}_${suffix}`;
+  const databaseUrl = url.toString();
+  const drop = () => dropDatabase(databaseUrl);
+  cleanups.push(drop);
+  onInterrupt(drop);
+  return databaseUrl;
+}
+
+async function connect(databaseUrl: string, poolSize = 2): Promise<DataSource> {
+  const dataSource = new DataSource(dataSourceOptions(databaseUrl, poolSize));
+  return dataSource.initialize();
 }
 
 async function latency(
-  passageSearch: PassageSearch,
-  dataSource: DataSource,
-  english: number,
+  environment: { databaseUrl: string },
   corpus: string[],
   total: number,
   runs: number,
+  before: string | undefined,
 ): Promise<void> {
+  if (corpus.some((passage) => passage.toLowerCase().includes(RARE_WORD))) {
+    throw new Error(`The corpus uses "${RARE_WORD}": it would not be rare`);
+  }
   const sentences = corpus.flatMap((passage) => passage.split(/(?<=[.;:])\s+/)).filter((text) => text.length > 20);
-  const started = nowMs();
-  const measured = await loadKnowledgebase(dataSource, english, [
-    ...corpus,
-    ...syntheticPassages(sentences, total - corpus.length, 1),
-  ]);
-  await loadKnowledgebase(dataSource, english, syntheticPassages(sentences, Math.min(total, OTHER_PASSAGES), 2));
-  await dataSource.query('ANALYZE');
-  const loadSeconds = (nowMs() - started) / 1000;
-
-  const timings = new Map<string, number[]>(QUERY_KINDS.map(([kind]) => [kind, []]));
-  for (let run = 0; run < runs + 5; run++) {
-    for (const [kind, query] of QUERY_KINDS) {
-      const start = nowMs();
-      await passageSearch.search(measured.userId, measured.knowledgebaseId, query, 5);
-      if (run >= 5) timings.get(kind)!.push(nowMs() - start);
+  const cleanups: (() => Promise<void>)[] = [];
+  const opened: DataSource[] = [];
+  try {
+    // With --before, the passages are loaded under that commit's schema, into a database of their own.
+    let loadUrl = environment.databaseUrl;
+    if (before) {
+      loadUrl = await sideDatabase(environment, 'before', cleanups);
+      await ensureDatabase(loadUrl);
+      const schema = new DataSource({ ...dataSourceOptions(loadUrl, 1), migrations: migrationsAt(before) });
+      await schema.initialize();
+      await schema.runMigrations({ transaction: 'each' });
+      await schema.destroy();
     }
+    const loading = await connect(loadUrl);
+    let started = nowMs();
+    const [{ id: english }] = await loading.query(`SELECT id FROM languages WHERE iso_2 = 'en'`);
+    const knowledgebases = [
+      await generateKnowledgebase(
+        loading,
+        `small (${SMALL_PASSAGES.toLocaleString('en')})`,
+        english,
+        corpus,
+        sentences,
+        SMALL_PASSAGES,
+      ),
+      await generateKnowledgebase(loading, `large (${total.toLocaleString('en')})`, english, corpus, sentences, total),
+    ];
+    await loading.query('ANALYZE');
+    await loading.destroy();
+    const passages = (SMALL_PASSAGES + total).toLocaleString('en');
+    console.log(`\nloaded and analysed ${passages} passages in ${fixed((nowMs() - started) / 1000)} s`);
+
+    const phases: Phase[] = [];
+    if (before) {
+      // A file-level copy of the loaded database, then today's migrations on it, as on an existing deployment.
+      const afterUrl = await sideDatabase(environment, 'after', cleanups);
+      const afterName = new URL(afterUrl).pathname.slice(1);
+      const admin = await connect(environment.databaseUrl, 1);
+      opened.push(admin);
+      await admin.query(`CREATE DATABASE ${afterName} TEMPLATE ${new URL(loadUrl).pathname.slice(1)}`);
+      started = nowMs();
+      const applied = await runMigrations(afterUrl);
+      console.log(`applied ${applied.join(', ')} to the loaded passages in ${fixed((nowMs() - started) / 1000)} s`);
+      const beforeSource = await connect(loadUrl);
+      const afterSource = await connect(afterUrl);
+      opened.push(beforeSource, afterSource);
+      await afterSource.query('ANALYZE');
+      phases.push(
+        { name: `before (${before})`, search: searchAt(before, beforeSource), dataSource: beforeSource },
+        { name: 'now', search: new PassageSearch(afterSource), dataSource: afterSource },
+      );
+    } else {
+      const dataSource = await connect(loadUrl);
+      opened.push(dataSource);
+      phases.push({ name: 'now', search: new PassageSearch(dataSource), dataSource });
+    }
+    await measure(
+      `Latency: ${SMALL_PASSAGES.toLocaleString('en')} passages beside ${total.toLocaleString('en')} (another account's)`,
+      phases,
+      knowledgebases,
+      runs,
+    );
+  } finally {
+    for (const dataSource of opened) if (dataSource.isInitialized) await dataSource.destroy();
+    for (const cleanup of cleanups.reverse()) await cleanup();
   }
-  const rows: (string | number)[][] = [];
-  for (const [kind, query] of QUERY_KINDS) {
-    const values = timings.get(kind)!;
-    const [sql, parameters] = passageSearch.statement(measured.userId, measured.knowledgebaseId, query, 5);
-    rows.push([
-      kind,
-      query,
-      fixed(percentile(values, 50)),
-      fixed(percentile(values, 95)),
-      await planSummary(dataSource, sql, parameters),
-    ]);
-  }
-  printTable(
-    `Latency over ${total.toLocaleString('en')} passages in one knowledgebase (another beside it), ${runs} runs a kind`,
-    ['kind', 'query', 'p50 ms', 'p95 ms', 'plan (index and scan nodes)'],
-    rows,
-    [`loaded and analysed in ${fixed(loadSeconds)} s; the statement alone, over one pooled connection`],
-  );
 }
 
 async function main(): Promise<void> {
-  const total = Number(process.argv[2] ?? 10_000);
-  const runs = Number(process.argv[3] ?? 200);
+  const options = process.argv.slice(2);
+  const beforeAt = options.indexOf('--before');
+  const before = beforeAt >= 0 ? options.splice(beforeAt, 2)[1] : undefined;
+  const total = Number(options[0] ?? 1_000_000);
+  const runs = Number(options[1] ?? 100);
   const environment = await createBenchEnvironment();
   const dataSource = new DataSource(dataSourceOptions(environment.databaseUrl, 2));
   try {
@@ -229,7 +427,8 @@ async function main(): Promise<void> {
     const [{ id: english }] = await dataSource.query(`SELECT id FROM languages WHERE iso_2 = 'en'`);
     const corpus = corpusPassages();
     await recall(passageSearch, dataSource, english, corpus);
-    await latency(passageSearch, dataSource, english, corpus, total, runs);
+    await dataSource.destroy();
+    await latency(environment, corpus, total, runs, before);
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();
     await environment.clean();

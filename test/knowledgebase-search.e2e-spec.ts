@@ -1,3 +1,4 @@
+import { PassageSearch } from '@app/database';
 import { createAccount, TestAccount } from './support/factories';
 import { Stack, startStack } from './support/stack';
 import { waitFor, waitForDocument } from './support/wait-for';
@@ -25,8 +26,8 @@ describe('Knowledgebase search', () => {
   }, 30_000);
   afterAll(() => stack.close());
 
-  const createKnowledgebase = async (body: Record<string, unknown>) =>
-    (await stack.http.post('/api/user/knowledgebases').set(account.auth).send(body).expect(201)).body.data;
+  const createKnowledgebase = async (body: Record<string, unknown>, owner = account) =>
+    (await stack.http.post('/api/user/knowledgebases').set(owner.auth).send(body).expect(201)).body.data;
 
   /** A knowledgebase holding the FAQ, one passage per paragraph, ready to search. */
   const knowledgebaseWithFaq = async (languageId: number | null) => {
@@ -153,6 +154,83 @@ describe('Knowledgebase search', () => {
       const [found] = await search(knowledgebaseId, 'creme brulee');
       expect(found.document_name).toBe('Answer 5');
       expect(found.highlight).toContain('**crème** **brûlée**');
+    });
+
+    it("reads only its own knowledgebase's passages of a word, and walks none for a rare one", async () => {
+      /** A knowledgebase of `owner` holding `passages`, written as the worker writes them. */
+      const withPassages = async (owner: TestAccount, passages: string[]) => {
+        const created = await createKnowledgebase({ name: 'Notes', language_id: english }, owner);
+        const [document] = await stack.dataSource.query(
+          `INSERT INTO documents (user_id, knowledgebase_id, name, type, status)
+           VALUES ($1, $2, 'Notes', 'txt', 'active') RETURNING id`,
+          [owner.id, created.id],
+        );
+        await stack.dataSource.query(
+          `INSERT INTO passages (user_id, knowledgebase_id, document_id, position, content)
+           SELECT $1, $2, $3, position, content FROM unnest($4::text[]) WITH ORDINALITY AS item(content, position)`,
+          [owner.id, created.id, document.id, passages],
+        );
+        return created.id as number;
+      };
+      const numbered = (count: number, text: (position: number) => string) =>
+        Array.from({ length: count }, (_, index) => text(index + 1));
+      // 40 passages about the weather, one of which mentions a parcel and one a courier, beside another account's
+      // knowledgebase holding "parcel" in 3,000.
+      const small = await withPassages(
+        account,
+        numbered(40, (position) =>
+          [
+            `Note ${position} on the weather.`,
+            position === 7 ? 'A parcel waits.' : '',
+            position === 9 ? 'The courier is late.' : '',
+          ]
+            .join(' ')
+            .trim(),
+        ),
+      );
+      await withPassages(
+        await createAccount(stack),
+        numbered(3000, (position) => `Parcel number ${position} waits at the depot.`),
+      );
+      await stack.dataSource.query('ANALYZE passages');
+
+      const plan = async (query: string) => {
+        const [sql, parameters] = new PassageSearch(stack.dataSource).statement(account.id, small, query, 5);
+        const rows: { 'QUERY PLAN': string }[] = await stack.dataSource.query(
+          `EXPLAIN (ANALYZE, COSTS OFF) ${sql}`,
+          parameters,
+        );
+        return rows.map((row) => row['QUERY PLAN']);
+      };
+      // What each scan of the passages (or of their indexes) brought back and threw away; none for one never run.
+      const passagesRead = (lines: string[]) => {
+        const scans: { rows: number; removed: number }[] = [];
+        let current: { rows: number; removed: number } | undefined;
+        for (const line of lines) {
+          if (/^\s*(->|\S)/.test(line) && /\(actual|never executed/.test(line)) {
+            current = / on passages(_\w+)? /.test(line)
+              ? { rows: Number(/rows=(\d+)/.exec(line)?.[1] ?? 0), removed: 0 }
+              : undefined;
+            if (current) scans.push(current);
+          } else if (current) {
+            current.removed += Number(/Rows Removed by (?:Filter|Index Recheck): (\d+)/.exec(line)?.[1] ?? 0);
+          }
+        }
+        return scans;
+      };
+
+      const [parcel] = await search(small, 'parcel');
+      expect(parcel.content).toBe('Note 7 on the weather. A parcel waits.');
+      // However the planner reaches them, the crowded knowledgebase's 3,000 passages are neither read nor discarded.
+      for (const scan of passagesRead(await plan('parcel'))) {
+        expect(scan.rows + scan.removed).toBeLessThanOrEqual(40);
+      }
+      // No word of the query is common, so nothing is walked: one passage is read, for the one that holds it.
+      expect(Math.max(...passagesRead(await plan('courier')).map((scan) => scan.rows))).toBe(1);
+      // A common word is walked to, over this knowledgebase's passages only.
+      const walked = passagesRead(await plan('weather courier'));
+      expect(Math.max(...walked.map((scan) => scan.rows))).toBe(40);
+      for (const scan of walked) expect(scan.rows + scan.removed).toBeLessThanOrEqual(40);
     });
   });
 

@@ -29,8 +29,9 @@ export const COMMON_WORD_SHARE = 0.05;
  *   dropped). A word the knowledgebase never uses is replaced by its nearest words one or two edits away.
  * - `matches`: each term's words with a weight from their rarity in this knowledgebase (an idf), discounted
  *   for corrections.
- * - `candidates`: passages holding all terms, then those of the rarest words, at most the cap. The
- *   `knowledgebase_id + 0` keeps the planner on the full-text index rather than the knowledgebase's btree.
+ * - `candidates`: passages holding all terms, then those of the rarest words, at most the cap. The full-text
+ *   index leads with the knowledgebase (btree_gin), so a seed reads only this knowledgebase's postings of a word,
+ *   whatever other knowledgebases hold it.
  *   Common words (in more than COMMON_WORD_SHARE of the passages) stay out of the index: `walked` finds their
  *   passages by the knowledgebase's btree, and only when the rarer words leave room under the cap.
  * - `hits`: where the query's words stand in each candidate; only those words are taken out of its vector
@@ -105,7 +106,7 @@ seeds AS (
 candidates AS (
   SELECT hit.id FROM seeds CROSS JOIN LATERAL (
     SELECT passage.id FROM passages passage
-     WHERE NOT seeds.common AND passage.search_vector @@ seeds.query AND passage.knowledgebase_id + 0 = $2
+     WHERE NOT seeds.common AND passage.search_vector @@ seeds.query AND passage.knowledgebase_id = $2
      LIMIT $7) hit
    WHERE NOT seeds.common
    GROUP BY hit.id ORDER BY min(seeds.priority) LIMIT $7

@@ -16,6 +16,7 @@ import { RecordingsOfRecordingAssistants1763800000100 } from './1763800000100-re
 import { IdempotencySealedAndLeased1763800000110 } from './1763800000110-idempotency-sealed-and-leased';
 import { OneNumberOneHolder1763800000120 } from './1763800000120-one-number-one-holder';
 import { CallsByAge1763800000130 } from './1763800000130-calls-by-age';
+import { SearchPerKnowledgebase1764117300000 } from './1764117300000-search-per-knowledgebase';
 import { AccountWritePositions1764119250000 } from './1764119250000-account-write-positions';
 import { DeploymentIdentity1764120000000 } from './1764120000000-deployment-identity';
 
@@ -39,6 +40,7 @@ export const migrations = [
   IdempotencySealedAndLeased1763800000110,
   OneNumberOneHolder1763800000120,
   CallsByAge1763800000130,
+  SearchPerKnowledgebase1764117300000,
   AccountWritePositions1764119250000,
   DeploymentIdentity1764120000000,
 ];
