@@ -120,6 +120,35 @@ describe('SIP trunks against LiveKit', () => {
     });
   });
 
+  it('tells the dispatch rule whenever the assistant answering the number changes', async () => {
+    const trunk = (await createTrunk().expect(201)).body.data as Trunk;
+    const languages = (await stack.http.get('/api/user/assistants/languages').set(account.auth).expect(200)).body;
+    const english = languages.find((language: { iso_2: string }) => language.iso_2 === 'en').id;
+    const answering = () => {
+      const [rule] = heldFor(trunk.id).rules;
+      return JSON.parse(rule.roomConfig!.agents[0].metadata).assistant_id as number | null;
+    };
+    const assistant = (
+      await stack.http
+        .post('/api/user/assistant')
+        .set(account.auth)
+        .send({ name: 'Front desk', type: 'inbound', language_id: english, phone_number_id: trunk.id })
+        .expect(201)
+    ).body.data;
+    await waitFor(() => (answering() === assistant.id ? true : undefined), 15_000);
+    const rule = heldFor(trunk.id).rules[0].sipDispatchRuleId;
+    await stack.http
+      .put(`/api/user/assistant/${assistant.id}`)
+      .set(account.auth)
+      .send({ phone_number_id: null })
+      .expect(200);
+    await waitFor(() => (answering() === null ? true : undefined), 15_000);
+    // The rule keeps its id, and still routes the trunk's calls.
+    expect(heldFor(trunk.id).rules.map((item) => [item.sipDispatchRuleId, item.trunkIds])).toEqual([
+      [rule, [trunk.inbound_trunk_id]],
+    ]);
+  });
+
   describe.each(TABLE)('changing %s', (_field, change, inbound, outbound, start = {}) => {
     it('re-creates exactly the trunks the spec names, and LiveKit holds exactly what the row names', async () => {
       const before = (await createTrunk(trunkBody(start)).expect(201)).body.data as Trunk;

@@ -237,6 +237,7 @@ export class FakeLiveKit {
     'SIP/ListSIPOutboundTrunk': (body) => ({ items: this.list(this.outbound, body) }),
     'SIP/DeleteSIPTrunk': (body) => this.deleteTrunk(body),
     'SIP/CreateSIPDispatchRule': (body) => this.createRule(body),
+    'SIP/UpdateSIPDispatchRule': (body) => this.updateRule(body),
     'SIP/ListSIPDispatchRule': (body) => ({ items: this.listRules(body) }),
     'SIP/DeleteSIPDispatchRule': (body) => this.deleteRule(body),
     'SIP/CreateSIPParticipant': (body) => this.createParticipant(body),
@@ -366,6 +367,46 @@ export class FakeLiveKit {
     info.sipDispatchRuleId = guid('SDR_');
     this.rules.set(info.sipDispatchRuleId, info);
     return info;
+  }
+
+  /**
+   * pkg/service/sip.go `UpdateSIPDispatchRule` with livekit/sip.go `UpdateSIPDispatchRuleRequest.Validate`: the
+   * rule is replaced (or its fields updated) and validated against every other rule.
+   */
+  private updateRule(body: Twirp) {
+    const id = (body.sipDispatchRuleId ?? '') as string;
+    if (id === '') throw invalid('rule id must be set');
+    if (!body.replace && !body.update) throw invalid('missing or unsupported update action');
+    if (body.replace?.sipDispatchRuleId && body.replace.sipDispatchRuleId !== id) {
+      throw invalid('rule id in the info must be empty or match the id in the update');
+    }
+    if (body.replace && (!body.replace.rule || Object.keys(body.replace.rule).length === 0)) {
+      throw invalid('missing rule');
+    }
+    const current = this.rules.get(id);
+    if (!current) throw new TwirpError('not_found', 'requested sip dispatch rule does not exist');
+    const source = (body.replace ?? body.update) as Twirp;
+    const next: FakeDispatchRule = body.replace
+      ? {
+          sipDispatchRuleId: id,
+          name: source.name ?? '',
+          metadata: source.metadata ?? '',
+          trunkIds: source.trunkIds ?? [],
+          inboundNumbers: source.inboundNumbers ?? [],
+          numbers: source.numbers ?? [],
+          rule: source.rule,
+          roomConfig: source.roomConfig,
+        }
+      : {
+          ...current,
+          ...(typeof source.name === 'string' ? { name: source.name } : {}),
+          ...(typeof source.metadata === 'string' ? { metadata: source.metadata } : {}),
+          ...(source.rule ? { rule: source.rule } : {}),
+          trunkIds: applyListUpdate(current.trunkIds, source.trunkIds),
+        };
+    this.validateRules([...this.rules.values()].map((rule) => (rule.sipDispatchRuleId === id ? next : rule)));
+    this.rules.set(id, next);
+    return next;
   }
 
   /** pkg/service/sip.go `DeleteSIPDispatchRule`: loads the rule first, so a missing one is NotFound. */

@@ -57,6 +57,10 @@ export interface SipProvisioningJob {
   requestId: number;
 }
 
+export interface InboundDispatchJob {
+  phoneNumberId: number;
+}
+
 export interface CampaignJob {
   campaignId: number;
 }
@@ -138,6 +142,8 @@ export const Jobs = {
    * gives a stored trunk's number back to its inbound trunk. Repeats.
    */
   reconcileProviderTrunks: defineJob<Record<string, never>>(Queues.telephony, 'reconcile-provider-trunks', retried(1)),
+  /** Tells a SIP trunk's dispatch rule which assistant answers its number now (queued when that changes). */
+  refreshInboundDispatch: defineJob<InboundDispatchJob>(Queues.telephony, 'refresh-inbound-dispatch', retried(5)),
   /** Looks for running campaigns with leads to dial, and dials nobody settled (their worker died). Repeats. */
   dialCampaigns: defineJob<Record<string, never>>(Queues.dialer, 'dial-campaigns', retried(3)),
   /**

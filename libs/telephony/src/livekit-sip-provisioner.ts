@@ -1,4 +1,11 @@
-import { RoomAgentDispatch, RoomConfiguration, SipClient } from 'livekit-server-sdk';
+import {
+  RoomAgentDispatch,
+  RoomConfiguration,
+  SIPDispatchRule,
+  SIPDispatchRuleIndividual,
+  SIPDispatchRuleInfo,
+  SipClient,
+} from 'livekit-server-sdk';
 import {
   InboundTrunkSpec,
   OutboundTrunkSpec,
@@ -23,6 +30,29 @@ export interface LiveKitSettings {
 /** LiveKit's SIPTransport.SIP_TRANSPORT_AUTO. */
 const TRANSPORT_AUTO = 0;
 const REQUEST_TIMEOUT_SECONDS = 10;
+
+/** Each inbound call gets a room of its own, `call-<random>`. */
+const ROOM_PREFIX = 'call-';
+
+/**
+ * What a dispatch rule says about the calls it routes: the agent to dispatch into each room, with the assistant and
+ * number as its metadata (naming an agent turns LiveKit's automatic dispatch off, so the rule must name it), and the
+ * owner tag.
+ */
+function dispatchFields(spec: Pick<InboundTrunkSpec, 'name' | 'owner' | 'dispatch'>) {
+  return {
+    name: `${spec.name} dispatch`,
+    metadata: ownerMetadata(spec.owner, spec.dispatch.metadata),
+    roomConfig: new RoomConfiguration({
+      agents: [
+        new RoomAgentDispatch({
+          agentName: spec.dispatch.agentName,
+          metadata: JSON.stringify(spec.dispatch.metadata),
+        }),
+      ],
+    }),
+  };
+}
 
 /** A Twirp error's code, as the SDK surfaces it (`not_found`, `invalid_argument`, ...). */
 const codeOf = (error: unknown) => (error as { code?: string }).code;
@@ -69,21 +99,8 @@ export class LiveKitSipProvisioner implements SipProvisioner {
       'create the dispatch rule',
       () =>
         this.client.createSipDispatchRule(
-          { type: 'individual', roomPrefix: 'call-' },
-          {
-            name: `${spec.name} dispatch`,
-            trunkIds: [trunk.sipTrunkId],
-            metadata: ownerMetadata(spec.owner, spec.dispatch.metadata),
-            // Naming an agent turns LiveKit's automatic dispatch off for these rooms: this one must come.
-            roomConfig: new RoomConfiguration({
-              agents: [
-                new RoomAgentDispatch({
-                  agentName: spec.dispatch.agentName,
-                  metadata: JSON.stringify(spec.dispatch.metadata),
-                }),
-              ],
-            }),
-          },
+          { type: 'individual', roomPrefix: ROOM_PREFIX },
+          { trunkIds: [trunk.sipTrunkId], ...dispatchFields(spec) },
         ),
       // Take back the trunk this step created (and a rule whose answer was lost), so the caller has nothing to undo.
       async () => {
@@ -118,6 +135,24 @@ export class LiveKitSipProvisioner implements SipProvisioner {
       },
     );
     return trunk.sipTrunkId;
+  }
+
+  async updateInboundDispatch(
+    inbound: ProvisionedInbound,
+    spec: Pick<InboundTrunkSpec, 'name' | 'owner' | 'dispatch'>,
+  ): Promise<void> {
+    await this.step('update the dispatch rule', () =>
+      this.client.updateSipDispatchRule(
+        inbound.dispatchRuleId,
+        new SIPDispatchRuleInfo({
+          rule: new SIPDispatchRule({
+            rule: { case: 'dispatchRuleIndividual', value: new SIPDispatchRuleIndividual({ roomPrefix: ROOM_PREFIX }) },
+          }),
+          trunkIds: [inbound.trunkId],
+          ...dispatchFields(spec),
+        }),
+      ),
+    );
   }
 
   async releaseInboundNumbers(trunkId: string): Promise<void> {

@@ -16,7 +16,8 @@ export type LocalOperation =
   | 'deleteInbound'
   | 'deleteOutbound'
   | 'releaseInbound'
-  | 'restoreInbound';
+  | 'restoreInbound'
+  | 'updateDispatch';
 
 export interface LocalTrunk {
   id: string;
@@ -93,6 +94,18 @@ export class LocalSipProvisioner implements SipProvisioner {
     for (const trunk of this.trunks.values()) {
       if (trunk.dispatchRuleId === dispatchRuleId) trunk.dispatchRuleId = undefined;
     }
+  }
+
+  async updateInboundDispatch(
+    inbound: ProvisionedInbound,
+    spec: Pick<InboundTrunkSpec, 'name' | 'owner' | 'dispatch'>,
+  ): Promise<void> {
+    await this.maybeFail('updateDispatch');
+    const trunk = this.trunks.get(inbound.trunkId);
+    if (!trunk || trunk.dispatchRuleId !== inbound.dispatchRuleId) {
+      throw new SipProvisioningError('requested sip dispatch rule does not exist');
+    }
+    trunk.spec = { ...trunk.spec, dispatch: spec.dispatch } as InboundTrunkSpec;
   }
 
   async releaseInboundNumbers(trunkId: string): Promise<void> {

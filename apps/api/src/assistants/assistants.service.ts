@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
 import { DataSource, EntityManager, In } from 'typeorm';
@@ -19,6 +19,7 @@ import {
   ValidationFailed,
 } from '@app/contracts';
 import { SecretBox, SecretContexts } from '@app/crypto';
+import { JobQueue, Jobs } from '@app/jobs';
 import {
   Assistant,
   InjectTenantRepository,
@@ -49,11 +50,14 @@ interface Reference {
 
 @Injectable()
 export class AssistantsService {
+  private readonly logger = new Logger(AssistantsService.name);
+
   constructor(
     @InjectTenantRepository(Assistant) private readonly assistants: TenantRepository<Assistant>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly secrets: SecretBox,
     private readonly config: AppConfig,
+    private readonly jobs: JobQueue,
   ) {}
 
   async list(
@@ -128,6 +132,7 @@ export class AssistantsService {
       await this.replaceLinks(manager, created.id, request);
       return created.id;
     });
+    await this.answeringChanged([request.phone_number_id]);
     return { message: 'Assistant created successfully.', data: await this.one(user, id) };
   }
 
@@ -136,7 +141,7 @@ export class AssistantsService {
     id: number,
     request: UpdateAssistantRequest,
   ): Promise<AssistantMessageEnvelope> {
-    await retryingTransaction(this.dataSource, async (manager) => {
+    const numbers = await retryingTransaction(this.dataSource, async (manager) => {
       if (!(await this.assistants.withManager(manager).exists(user.id, { id }))) throw Errors.assistantNotFound();
       // References first, then the assistant: the order in which a folder's or label's delete takes them.
       await this.checkReferences(manager, user, request);
@@ -167,14 +172,34 @@ export class AssistantsService {
       // The signing secret is made when a webhook URL is first set, and kept (rotated only on request).
       if (request.webhook_url && !current.webhookSecretSealed) await this.storeSecret(manager, id, newWebhookSecret());
       await this.replaceLinks(manager, id, request);
+      const moved = request.phone_number_id !== undefined && request.phone_number_id !== current.phoneNumberId;
+      return moved ? [current.phoneNumberId, request.phone_number_id] : [];
     });
+    await this.answeringChanged(numbers);
     return { message: 'Assistant updated successfully.', data: await this.one(user, id) };
   }
 
   /** Its calls stay (their assistant becomes null; they keep its name). */
   async delete(user: AuthenticatedUser, id: number): Promise<MessageResponse> {
-    if (!(await this.assistants.delete(user.id, id))) throw Errors.assistantNotFound();
+    const assistant = await this.assistants.findOne(user.id, id);
+    if (!assistant || !(await this.assistants.delete(user.id, id))) throw Errors.assistantNotFound();
+    await this.answeringChanged([assistant.phoneNumberId]);
     return { message: 'Assistant deleted successfully.' };
+  }
+
+  /**
+   * Numbers whose answering assistant changed: their SIP trunk's dispatch rule is told (on the worker). The change
+   * itself is stored either way; a dispatch rule that could not be told is logged and keeps the assistant it named.
+   */
+  private async answeringChanged(numbers: (number | null | undefined)[]): Promise<void> {
+    for (const phoneNumberId of new Set(numbers)) {
+      if (typeof phoneNumberId !== 'number') continue;
+      await this.jobs
+        .enqueue(Jobs.refreshInboundDispatch, { phoneNumberId })
+        .catch((error: Error) =>
+          this.logger.error({ phoneNumberId, error: error.message }, 'the dispatch rule of a number was not queued'),
+        );
+    }
   }
 
   async rotateWebhookSecret(user: AuthenticatedUser, id: number): Promise<AssistantMessageEnvelope> {

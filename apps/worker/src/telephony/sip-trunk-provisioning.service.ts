@@ -260,14 +260,31 @@ export class SipTrunkProvisioning {
     };
   }
 
+  /**
+   * Tells the trunk's dispatch rule which assistant answers the number now. Under the trunk's row lock, so it never
+   * races a re-provisioning; a trunk without provisioned inbound side has nothing to tell.
+   */
+  async refreshDispatch(phoneNumberId: number): Promise<{ status: string }> {
+    const deployment = (this.deployment ??= await deploymentId(this.dataSource));
+    return this.dataSource.transaction(async (manager) => {
+      const trunk = await manager
+        .getRepository(SipTrunk)
+        .findOne({ where: { id: phoneNumberId }, lock: { mode: 'pessimistic_write' } });
+      const number = await manager.getRepository(PhoneNumber).findOne({ where: { id: phoneNumberId } });
+      if (!trunk?.inboundTrunkId || !trunk.inboundDispatchRuleId || !number) return { status: 'skipped' };
+      const spec = await this.dispatchSpec(manager, { deployment, trunk: trunk.id, createdAt: Date.now() }, number);
+      await this.provider.updateInboundDispatch(
+        { trunkId: trunk.inboundTrunkId, dispatchRuleId: trunk.inboundDispatchRuleId },
+        spec,
+      );
+      return { status: 'done' };
+    });
+  }
+
   private deployment?: string;
 
-  private async inboundSpec(
-    manager: EntityManager,
-    owner: TrunkOwner,
-    number: PhoneNumber,
-    state: TrunkState,
-  ): Promise<InboundTrunkSpec> {
+  /** Who answers the number's calls: the agent, told the number and the assistant that answers it. */
+  private async dispatchSpec(manager: EntityManager, owner: TrunkOwner, number: { id: number; phoneNumber: string }) {
     const [assistant] = (await manager.query(
       `SELECT id FROM assistants WHERE phone_number_id = $1 ORDER BY id LIMIT 1`,
       [number.id],
@@ -277,8 +294,19 @@ export class SipTrunkProvisioning {
       owner,
       dispatch: {
         agentName: this.config.livekitAgentName,
-        metadata: { assistant_id: assistant?.id ?? null, phone_number_id: number.id, phone_number: state.phoneNumber },
+        metadata: { assistant_id: assistant?.id ?? null, phone_number_id: number.id, phone_number: number.phoneNumber },
       },
+    };
+  }
+
+  private async inboundSpec(
+    manager: EntityManager,
+    owner: TrunkOwner,
+    number: PhoneNumber,
+    state: TrunkState,
+  ): Promise<InboundTrunkSpec> {
+    return {
+      ...(await this.dispatchSpec(manager, owner, { id: number.id, phoneNumber: state.phoneNumber })),
       numbers: [state.phoneNumber],
       ...(state.authorization === 'ip'
         ? { allowedAddresses: state.allowedIps ?? [] }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Job } from 'bullmq';
-import { JobHandler, JobProcessor, Jobs, Queues, SipProvisioningJob } from '@app/jobs';
+import { InboundDispatchJob, JobHandler, JobProcessor, Jobs, Queues, SipProvisioningJob } from '@app/jobs';
 import { ProviderReconcile } from './provider-reconcile.service';
 import { SipTrunkProvisioning } from './sip-trunk-provisioning.service';
 
@@ -12,6 +12,8 @@ export class TelephonyProcessor extends JobProcessor {
     [Jobs.provisionSipTrunk.name]: (job) => this.provisioning.process((job as Job<SipProvisioningJob>).data.requestId),
     [Jobs.cleanUpProviderTrunks.name]: () => this.provisioning.cleanUp(),
     [Jobs.reconcileProviderTrunks.name]: () => this.reconciler.reconcile(),
+    [Jobs.refreshInboundDispatch.name]: (job) =>
+      this.provisioning.refreshDispatch((job as Job<InboundDispatchJob>).data.phoneNumberId),
   };
 
   constructor(
