@@ -76,6 +76,9 @@ const HTTP_STATUS: Record<string, number> = {
   unavailable: 503,
 };
 
+/** pkg/config/config.go: the default `limit.max_metadata_size`. */
+const MAX_METADATA_BYTES = 512 * 1024;
+
 const invalid = (message: string) => new TwirpError('invalid_argument', message);
 
 const guid = (prefix: string) => `${prefix}${randomBytes(9).toString('base64url')}`;
@@ -208,7 +211,10 @@ export class FakeLiveKit {
       // pkg/service/auth.go `EnsureSIPAdminPermission`, `EnsureSIPCallPermission`; twirpAuthError.
       if (needs === 'admin' && !grants.sip?.admin) throw new TwirpError('unauthenticated', 'permissions denied');
       if (needs === 'call' && !grants.sip?.call) throw new TwirpError('unauthenticated', 'permissions denied');
-      if (needs === 'room' && !grants.video?.roomAdmin) throw new TwirpError('unauthenticated', 'permissions denied');
+      // pkg/service/auth.go `EnsureAdminPermission`: room admin of exactly the room named in the request.
+      if (needs === 'room' && (!grants.video?.roomAdmin || grants.video.room !== body.room)) {
+        throw new TwirpError('unauthenticated', 'permissions denied');
+      }
       const result = handler(body);
       if (failure) return; // timeout: the client is left waiting (applied-timeout kept the work)
       if (this.latencyMs > 0) await delay(this.latencyMs / 2);
@@ -448,9 +454,11 @@ export class FakeLiveKit {
     };
   }
 
-  /** livekit/livekit pkg/service/agentdispatchservice.go `CreateDispatch`. */
+  /** pkg/service/agent_dispatch_service.go `CreateDispatch`, with the default LimitConfig's metadata bound. */
   private createDispatch(body: Twirp) {
-    if (!body.room) throw invalid('room name is required');
+    if (typeof body.metadata === 'string' && Buffer.byteLength(body.metadata) > MAX_METADATA_BYTES) {
+      throw invalid('metadata size exceeds limits');
+    }
     const dispatch = { id: guid('AD_'), room: body.room, agentName: body.agentName ?? '', metadata: body.metadata ?? '' };
     this.dispatches.push(dispatch);
     return dispatch;
