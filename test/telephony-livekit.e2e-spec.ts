@@ -230,21 +230,27 @@ describe('SIP trunks against LiveKit', () => {
     expect(fake.inboundFor(number)).toHaveLength(1);
   });
 
-  it.each([1, 2, 3])('completes the clean-up after it failed at step %i, by retrying', async (step) => {
-    const before = (await createTrunk().expect(201)).body.data as Trunk;
-    // Deleting the trunk: its dispatch rule, its inbound trunk, its outbound trunk.
-    fake.failStep(step, 'applied-timeout');
-    await stack.http.delete(`/api/user/phone-numbers/${before.id}`).set(account.auth).expect(200);
-    await cleanUp();
-    expect(heldFor(before.id)).toEqual({ inbound: [], outbound: [], rules: [] });
-    expect(fake.inboundFor(before.phone_number)).toEqual([]);
-  }, 60_000);
+  it.each([1, 2, 3])(
+    'completes the clean-up after it failed at step %i, by retrying',
+    async (step) => {
+      const before = (await createTrunk().expect(201)).body.data as Trunk;
+      // Deleting the trunk: its dispatch rule, its inbound trunk, its outbound trunk.
+      fake.failStep(step, 'applied-timeout');
+      await stack.http.delete(`/api/user/phone-numbers/${before.id}`).set(account.auth).expect(200);
+      await cleanUp();
+      expect(heldFor(before.id)).toEqual({ inbound: [], outbound: [], rules: [] });
+      expect(fake.inboundFor(before.phone_number)).toEqual([]);
+    },
+    60_000,
+  );
 
   describe('the reconcile', () => {
     const reconcile = () => stack.worker!.get(ProviderReconcile).reconcile();
 
     it('removes an orphan this deployment made, and never touches what others made', async () => {
-      const [{ deployment_id: deployment }] = await stack.dataSource.query('SELECT deployment_id FROM deployment_identity');
+      const [{ deployment_id: deployment }] = await stack.dataSource.query(
+        'SELECT deployment_id FROM deployment_identity',
+      );
       const direct = new LiveKitSipProvisioner(fake.settings);
       const spec = (owner: TrunkOwner, number: string) => ({
         name: 'orphan',
@@ -254,8 +260,12 @@ describe('SIP trunks against LiveKit', () => {
         credentials: { username: 'u', password: 'p' },
       });
       const old = Date.now() - 3_600_000;
-      const ours = await direct.createInboundTrunk(spec({ deployment, trunk: 999_999, createdAt: old }, unheldNumber()));
-      const young = await direct.createInboundTrunk(spec({ deployment, trunk: 999_998, createdAt: Date.now() }, unheldNumber()));
+      const ours = await direct.createInboundTrunk(
+        spec({ deployment, trunk: 999_999, createdAt: old }, unheldNumber()),
+      );
+      const young = await direct.createInboundTrunk(
+        spec({ deployment, trunk: 999_998, createdAt: Date.now() }, unheldNumber()),
+      );
       const theirs = await direct.createInboundTrunk(
         spec({ deployment: 'another-deployment', trunk: 999_999, createdAt: old }, unheldNumber()),
       );
@@ -267,7 +277,9 @@ describe('SIP trunks against LiveKit', () => {
       expect(fake.inbound.has(young.trunkId) && fake.inbound.has(theirs.trunkId)).toBe(true);
       expect(fake.rules.has(theirs.dispatchRuleId)).toBe(true);
       expectProvisioned(live);
-      const metric = await stack.worker!.get(MetricsRegistry).getSingleMetricAsString('sip_provider_orphans_removed_total');
+      const metric = await stack
+        .worker!.get(MetricsRegistry)
+        .getSingleMetricAsString('sip_provider_orphans_removed_total');
       expect(metric).toMatch(/sip_provider_orphans_removed_total\{kind="inbound"\} [1-9]/);
       expect(metric).toMatch(/sip_provider_orphans_removed_total\{kind="dispatch_rule"\} [1-9]/);
     });

@@ -101,7 +101,10 @@ function camelKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(camelKeys);
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), camelKeys(item)]),
+    Object.entries(value).map(([key, item]) => [
+      key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()),
+      camelKeys(item),
+    ]),
   );
 }
 
@@ -459,7 +462,12 @@ export class FakeLiveKit {
     if (typeof body.metadata === 'string' && Buffer.byteLength(body.metadata) > MAX_METADATA_BYTES) {
       throw invalid('metadata size exceeds limits');
     }
-    const dispatch = { id: guid('AD_'), room: body.room, agentName: body.agentName ?? '', metadata: body.metadata ?? '' };
+    const dispatch = {
+      id: guid('AD_'),
+      room: body.room,
+      agentName: body.agentName ?? '',
+      metadata: body.metadata ?? '',
+    };
     this.dispatches.push(dispatch);
     return dispatch;
   }

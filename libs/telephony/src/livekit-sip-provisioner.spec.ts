@@ -64,7 +64,9 @@ describe('LiveKitSipProvisioner against the strict fake of LiveKit’s Twirp API
     const old = await provisioner.createInboundTrunk(inboundSpec());
     await provisioner.releaseInboundNumbers(old.trunkId);
     expect(fake.inboundFor('+14155550100')).toEqual([]);
-    const replacement = await provisioner.createInboundTrunk(inboundSpec({ credentials: { username: 'new', password: 'pw' } }));
+    const replacement = await provisioner.createInboundTrunk(
+      inboundSpec({ credentials: { username: 'new', password: 'pw' } }),
+    );
     expect(fake.inboundFor('+14155550100').map((trunk) => trunk.sipTrunkId)).toEqual([replacement.trunkId]);
 
     // Giving the number back while another trunk carries it is refused, as LiveKit refuses it.

@@ -238,7 +238,10 @@ export class LiveKitSipProvisioner implements SipProvisioner {
       if (undo && (undoRefused || !refused)) await undo().catch(() => undefined);
       const message = `LiveKit could not ${what}: ${(error as Error).message}`;
       // protocol sip/sip.go `validateTrunkInbound`: another inbound trunk carries the number.
-      if (codeOf(error) === 'invalid_argument' && (error as Error).message.startsWith('Conflicting inbound SIP Trunks')) {
+      if (
+        codeOf(error) === 'invalid_argument' &&
+        (error as Error).message.startsWith('Conflicting inbound SIP Trunks')
+      ) {
         throw new SipNumberTakenError(message, { cause: error });
       }
       throw new SipProvisioningError(message, { cause: error });

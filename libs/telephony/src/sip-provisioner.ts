@@ -88,7 +88,10 @@ export interface SipProvisioner {
   /** Deletes a dispatch rule alone; one that is already gone counts as deleted. */
   deleteDispatchRule(dispatchRuleId: string): Promise<void>;
   /** Tells an inbound trunk's dispatch rule whom to dispatch, and with what (the rule keeps its id). */
-  updateInboundDispatch(inbound: ProvisionedInbound, spec: Pick<InboundTrunkSpec, 'name' | 'owner' | 'dispatch'>): Promise<void>;
+  updateInboundDispatch(
+    inbound: ProvisionedInbound,
+    spec: Pick<InboundTrunkSpec, 'name' | 'owner' | 'dispatch'>,
+  ): Promise<void>;
   /** Everything the provider holds, with the owner tag of what this service made. */
   inventory(): Promise<ProviderInventory>;
 }

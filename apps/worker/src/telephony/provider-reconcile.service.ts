@@ -75,7 +75,10 @@ export class ProviderReconcile {
       } catch (error) {
         remaining[kind]++;
         outcome.remaining++;
-        this.logger.error({ kind, id, error: (error as Error).message }, 'an orphan at the provider could not be removed');
+        this.logger.error(
+          { kind, id, error: (error as Error).message },
+          'an orphan at the provider could not be removed',
+        );
       }
     };
 

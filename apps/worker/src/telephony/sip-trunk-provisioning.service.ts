@@ -340,9 +340,14 @@ export class SipTrunkProvisioning {
     }
     if (created.released && !leftovers.inbound) {
       const { trunkId, number } = created.released;
-      await this.provider.restoreInboundNumbers(trunkId, [number]).catch((error: Error) =>
-        this.logger.error({ trunkId, error: error.message }, 'the number could not be given back to its inbound trunk yet'),
-      );
+      await this.provider
+        .restoreInboundNumbers(trunkId, [number])
+        .catch((error: Error) =>
+          this.logger.error(
+            { trunkId, error: error.message },
+            'the number could not be given back to its inbound trunk yet',
+          ),
+        );
     }
     if (created.outbound) {
       await this.provider.deleteOutboundTrunk(created.outbound).catch(() => (leftovers.outbound = created.outbound));
