@@ -290,13 +290,7 @@ export class FakeLiveKit {
 
   /** pkg/service/sip.go `UpdateSIPInboundTrunk`: the updated trunk is validated against every other one. */
   private updateInbound(body: Twirp) {
-    const id = (body.sipTrunkId ?? '') as string;
-    // livekit/sip.go `UpdateSIPInboundTrunkRequest.ValidateResult`.
-    if (id === '') throw invalid('trunk id must be set');
-    if (!body.replace && !body.update) throw invalid('missing or unsupported update action');
-    if (body.replace && body.replace.sipTrunkId && body.replace.sipTrunkId !== id) {
-      throw invalid('trunk id in the info must be empty or match the id in the update');
-    }
+    const id = updateTarget(body, 'trunk', 'sipTrunkId');
     if (body.update) this.validateListUpdates(body.update, ['numbers', 'allowedAddresses', 'allowedNumbers']);
     const current = this.inbound.get(id);
     if (!current) throw new TwirpError('not_found', 'requested sip trunk does not exist');
@@ -322,9 +316,7 @@ export class FakeLiveKit {
 
   /** pkg/service/sip.go `UpdateSIPOutboundTrunk`: "No additional validation needed for outbound." */
   private updateOutbound(body: Twirp) {
-    const id = (body.sipTrunkId ?? '') as string;
-    if (id === '') throw invalid('trunk id must be set');
-    if (!body.replace && !body.update) throw invalid('missing or unsupported update action');
+    const id = updateTarget(body, 'trunk', 'sipTrunkId');
     if (body.update) this.validateListUpdates(body.update, ['numbers']);
     const current = this.outbound.get(id);
     if (!current) throw new TwirpError('not_found', 'requested sip trunk does not exist');
@@ -362,16 +354,7 @@ export class FakeLiveKit {
     // livekit/sip.go `CreateSIPDispatchRuleRequest.Validate`, `SIPDispatchRuleInfo.Validate`.
     if (body.dispatchRule?.sipDispatchRuleId) throw invalid('rule id must not be set');
     if (!source.rule || Object.keys(source.rule).length === 0) throw invalid('missing rule');
-    const info: FakeDispatchRule = {
-      sipDispatchRuleId: '',
-      name: source.name ?? '',
-      metadata: source.metadata ?? '',
-      trunkIds: source.trunkIds ?? [],
-      inboundNumbers: source.inboundNumbers ?? [],
-      numbers: source.numbers ?? [],
-      rule: source.rule,
-      roomConfig: source.roomConfig,
-    };
+    const info = ruleInfo(source, '');
     this.validateRules([...this.rules.values(), info]);
     info.sipDispatchRuleId = guid('SDR_');
     this.rules.set(info.sipDispatchRuleId, info);
@@ -383,12 +366,7 @@ export class FakeLiveKit {
    * rule is replaced (or its fields updated) and validated against every other rule.
    */
   private updateRule(body: Twirp) {
-    const id = (body.sipDispatchRuleId ?? '') as string;
-    if (id === '') throw invalid('rule id must be set');
-    if (!body.replace && !body.update) throw invalid('missing or unsupported update action');
-    if (body.replace?.sipDispatchRuleId && body.replace.sipDispatchRuleId !== id) {
-      throw invalid('rule id in the info must be empty or match the id in the update');
-    }
+    const id = updateTarget(body, 'rule', 'sipDispatchRuleId');
     if (body.replace && (!body.replace.rule || Object.keys(body.replace.rule).length === 0)) {
       throw invalid('missing rule');
     }
@@ -396,16 +374,7 @@ export class FakeLiveKit {
     if (!current) throw new TwirpError('not_found', 'requested sip dispatch rule does not exist');
     const source = (body.replace ?? body.update) as Twirp;
     const next: FakeDispatchRule = body.replace
-      ? {
-          sipDispatchRuleId: id,
-          name: source.name ?? '',
-          metadata: source.metadata ?? '',
-          trunkIds: source.trunkIds ?? [],
-          inboundNumbers: source.inboundNumbers ?? [],
-          numbers: source.numbers ?? [],
-          rule: source.rule,
-          roomConfig: source.roomConfig,
-        }
+      ? ruleInfo(source, id)
       : {
           ...current,
           ...(typeof source.name === 'string' ? { name: source.name } : {}),
@@ -620,6 +589,34 @@ export class FakeLiveKit {
         (trunks.length === 0 || rule.trunkIds.length === 0 || rule.trunkIds.some((id) => trunks.includes(id))),
     );
   }
+}
+
+/**
+ * livekit/sip.go `UpdateSIPInboundTrunkRequest.ValidateResult` (and the outbound trunk's and dispatch rule's): the
+ * id to update, an action, and a replacement naming no other id.
+ */
+function updateTarget(body: Twirp, noun: 'trunk' | 'rule', field: 'sipTrunkId' | 'sipDispatchRuleId'): string {
+  const id = (body[field] ?? '') as string;
+  if (id === '') throw invalid(`${noun} id must be set`);
+  if (!body.replace && !body.update) throw invalid('missing or unsupported update action');
+  if (body.replace?.[field] && body.replace[field] !== id) {
+    throw invalid(`${noun} id in the info must be empty or match the id in the update`);
+  }
+  return id;
+}
+
+/** A dispatch rule as stored, from a create's or a replace's fields. */
+function ruleInfo(source: Twirp, id: string): FakeDispatchRule {
+  return {
+    sipDispatchRuleId: id,
+    name: source.name ?? '',
+    metadata: source.metadata ?? '',
+    trunkIds: source.trunkIds ?? [],
+    inboundNumbers: source.inboundNumbers ?? [],
+    numbers: source.numbers ?? [],
+    rule: source.rule,
+    roomConfig: source.roomConfig,
+  };
 }
 
 /** livekit/types.go `applyListUpdate`: clear, set, or remove then add. */
