@@ -135,14 +135,14 @@ describe('SIP trunks against LiveKit', () => {
         .send({ name: 'Front desk', type: 'inbound', language_id: english, phone_number_id: trunk.id })
         .expect(201)
     ).body.data;
-    await waitFor(() => (answering() === assistant.id ? true : undefined), 15_000);
+    await waitFor(async () => (answering() === assistant.id ? true : undefined), 15_000);
     const rule = heldFor(trunk.id).rules[0].sipDispatchRuleId;
     await stack.http
       .put(`/api/user/assistant/${assistant.id}`)
       .set(account.auth)
       .send({ phone_number_id: null })
       .expect(200);
-    await waitFor(() => (answering() === null ? true : undefined), 15_000);
+    await waitFor(async () => (answering() === null ? true : undefined), 15_000);
     // The rule keeps its id, and still routes the trunk's calls.
     expect(heldFor(trunk.id).rules.map((item) => [item.sipDispatchRuleId, item.trunkIds])).toEqual([
       [rule, [trunk.inbound_trunk_id]],
