@@ -17,7 +17,9 @@
  * warm-ups: the API, the bare server and the bare SQL take turns (support/list-cases.ts). The statements the bare
  * server runs for a case are the ones the API ran for it, learnt from a second API process started with
  * support/statement-recorder.ts (the credential's lookup left out: the bare server makes its own). `--latency` stops
- * after that table.
+ * after that table. BENCH_OTHER_API, the `dist/apps/api/src/main.js` of another build (an earlier commit exported
+ * and built elsewhere), runs it beside the API on the same database, taking its turn in each round: a before and
+ * after in one run, each first answer compared byte for byte.
  */
 import { Pool as PgPool } from 'pg';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,8 +29,11 @@ import { summariseProfile } from './support/cpu-profile';
 import { runLoad, type LoadResult } from './support/http-load';
 import {
   bareServerCases,
+  LIST_CASE_CPU_HEADERS,
   LIST_CASE_HEADERS,
+  LIST_WARM_UPS,
   measureListCases,
+  OTHER_API_HEADERS,
   type ListCase,
   type Statement,
 } from './support/list-cases';
@@ -57,6 +62,7 @@ const PROFILE_DIR = join(CACHE_DIR, 'list-profile');
 const ROWS = 10;
 const ROUTES = ['/api/user/knowledgebases', '/api/user/api-keys'];
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
+const OTHER_API = process.env.BENCH_OTHER_API;
 const LATENCY_ONLY = process.argv.includes('--latency');
 const RUNTIME_TOKEN = 'bench-runtime-token-0123456789abcdefghijkl';
 /** The bare server makes its own credential lookup and `last_used_at` refresh; a transaction's bounds are not work. */
@@ -208,7 +214,11 @@ async function learnStatements(
 }
 
 /** Each list case one request at a time against the API, the bare server with the API's statements, and bare SQL. */
-async function measureLatency(environment: { name: string; databaseUrl: string }, apiOrigin: string): Promise<void> {
+async function measureLatency(
+  environment: { name: string; databaseUrl: string },
+  apiOrigin: string,
+  apiPid: number,
+): Promise<number> {
   const client = await ApiClient.register(apiOrigin);
   const requests = await seedLists(client, apiOrigin);
   const groups = await learnStatements(environment, client.token, requests);
@@ -222,19 +232,36 @@ async function measureLatency(environment: { name: string; databaseUrl: string }
     QUEUE_PREFIX: environment.name,
   });
   const bareSql = new PgPool({ connectionString: environment.databaseUrl, max: 2 });
+  const otherPort = OTHER_API ? await freePort() : 0;
+  const other = OTHER_API
+    ? startServer([OTHER_API], { ...productionEnv(environment), PORT: String(otherPort), LOG_LEVEL })
+    : undefined;
   const rows: (string | number)[][] = [];
   try {
+    if (other) await waitForHttp(`http://127.0.0.1:${otherPort}/api/health`, other.child);
     for (const [index, cases] of groups.entries())
-      rows.push(...(await measureListCases(client, bareSql, paths[index], cases, SAMPLES, bareHttp.baseUrl)));
+      rows.push(
+        ...(await measureListCases(
+          client,
+          bareSql,
+          paths[index],
+          cases,
+          SAMPLES,
+          bareHttp.baseUrl,
+          { api: apiPid, bare: bareHttp.process.child.pid! },
+          other && { baseUrl: `http://127.0.0.1:${otherPort}`, pid: other.child.pid! },
+        )),
+      );
   } finally {
-    await bareHttp.process.stop();
+    await Promise.all([bareHttp.process.stop(), other?.stop()]);
     await bareSql.end();
   }
   printTable(
     `Every list, ${ROWS}-${2 * ROWS} rows each (${SAMPLES} requests a case, sequential, API LOG_LEVEL=${LOG_LEVEL})`,
-    LIST_CASE_HEADERS,
+    [...LIST_CASE_HEADERS, ...LIST_CASE_CPU_HEADERS, ...(other ? OTHER_API_HEADERS : [])],
     rows,
     [
+      ...(OTHER_API ? [`other: ${OTHER_API}`] : []),
       `Statements in round trips per case (the API's, run by the bare server): ${groups
         .flat()
         .map((item) => `${item.name} ${item.sql.length} in ${new Set(item.sql.map(([, , round]) => round)).size}`)
@@ -244,6 +271,7 @@ async function measureLatency(environment: { name: string; databaseUrl: string }
         .join(' ')}`,
     ],
   );
+  return groups.flat().length * (SAMPLES + LIST_WARM_UPS);
 }
 
 interface Target {
@@ -317,6 +345,58 @@ async function measure(
   return { results, answered };
 }
 
+/** The throughput table: both servers under load, route by route; answers how many requests the API answered. */
+async function measureThroughput(
+  apiOrigin: string,
+  api: ServerProcess,
+  bare: Awaited<ReturnType<typeof startBareListServer>>,
+): Promise<number> {
+  const token = await seed(apiOrigin);
+  const { results, answered } = await measure(
+    { origin: apiOrigin, pid: api.child.pid! },
+    { origin: bare.baseUrl, pid: bare.process.child.pid! },
+    token,
+  );
+  const rows: (string | number)[][] = [];
+  for (const path of ROUTES) {
+    for (const [name, result] of [
+      ['API', results.get(path)!.api],
+      ['bare', results.get(path)!.bare],
+    ] as const) {
+      rows.push([
+        `${path} ${name}`,
+        result.requests,
+        fixed(result.perSecond, 0),
+        fixed(result.p50Ms, 1),
+        fixed(result.p99Ms, 1),
+        fixed(result.serverCpuMsPerRequest, 3),
+        name === 'API' ? fixed(result.perSecond / results.get(path)!.bare.perSecond, 2) : '1.00',
+        name === 'API' ? fixed(results.get(path)!.medianRatio, 2) : '',
+      ]);
+    }
+  }
+  printTable(
+    `Authenticated lists, ${CONNECTIONS} connections, ${SECONDS} s each in ${ROUNDS} alternating rounds, API LOG_LEVEL=${LOG_LEVEL}`,
+    [
+      'route, server',
+      'requests',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'server CPU ms/req',
+      'ratio to bare',
+      'median of round ratios',
+    ],
+    rows,
+    [
+      `Load average at the end: ${loadavg()
+        .map((value) => fixed(value, 2))
+        .join(' ')}`,
+    ],
+  );
+  return answered;
+}
+
 async function main(): Promise<void> {
   const environment = await createBenchEnvironment();
   const apiPort = await freePort();
@@ -349,54 +429,9 @@ async function main(): Promise<void> {
   try {
     bare = await startBareListServer(environment.databaseUrl);
     await waitForHttp(`${apiOrigin}/api/health`, api.child);
-    await measureLatency(environment, apiOrigin);
-    if (LATENCY_ONLY) return;
-    const token = await seed(apiOrigin);
-    const bareOrigin = bare.baseUrl;
-    const { results, answered: apiAnswered } = await measure(
-      { origin: apiOrigin, pid: api.child.pid! },
-      { origin: bareOrigin, pid: bare.process.child.pid! },
-      token,
-    );
+    let apiAnswered = await measureLatency(environment, apiOrigin, api.child.pid!);
+    if (!LATENCY_ONLY) apiAnswered += await measureThroughput(apiOrigin, api, bare);
     await api.stop();
-
-    const rows: (string | number)[][] = [];
-    for (const path of ROUTES) {
-      for (const [name, result] of [
-        ['API', results.get(path)!.api],
-        ['bare', results.get(path)!.bare],
-      ] as const) {
-        rows.push([
-          `${path} ${name}`,
-          result.requests,
-          fixed(result.perSecond, 0),
-          fixed(result.p50Ms, 1),
-          fixed(result.p99Ms, 1),
-          fixed(result.serverCpuMsPerRequest, 3),
-          name === 'API' ? fixed(result.perSecond / results.get(path)!.bare.perSecond, 2) : '1.00',
-          name === 'API' ? fixed(results.get(path)!.medianRatio, 2) : '',
-        ]);
-      }
-    }
-    printTable(
-      `Authenticated lists, ${CONNECTIONS} connections, ${SECONDS} s each in ${ROUNDS} alternating rounds, API LOG_LEVEL=${LOG_LEVEL}`,
-      [
-        'route, server',
-        'requests',
-        'req/s',
-        'p50 ms',
-        'p99 ms',
-        'server CPU ms/req',
-        'ratio to bare',
-        'median of round ratios',
-      ],
-      rows,
-      [
-        `Load average at the end: ${loadavg()
-          .map((value) => fixed(value, 2))
-          .join(' ')}`,
-      ],
-    );
 
     if (PROFILE) {
       const [file] = readdirSync(PROFILE_DIR).filter((name) => name.endsWith('.cpuprofile'));

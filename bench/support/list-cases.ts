@@ -1,5 +1,6 @@
 import type { Pool, QueryResult } from 'pg';
 import { Pool as HttpPool } from 'undici';
+import { processCpuMs } from './http-load';
 import { fixed, nowMs, percentile } from './report';
 import type { ApiClient } from './stack';
 
@@ -27,7 +28,7 @@ export async function runStatements(pool: Pool, statements: Statement[]): Promis
  * (a server in service has answered thousands of such requests), so the first case measured is not also measuring
  * the compiler.
  */
-const WARM_UPS = 30;
+export const LIST_WARM_UPS = 30;
 
 export interface ListCase {
   name: string;
@@ -52,11 +53,17 @@ export const LIST_CASE_HEADERS = [
   'p95 / bare HTTP p95',
 ];
 
+/** The columns `measureListCases` adds when given the servers' process ids (user + system time, 10 ms ticks). */
+export const LIST_CASE_CPU_HEADERS = ['API CPU ms/req', 'bare HTTP CPU ms/req'];
+
+/** The columns of another build of the API, when `measureListCases` is given one. */
+export const OTHER_API_HEADERS = ['other p50', 'other p95', 'other p95 / bare HTTP p95', 'other CPU ms/req'];
+
 /**
- * Each case `samples` times (after WARM_UPS unmeasured rounds), one request at a time: the request over HTTP, then the same request
+ * Each case `samples` times (after LIST_WARM_UPS unmeasured rounds), one request at a time: the request over HTTP, then the same request
  * to the bare HTTP server (support/bare-list-server.ts: `node:http` doing the least the request needs, the token's
  * lookup and rate count and then the case's statements), then the same SQL run bare as the API runs it (the
- * credential's lookup, then the case's statements side by side on a pool of two). The three take turns, so a stall
+ * credential's lookup, then the case's statements round by round on a pool of two). They take turns, so a stall
  * of the shared machine falls on each alike.
  * Requests go through undici's pool on one keep-alive connection, as an HTTP client library sends them: the
  * global `fetch` adds 0.4-0.6 ms of its own a request at p50 here (1-1.5 ms at p95), which is the client's time,
@@ -69,19 +76,27 @@ export async function measureListCases(
   cases: ListCase[],
   samples: number,
   bareHttpUrl: string,
+  /** With the two servers' process ids, each case's rows end with their CPU time a request (LIST_CASE_CPU_HEADERS). */
+  pids?: { api: number; bare: number },
+  /**
+   * Another build of the API on the same database (an earlier commit), taking its turn after the API: its rows end
+   * with OTHER_API_HEADERS, and its first answer of each case must be the API's, byte for byte.
+   */
+  other?: { baseUrl: string; pid: number },
 ): Promise<(string | number)[][]> {
   const rows: (string | number)[][] = [];
   const client = new HttpPool(api.baseUrl, { connections: 1 });
   const bareHttp = new HttpPool(bareHttpUrl, { connections: 1 });
+  const otherHttp = other && new HttpPool(other.baseUrl, { connections: 1 });
   const headers = { authorization: `Bearer ${api.token}` };
-  /** The request's time, with its body read; the body's total when it answered 200. */
-  const timed = async (pool: HttpPool, target: string): Promise<{ ms: number; total?: number }> => {
+  /** The request's time, with its body read; the body and its total when it answered 200. */
+  const timed = async (pool: HttpPool, target: string): Promise<{ ms: number; text: string; total?: number }> => {
     const started = nowMs();
     const response = await pool.request({ method: 'GET', path: target, headers });
-    const body = (await response.body.json()) as { total?: number };
+    const text = await response.body.text();
     const ms = nowMs() - started;
     if (response.statusCode !== 200) throw new Error(`${target} answered ${response.statusCode}`);
-    return { ms, total: body.total };
+    return { ms, text, total: (JSON.parse(text) as { total?: number }).total };
   };
   try {
     for (const item of cases) {
@@ -89,16 +104,35 @@ export async function measureListCases(
       const reference: number[] = [];
       const sql: number[] = [];
       let total: number | string = 0;
-      for (let sample = 0; sample < samples + WARM_UPS; sample++) {
+      const others: number[] = [];
+      let cpuBefore = { api: 0, bare: 0, other: 0 };
+      for (let sample = 0; sample < samples + LIST_WARM_UPS; sample++) {
+        if (sample === LIST_WARM_UPS && pids)
+          cpuBefore = {
+            api: processCpuMs(pids.api),
+            bare: processCpuMs(pids.bare),
+            other: other ? processCpuMs(other.pid) : 0,
+          };
         const answer = await timed(client, listCasePath(path, item));
         total = answer.total ?? '';
+        if (otherHttp) {
+          const otherAnswer = await timed(otherHttp, listCasePath(path, item));
+          // Pagination links name the origin each server was asked at; everything else must be the same bytes.
+          const mine = answer.text.replaceAll(api.baseUrl, 'ORIGIN');
+          const theirs = otherAnswer.text.replaceAll(other!.baseUrl, 'ORIGIN');
+          if (sample === 0 && theirs !== mine) {
+            const at = [...mine].findIndex((character, index) => character !== theirs[index]);
+            throw new Error(`${item.name}: the answers differ from character ${at}: ${mine.slice(at, at + 80)}`);
+          }
+          if (sample >= LIST_WARM_UPS) others.push(otherAnswer.ms);
+        }
         const bareAnswer = await timed(bareHttp, listCasePath(path, item));
         if ((bareAnswer.total ?? '') !== total)
           throw new Error(`${item.name}: the bare server counted ${bareAnswer.total}`);
         const started = nowMs();
         await bare.query(...api.credentialLookup());
         await runStatements(bare, item.sql);
-        if (sample >= WARM_UPS) {
+        if (sample >= LIST_WARM_UPS) {
           http.push(answer.ms);
           reference.push(bareAnswer.ms);
           sql.push(nowMs() - started);
@@ -117,11 +151,26 @@ export async function measureListCases(
         fixed(percentile(reference, 95)),
         fixed(percentile(reference, 95) / percentile(sql, 95), 2),
         fixed(percentile(http, 95) / percentile(reference, 95), 2),
+        ...(pids
+          ? [
+              fixed((processCpuMs(pids.api) - cpuBefore.api) / samples, 2),
+              fixed((processCpuMs(pids.bare) - cpuBefore.bare) / samples, 2),
+            ]
+          : []),
+        ...(other
+          ? [
+              fixed(percentile(others, 50)),
+              fixed(percentile(others, 95)),
+              fixed(percentile(others, 95) / percentile(reference, 95), 2),
+              pids ? fixed((processCpuMs(other.pid) - cpuBefore.other) / samples, 2) : '',
+            ]
+          : []),
       ]);
     }
   } finally {
     await client.close();
     await bareHttp.close();
+    await otherHttp?.close();
   }
   return rows;
 }
