@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { dropDatabase } from '../../libs/database/src/data-source-options';
-import { queueBackend, REDIS_URL } from './test-environment';
+import { queueBackend, REDIS_CLUSTER_NODES, REDIS_URL } from './test-environment';
 
 export default async function globalTeardown(): Promise<void> {
   const databaseUrl = process.env.TEST_DATABASE_URL;
@@ -8,7 +8,8 @@ export default async function globalTeardown(): Promise<void> {
   try {
     // On the postgres backend the jobs were in this run's database, dropped here; Redis was never used.
     if (databaseUrl) await dropDatabase(databaseUrl);
-    if (prefix && queueBackend() === 'redis') {
+    // A run's own cluster goes with all its keys when the services stop.
+    if (prefix && queueBackend() === 'redis' && !REDIS_CLUSTER_NODES()) {
       const redis = new Redis(REDIS_URL);
       try {
         let cursor = '0';

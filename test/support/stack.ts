@@ -5,7 +5,7 @@ import { AppConfig, loadConfig } from '@app/config';
 import { createApiApp } from '../../apps/api/src/api.app';
 import { createWorkerApp } from '../../apps/worker/src/worker.app';
 import { OpenApiConformance } from './openapi-conformance';
-import { QUEUE_BACKEND, REDIS_URL } from './test-environment';
+import { QUEUE_BACKEND, REDIS_CLUSTER_NODES, REDIS_URL } from './test-environment';
 
 /** Configuration of this test run: its own database and Redis prefix, quiet logs, loopback allowed. */
 export function testConfig(overrides: Record<string, string> = {}): AppConfig {
@@ -16,6 +16,7 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
     REDIS_URL,
+    ...(REDIS_CLUSTER_NODES() ? { REDIS_CLUSTER_NODES: REDIS_CLUSTER_NODES()! } : {}),
     QUEUE_BACKEND,
     QUEUE_PREFIX: queuePrefix,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',

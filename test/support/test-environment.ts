@@ -6,6 +6,8 @@ import { randomBytes } from 'node:crypto';
  */
 const baseDatabaseUrl = () => process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/voice_assistant';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The seed nodes of the run's Redis Cluster (`npm run test:cluster`), set by the global setup; unset otherwise. */
+export const REDIS_CLUSTER_NODES = (): string | undefined => process.env.REDIS_CLUSTER_NODES || undefined;
 /**
  * The queue backend the run's API and worker use, as for the service: QUEUE_BACKEND, `redis` by default (the
  * global setup sets `postgres` when no Redis answers and none was asked for).

@@ -20,6 +20,37 @@ describe('loadConfig', () => {
     expect(config.encryptionKey).toHaveLength(32);
   });
 
+  it('names a Redis Cluster by its seed nodes, with TLS and credentials, and then needs no REDIS_URL', () => {
+    const config = loadConfig({
+      ENCRYPTION_KEY: key,
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/va',
+      REDIS_CLUSTER_NODES: 'redis-0.example.com:6379, 10.0.0.7:7001,[fd00::1]:7002',
+      REDIS_CLUSTER_TLS: 'true',
+      REDIS_USERNAME: 'service',
+      REDIS_PASSWORD: 'a secret',
+    });
+    expect(config.redisCluster).toEqual({
+      nodes: [
+        { host: 'redis-0.example.com', port: 6379 },
+        { host: '10.0.0.7', port: 7001 },
+        { host: 'fd00::1', port: 7002 },
+      ],
+      tls: true,
+    });
+    expect(config.redisCredentials).toEqual({ username: 'service', password: 'a secret' });
+    expect(loadConfig({ ENCRYPTION_KEY: key }).redisCluster).toBeUndefined();
+  });
+
+  it.each(['redis-0', 'redis-0:', 'redis-0:70000', 'redis://redis-0:6379', ','])(
+    'refuses REDIS_CLUSTER_NODES=%j, naming the variable',
+    (nodes) => {
+      expect(() => loadConfig({ ENCRYPTION_KEY: key, REDIS_CLUSTER_NODES: nodes })).toThrow(
+        /REDIS_CLUSTER_NODES: must be a comma-separated list of host:port/,
+      );
+    },
+  );
+
   it('reads TRUST_PROXY as Express takes it, and refuses anything else', () => {
     const trust = (value: string) => loadConfig({ ENCRYPTION_KEY: key, TRUST_PROXY: value }).trustProxy;
     expect(loadConfig({ ENCRYPTION_KEY: key }).trustProxy).toBe('loopback');

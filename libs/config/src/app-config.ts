@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { environmentSchema } from './config.schema';
+import { redisClusterNodes, type RedisClusterSettings, type RedisCredentials } from './redis-options';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -28,6 +29,9 @@ export class AppConfig {
   /** A replica whose data is older than this is skipped until it catches up. */
   readonly databaseReplicaMaxLagSeconds: number;
   readonly redisUrl: string;
+  /** Set when REDIS_CLUSTER_NODES names a Redis Cluster: every Redis client is then a cluster client, REDIS_URL unused. */
+  readonly redisCluster?: RedisClusterSettings;
+  readonly redisCredentials: RedisCredentials;
   /**
    * Where queues and jobs live: `redis`, or `postgres` (BullMQ's PostgreSQL backend in DATABASE_URL's database),
    * when nothing may need Redis; rate limits and the login throttle then count in Postgres too.
@@ -156,13 +160,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
   // In production a default address would point at whatever happens to listen there: ask for it instead.
   if (blankAsUnset.NODE_ENV === 'production') {
-    const redis = (blankAsUnset.QUEUE_BACKEND ?? 'redis') === 'redis';
+    // A cluster's seed nodes name the Redis as well as a URL does.
+    const redis = (blankAsUnset.QUEUE_BACKEND ?? 'redis') === 'redis' && !blankAsUnset.REDIS_CLUSTER_NODES;
     // Checked here rather than in the schema, whose cross-field rules are skipped once any field is invalid.
     for (const name of ['DATABASE_URL', ...(redis ? ['REDIS_URL'] : []), 'ENCRYPTION_KEY']) {
       if (blankAsUnset[name] === undefined)
         problems.push(
           `${name}: is required when NODE_ENV=production` +
-            (name === 'REDIS_URL' ? ' and QUEUE_BACKEND=redis (the default)' : ''),
+            (name === 'REDIS_URL' ? ' and QUEUE_BACKEND=redis (the default), unless REDIS_CLUSTER_NODES is set' : ''),
         );
     }
   }
@@ -178,6 +183,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseReplicaUrls: env.DATABASE_REPLICA_URLS,
     databaseReplicaMaxLagSeconds: env.DATABASE_REPLICA_MAX_LAG_SECONDS,
     redisUrl: env.REDIS_URL,
+    redisCluster: env.REDIS_CLUSTER_NODES
+      ? { nodes: redisClusterNodes(env.REDIS_CLUSTER_NODES), tls: env.REDIS_CLUSTER_TLS }
+      : undefined,
+    redisCredentials: { username: env.REDIS_USERNAME, password: env.REDIS_PASSWORD },
     queueBackend: env.QUEUE_BACKEND,
     appUrl: env.APP_URL?.replace(/\/+$/, ''),
     encryptionKey: env.ENCRYPTION_KEY ? decodeKey(env.ENCRYPTION_KEY) : localEncryptionKey(),

@@ -47,6 +47,24 @@ const trustProxy = z.string().transform((value, context) => {
 /** 0 asks the OS for any free port (useful when several workers share a host in tests). */
 const port = integer(0, 65535);
 
+/** `host:port` (an IPv6 address in brackets), as managed Redis offerings list their cluster endpoints. */
+const CLUSTER_NODE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
+
+/** Seed nodes of a Redis Cluster: the client learns the rest of the cluster from any one of them. */
+const clusterNodes = z.string().transform((value, context) => {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const valid = (entry: string) => {
+    const match = CLUSTER_NODE.exec(entry);
+    return match !== null && Number(match[1]) >= 1 && Number(match[1]) <= 65535;
+  };
+  if (entries.length > 0 && entries.every(valid)) return entries;
+  context.addIssue({ code: 'custom', message: 'must be a comma-separated list of host:port' });
+  return z.NEVER;
+});
+
 /**
  * Every environment variable the service reads, with its default. Defaults work on a development machine
  * with Postgres and Redis on localhost and no `.env` file.
@@ -75,6 +93,10 @@ export const environmentSchema = z
       .string()
       .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
       .default('redis://127.0.0.1:6379'),
+    REDIS_CLUSTER_NODES: clusterNodes.optional(),
+    REDIS_CLUSTER_TLS: booleanFlag.default(false),
+    REDIS_USERNAME: z.string().min(1).optional(),
+    REDIS_PASSWORD: z.string().min(1).optional(),
     QUEUE_BACKEND: z.enum(['redis', 'postgres']).default('redis'),
     APP_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
     ENCRYPTION_KEY: z

@@ -10,7 +10,7 @@ import {
   type WorkerOptions,
 } from 'bullmq';
 import type { AppConfig } from '@app/config';
-import { redisOptionsFromUrl } from '@app/config';
+import { closeRedisClient, createRedisClient, type RedisClient, type RedisClientOptions } from '@app/platform';
 
 /**
  * The PostgreSQL schema, inside DATABASE_URL's database, where BullMQ's PostgreSQL backend keeps its tables. It
@@ -26,6 +26,33 @@ const PRODUCER_POOL_SIZE = 2;
 
 type AnyQueue = Queue<any, any, string, any, any, string, IQueueBackend, any>;
 type AnyWorker = Worker<any, any, string, IQueueBackend, any, any>;
+
+/**
+ * BullMQ uses a client it is handed as it is (a worker's blocking connection is its own duplicate) and leaves it
+ * open on close: the queue or worker built on it closes it.
+ */
+function closingClientWith<T extends { close(force?: boolean): Promise<void>; disconnect(): Promise<void> }>(
+  owner: T,
+  client: RedisClient,
+): T {
+  const close = owner.close.bind(owner);
+  const disconnect = owner.disconnect.bind(owner);
+  owner.close = async (force?: boolean) => {
+    try {
+      await close(force);
+    } finally {
+      await closeRedisClient(client);
+    }
+  };
+  owner.disconnect = async () => {
+    try {
+      await disconnect();
+    } finally {
+      client.disconnect();
+    }
+  };
+  return owner;
+}
 
 /**
  * Builds BullMQ queues, workers and event listeners on the configured backend: Redis (keys under QUEUE_PREFIX) or
@@ -47,11 +74,11 @@ export class QueueBackend {
     const queue: AnyQueue =
       this.kind === 'postgres'
         ? new Queue(name, { connection: this.postgresConnection(PRODUCER_POOL_SIZE) }, this.postgresFactory())
-        : new Queue(name, {
-            prefix: this.config.queuePrefix,
+        : this.onRedis(
             // Producers fail fast while Redis is away (the caller gets a 503) instead of queueing commands.
-            connection: { ...redisOptionsFromUrl(this.config.redisUrl), enableOfflineQueue: false },
-          });
+            { enableOfflineQueue: false },
+            (connection) => new Queue(name, { prefix: this.redisPrefix(name), connection }),
+          );
     queue.on('error', (error: Error) => this.logger.warn({ queue: name, error: error.message }, 'queue error'));
     return queue as Queue;
   }
@@ -66,11 +93,10 @@ export class QueueBackend {
             { ...options, connection: this.postgresConnection((options.concurrency ?? 1) + 1) },
             this.postgresFactory(),
           )
-        : new Worker(name, processor, {
-            ...options,
-            prefix: this.config.queuePrefix,
-            connection: { ...redisOptionsFromUrl(this.config.redisUrl), maxRetriesPerRequest: null },
-          });
+        : this.onRedis(
+            { maxRetriesPerRequest: null },
+            (connection) => new Worker(name, processor, { ...options, prefix: this.redisPrefix(name), connection }),
+          );
     worker.on('error', (error: Error) => this.logger.error({ queue: name, error: error.message }, 'worker error'));
     return worker as Worker;
   }
@@ -80,9 +106,10 @@ export class QueueBackend {
     const events: QueueEvents<any, IQueueBackend, any> =
       this.kind === 'postgres'
         ? new QueueEvents(name, { connection: this.postgresConnection(1) }, this.postgresFactory())
-        : new QueueEvents(name, {
-            prefix: this.config.queuePrefix,
-            connection: { ...redisOptionsFromUrl(this.config.redisUrl), maxRetriesPerRequest: null },
+        : // BullMQ reads events on a duplicate of the client it is given: a template that never connects.
+          new QueueEvents(name, {
+            prefix: this.redisPrefix(name),
+            connection: createRedisClient(this.config, { maxRetriesPerRequest: null, lazyConnect: true }),
           });
     events.on('error', (error: Error) => this.logger.warn({ queue: name, error: error.message }, 'queue events error'));
     return events as QueueEvents;
@@ -90,12 +117,31 @@ export class QueueBackend {
 
   /** Where the jobs live, for health reports: never the credentials. */
   describe(): { backend: AppConfig['queueBackend']; location: string } {
+    const cluster = this.config.redisCluster;
+    if (this.kind === 'redis' && cluster) {
+      const nodes = cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(',');
+      return { backend: this.kind, location: `cluster ${nodes} prefix ${this.redisPrefix('<queue>')}` };
+    }
     const url = new URL(this.kind === 'postgres' ? this.config.databaseUrl : this.config.redisUrl);
     const location =
       this.kind === 'postgres'
         ? `${url.host}${url.pathname} schema ${POSTGRES_QUEUE_SCHEMA}`
         : `${url.host} prefix ${this.config.queuePrefix}`;
     return { backend: this.kind, location };
+  }
+
+  /**
+   * The key prefix of one queue. On a cluster, BullMQ's scripts touch many keys of a queue at once, which Redis
+   * allows only within one hash slot: the prefix is a hash tag. One tag per queue (not one for all) lets the
+   * queues land on different masters, so their load spreads instead of all of it falling on one master.
+   */
+  redisPrefix(queueName: string): string {
+    return this.config.redisCluster ? `{${this.config.queuePrefix}:${queueName}}` : this.config.queuePrefix;
+  }
+
+  private onRedis<T extends AnyQueue | AnyWorker>(options: RedisClientOptions, build: (client: RedisClient) => T): T {
+    const client = createRedisClient(this.config, options);
+    return closingClientWith(build(client), client);
   }
 
   private postgresConnection(max: number) {

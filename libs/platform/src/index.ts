@@ -10,6 +10,7 @@ export * from './http/resource-id.pipe';
 export * from './http/validation.pipe';
 export * from './logging/logging.module';
 export * from './redis/redis.module';
+export * from './redis/redis-clients';
 export * from './security/tokens';
 export * from './shutdown';
 export * from './metrics/http-metrics';

@@ -1,7 +1,7 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
-import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { AppConfig, redisOptionsFromUrl } from '@app/config';
+import { AppConfig } from '@app/config';
+import { closeRedisClient, createRedisClient, type RedisClient } from '../redis/redis-clients';
 
 /** A counter's value in its window, and the milliseconds until the window ends. */
 export interface WindowCount {
@@ -23,19 +23,18 @@ export abstract class WindowCounters {
   abstract clear(key: string): Promise<void>;
 }
 
-type CounterRedis = Redis & { windowHit(key: string, windowMs: number): Promise<[number, number]> };
+type CounterRedis = RedisClient & { windowHit(key: string, windowMs: number): Promise<[number, number]> };
 
 /**
  * One round trip a hit, shared by the hits sent in the same tick: the script is loaded once and then called by its
- * digest (ioredis sends EVALSHA).
+ * digest (ioredis sends EVALSHA). The script touches its one key only, so on a cluster it runs on that key's master.
  */
 export class RedisWindowCounters extends WindowCounters implements OnApplicationShutdown {
   private readonly redis: CounterRedis;
 
   constructor(config: AppConfig, onError: (error: Error) => void) {
     super();
-    this.redis = new Redis({
-      ...redisOptionsFromUrl(config.redisUrl),
+    this.redis = createRedisClient(config, {
       keyPrefix: `${config.queuePrefix}:`,
       // Fail fast while Redis is away instead of queueing commands behind a request.
       enableOfflineQueue: false,
@@ -67,7 +66,7 @@ export class RedisWindowCounters extends WindowCounters implements OnApplication
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await closeRedisClient(this.redis);
   }
 }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
+import type { RedisClient } from '../redis/redis-clients';
 import { InjectRedis } from '../redis/redis.module';
 import { ShutdownState } from './shutdown-state';
 
@@ -42,7 +42,7 @@ export async function runCheck(work: () => Promise<Record<string, unknown> | voi
 export class HealthService {
   constructor(
     private readonly dataSource: DataSource,
-    @InjectRedis() private readonly redis: Redis | null,
+    @InjectRedis() private readonly redis: RedisClient | null,
     private readonly shutdown: ShutdownState,
   ) {}
 

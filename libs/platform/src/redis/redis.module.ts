@@ -1,7 +1,7 @@
 import { Global, Inject, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import Redis from 'ioredis';
-import { AppConfig, redisOptionsFromUrl } from '@app/config';
+import { AppConfig } from '@app/config';
 import { evictionPolicyProblem } from './eviction-policy';
+import { closeRedisClient, createRedisClient, isClusterClient, type RedisClient } from './redis-clients';
 
 export const REDIS = Symbol('REDIS');
 export const InjectRedis = () => Inject(REDIS);
@@ -18,11 +18,7 @@ export const InjectRedis = () => Inject(REDIS);
       inject: [AppConfig],
       useFactory: (config: AppConfig) => {
         if (config.queueBackend !== 'redis') return null;
-        const redis = new Redis({
-          ...redisOptionsFromUrl(config.redisUrl),
-          lazyConnect: false,
-          maxRetriesPerRequest: 2,
-        });
+        const redis = createRedisClient(config, { lazyConnect: false, maxRetriesPerRequest: 2 });
         // Without a listener ioredis prints every failed reconnect as a plain-text stack, outside the JSON log.
         const logger = new Logger('Redis');
         redis.on('error', (error: Error) => logger.warn({ error: error.message }, 'redis connection error'));
@@ -35,7 +31,7 @@ export const InjectRedis = () => Inject(REDIS);
 export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Redis');
 
-  constructor(@Inject(REDIS) private readonly redis: Redis | null) {}
+  constructor(@Inject(REDIS) private readonly redis: RedisClient | null) {}
 
   /**
    * Refuses to run against a Redis that may evict keys: jobs would vanish without a trace. Checked at boot, or
@@ -58,14 +54,17 @@ export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  private async checkEvictionPolicy(redis: Redis): Promise<void> {
-    const problem = evictionPolicyProblem(await redis.info('memory'));
-    if (problem) throw new UnsafeRedisError(problem);
+  /** On a cluster, every master holds some of the queues: each must keep its keys. */
+  private async checkEvictionPolicy(redis: RedisClient): Promise<void> {
+    const servers = isClusterClient(redis) ? (await redis.ping(), redis.nodes('master')) : [redis];
+    for (const server of servers) {
+      const problem = evictionPolicyProblem(await server.info('memory'));
+      if (problem) throw new UnsafeRedisError(problem);
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
-    const redis = this.redis;
-    await redis?.quit().catch(() => redis.disconnect());
+    if (this.redis) await closeRedisClient(this.redis);
   }
 }
 

@@ -1,0 +1,55 @@
+import Redis, { Cluster } from 'ioredis';
+import { AppConfig, redisOptionsFromUrl } from '@app/config';
+
+/** A client of the configured Redis: one server (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES). */
+export type RedisClient = Redis | Cluster;
+
+/** How a client behaves while Redis is away; each user chooses what it can afford. */
+export interface RedisClientOptions {
+  /** Namespace of every key the client sends (not for BullMQ, which takes its own `prefix`). */
+  keyPrefix?: string;
+  /** false: commands fail at once while disconnected instead of waiting for a reconnect (callers answer 503). */
+  enableOfflineQueue?: boolean;
+  /** null for BullMQ's consumers, which must wait out an outage rather than fail their commands. */
+  maxRetriesPerRequest?: number | null;
+  enableAutoPipelining?: boolean;
+  /** Connect on first use (a template that BullMQ only duplicates never connects). */
+  lazyConnect?: boolean;
+}
+
+/**
+ * The only place a Redis connection is made: BullMQ's queues, workers and event listeners, the window counters of
+ * the rate limits and the login throttle, and the health checks all take their client from here, so a deployment
+ * moves between one Redis and a cluster by its environment alone.
+ */
+export function createRedisClient(config: AppConfig, options: RedisClientOptions = {}): RedisClient {
+  const settings = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  const cluster = config.redisCluster;
+  if (!cluster) return new Redis({ ...redisOptionsFromUrl(config.redisUrl, config.redisCredentials), ...settings });
+  const { keyPrefix, enableOfflineQueue, enableAutoPipelining, lazyConnect, maxRetriesPerRequest } = settings;
+  return new Cluster(cluster.nodes, {
+    ...(keyPrefix === undefined ? {} : { keyPrefix }),
+    ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
+    ...(enableAutoPipelining === undefined ? {} : { enableAutoPipelining }),
+    ...(lazyConnect === undefined ? {} : { lazyConnect }),
+    redisOptions: {
+      ...(maxRetriesPerRequest === undefined ? {} : { maxRetriesPerRequest }),
+      ...(config.redisCredentials.username ? { username: config.redisCredentials.username } : {}),
+      ...(config.redisCredentials.password ? { password: config.redisCredentials.password } : {}),
+      ...(cluster.tls ? { tls: {} } : {}),
+    },
+    // Managed clusters sign their certificates for the endpoint's name: connecting by the name, not the address it
+    // resolves to, keeps TLS verification on.
+    ...(cluster.tls ? { dnsLookup: (address: string, callback: (error: null, address: string) => void) => callback(null, address) } : {}),
+  });
+}
+
+/** Whether the client speaks to a Redis Cluster (commands then go to the master that holds each key's slot). */
+export function isClusterClient(client: RedisClient): client is Cluster {
+  return client instanceof Cluster;
+}
+
+/** Closes a client politely, or at once when Redis is not there to answer QUIT. */
+export async function closeRedisClient(client: RedisClient): Promise<void> {
+  await client.quit().catch(() => client.disconnect());
+}
