@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import type { Provider } from '@nestjs/common';
-import { DataSource, EntityManager, FindOptionsOrder, FindOptionsWhere, Repository } from 'typeorm';
+import { DataSource, EntityManager, FindOperator, FindOptionsOrder, FindOptionsWhere, Repository } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { queryPool } from './pool-query';
 import { ReadReplicas } from './read-replicas';
@@ -26,8 +27,12 @@ export interface OwnedQuery<T> {
  * Reads go where `ReadReplicas` sends the account's reads (a replica fresh enough for it, or the primary); writes,
  * locking reads and everything inside a transaction (`withManager`) use the primary.
  */
+/** A filter the lean path takes: a column equal to a value, or (an array) to any of them. */
+type PlainFilter = [column: ColumnMetadata, value: string | number | boolean | (string | number)[]];
+
 export class TenantRepository<T extends Owned> {
-  private newestFirstSql?: string;
+  /** Statements of the lean path, by shape (what, which columns are filtered, which order). */
+  private readonly statements = new Map<string, string>();
 
   constructor(
     private readonly repository: Repository<T>,
@@ -77,31 +82,69 @@ export class TenantRepository<T extends Owned> {
   }
 
   find(ownerId: number, query: OwnedQuery<T> = {}): Promise<T[]> {
-    return this.reading(ownerId, (repository) =>
-      repository.find({ ...query, where: this.scoped(ownerId, query.where) }),
-    );
+    return this.reading(ownerId, (repository) => {
+      const filters = this.plainFilters(repository, query.where);
+      const order = query.order === undefined ? '' : orderById(query.order);
+      return filters && order !== undefined && query.skip === undefined && query.take === undefined
+        ? this.leanSelect(repository, ownerId, filters, order)
+        : repository.find({ ...query, where: this.scoped(ownerId, query.where) });
+    });
+  }
+
+  /** Every row of the owner, newest first, with the columns `find` selects. */
+  findAllNewestFirst(ownerId: number): Promise<T[]> {
+    return this.find(ownerId, { order: { id: 'DESC' } as FindOptionsOrder<T> });
+  }
+
+  exists(ownerId: number, where: FindOptionsWhere<T>): Promise<boolean> {
+    return this.reading(ownerId, async (repository) => {
+      const filters = this.plainFilters(repository, where);
+      if (!filters) return repository.exists({ where: this.scoped(ownerId, where) });
+      const sql = this.statement(repository, 'exists', filters, '', () => 'SELECT 1 AS found');
+      return (await this.run(repository, sql, ownerId, filters)).length > 0;
+    });
   }
 
   /**
-   * Every row of the owner, newest first, with the columns `find` selects. For short whole-account lists read on
-   * every request: the statement is built once and rows are hydrated column by column, without the query
-   * builder and result transformer that `find` runs each time (most of the list's cost in TypeORM).
+   * The lists and checks read on every request (`find` with equality filters and at most an order by id, `exists`)
+   * take a lean path: the statement is built once per shape from the entity metadata, runs on the pool outside a
+   * transaction, and rows are hydrated column by column, without the query builder and result transformer TypeORM
+   * runs on every call (most of a short list's cost in TypeORM; docs/benchmarks.md, section 8). Anything else, or an
+   * entity with relations, embedded columns or soft deletes, goes through TypeORM as before.
    */
-  findAllNewestFirst(ownerId: number): Promise<T[]> {
-    return this.reading(ownerId, (repository) => this.allNewestFirst(repository, ownerId));
+  private plainFilters(repository: Repository<T>, where: FindOptionsWhere<T> = {}): PlainFilter[] | undefined {
+    const { metadata } = repository;
+    if (metadata.relations.length > 0 || metadata.embeddeds.length > 0 || metadata.deleteDateColumn) return undefined;
+    const filters: PlainFilter[] = [];
+    for (const [property, value] of Object.entries(where)) {
+      const column = metadata.findColumnWithPropertyName(property);
+      if (!column || column.transformer || property === 'userId') return undefined;
+      if (isPlain(value)) filters.push([column, value]);
+      else if (value instanceof FindOperator && value.type === 'in' && Array.isArray(value.value)) {
+        if (!(value.value as unknown[]).every((item) => typeof item === 'number' || typeof item === 'string'))
+          return undefined;
+        filters.push([column, value.value as (string | number)[]]);
+      } else return undefined;
+    }
+    return filters;
   }
 
-  private async allNewestFirst(repository: Repository<T>, ownerId: number): Promise<T[]> {
+  private async leanSelect(
+    repository: Repository<T>,
+    ownerId: number,
+    filters: PlainFilter[],
+    order: string,
+  ): Promise<T[]> {
     const { metadata, manager } = repository;
     const columns = metadata.columns.filter((column) => column.isSelect);
-    this.newestFirstSql ??= `SELECT ${columns.map((column) => `"${column.databaseName}"`).join(', ')}
-        FROM "${metadata.tableName}"
-       WHERE "${metadata.findColumnWithPropertyName('userId')!.databaseName}" = $1
-       ORDER BY "${metadata.findColumnWithPropertyName('id')!.databaseName}" DESC`;
-    // Outside a transaction, straight to the pool: this list is read on every request of some clients.
-    const rows: Record<string, unknown>[] = manager.queryRunner
-      ? await manager.query(this.newestFirstSql, [ownerId])
-      : await queryPool(manager.connection, this.newestFirstSql, [ownerId]);
+    const sql = this.statement(
+      repository,
+      'select',
+      filters,
+      order,
+      () => `SELECT ${columns.map((column) => `"${column.databaseName}"`).join(', ')}`,
+    );
+    const rows = await this.run(repository, sql, ownerId, filters);
     const driver = manager.connection.driver;
     return rows.map((row) => {
       const entity = metadata.create() as T;
@@ -112,6 +155,44 @@ export class TenantRepository<T extends Owned> {
     });
   }
 
+  private statement(
+    repository: Repository<T>,
+    kind: 'select' | 'exists',
+    filters: PlainFilter[],
+    order: string,
+    select: () => string,
+  ): string {
+    const shape = `${kind} ${filters.map(([column, value]) => `${column.databaseName}${Array.isArray(value) ? '[]' : ''}`)} ${order}`;
+    let sql = this.statements.get(shape);
+    if (!sql) {
+      const { metadata } = repository;
+      const conditions = [
+        `"${metadata.findColumnWithPropertyName('userId')!.databaseName}" = $1`,
+        ...filters.map(([column, value], index) =>
+          Array.isArray(value)
+            ? `"${column.databaseName}" = ANY($${index + 2})`
+            : `"${column.databaseName}" = $${index + 2}`,
+        ),
+      ];
+      const orderBy = order && ` ORDER BY "${metadata.findColumnWithPropertyName('id')!.databaseName}" ${order}`;
+      sql = `${select()} FROM "${metadata.tableName}" WHERE ${conditions.join(' AND ')}${orderBy}${kind === 'exists' ? ' LIMIT 1' : ''}`;
+      this.statements.set(shape, sql);
+    }
+    return sql;
+  }
+
+  /** Inside a transaction on its connection; outside one, straight to the pool. */
+  private run(
+    repository: Repository<T>,
+    sql: string,
+    ownerId: number,
+    filters: PlainFilter[],
+  ): Promise<Record<string, unknown>[]> {
+    const { manager } = repository;
+    const values = [ownerId, ...filters.map(([, value]) => value)];
+    return manager.queryRunner ? manager.query(sql, values) : queryPool(manager.connection, sql, values);
+  }
+
   findAndCount(ownerId: number, query: OwnedQuery<T> = {}): Promise<[T[], number]> {
     return this.reading(ownerId, (repository) =>
       repository.findAndCount({ ...query, where: this.scoped(ownerId, query.where) }),
@@ -120,10 +201,6 @@ export class TenantRepository<T extends Owned> {
 
   count(ownerId: number, where?: FindOptionsWhere<T>): Promise<number> {
     return this.reading(ownerId, (repository) => repository.count({ where: this.scoped(ownerId, where) }));
-  }
-
-  exists(ownerId: number, where: FindOptionsWhere<T>): Promise<boolean> {
-    return this.reading(ownerId, (repository) => repository.exists({ where: this.scoped(ownerId, where) }));
   }
 
   async create(ownerId: number, values: Omit<Partial<T>, 'id' | 'userId'>): Promise<T> {
@@ -147,6 +224,18 @@ export class TenantRepository<T extends Owned> {
     const result = await this.repository.delete(this.scoped(ownerId, where));
     return (result.affected ?? 0) > 0;
   }
+}
+
+function isPlain(value: unknown): value is string | number | boolean {
+  return typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean';
+}
+
+/** `ASC` or `DESC` for an order by id alone (`{ id: 'DESC' }`), else undefined. */
+function orderById(order: object): string | undefined {
+  const entries = Object.entries(order);
+  if (entries.length !== 1 || entries[0][0] !== 'id') return undefined;
+  const direction = String(entries[0][1]).toUpperCase();
+  return direction === 'ASC' || direction === 'DESC' ? direction : undefined;
 }
 
 const tokenFor = (entity: Function) => `TenantRepository<${entity.name}>`;
