@@ -1,25 +1,37 @@
 /**
- * Call lists at a million rows (not a timed test): one account with 1,000,000 calls among 5,000,000, over HTTP
- * next to the same SQL run bare as the API runs it (see
- * support/list-cases.ts). Ingestion and webhook delivery are measured by bench/call-ingestion.ts.
+ * Call lists at tens of millions of rows (not a timed test): one account with a tenth of BENCH_CALLS calls (default
+ * 20,000,000, among ten accounts), over HTTP next to the same SQL run bare as the API runs it (see
+ * support/list-cases.ts); then call ingestion alone and beside a retention run removing the oldest 1,000,000 calls
+ * through the worker's own statement, and the lists again while that run goes on.
  *
- *   npm run bench:calls
+ *   npm run bench:calls [-- requests per case]
+ *   BENCH_CALLS=5000000 npm run bench:calls
  */
 import { Client, Pool } from 'pg';
+import { runLoad, LoadResult } from './support/http-load';
 import { bareServerCases, LIST_CASE_HEADERS, ListCase, measureListCases } from './support/list-cases';
 import { startBareListServer, startBuiltApi } from './support/processes';
 import { ApiClient } from './support/stack';
 import { fixed, nowMs, printTable, runMain } from './support/report';
 
-const TOTAL_CALLS = 5_000_000;
-const ACCOUNT_CALLS = 1_000_000;
+const TOTAL_CALLS = Number(process.env.BENCH_CALLS ?? 20_000_000);
+const ACCOUNTS = 10;
+const ACCOUNT_CALLS = TOTAL_CALLS / ACCOUNTS;
+/** Calls of each account are 5 s apart from this instant on. */
+const SEEDED_FROM = Date.parse('2026-01-01T00:00:00Z');
+const RETENTION_REMOVES = Math.min(1_000_000, TOTAL_CALLS / 2);
+const PURGE_BATCH = 1000;
+const RUNTIME_TOKEN = 'bench-runtime-token-0123456789abcdefghij';
+const INGESTION_CONNECTIONS = 16;
+const INGESTION_SECONDS = 20;
 
 async function main(): Promise<void> {
-  const stack = await startBuiltApi();
+  const stack = await startBuiltApi({ RUNTIME_API_TOKEN: RUNTIME_TOKEN });
   const client = new Client({ connectionString: stack.databaseUrl });
   await client.connect();
   // The bare reference: two connections, as the API runs a page and its total at once.
   const bare = new Pool({ connectionString: stack.databaseUrl, max: 2 });
+  let stopBareHttp: (() => Promise<void>) | undefined;
   try {
     const api = await ApiClient.register(stack.baseUrl);
     const me = await api.request('GET', '/api/user/me');
@@ -34,7 +46,7 @@ async function main(): Promise<void> {
     ).rows;
     for (const index of indexes) await client.query(`DROP INDEX ${index.indexname}`);
     const users = [me.data.id];
-    for (let index = 0; index < 4; index++) {
+    for (let index = 1; index < ACCOUNTS; index++) {
       users.push(
         (
           await client.query(`INSERT INTO users (name, email, password_hash) VALUES ('Other', $1, 'x') RETURNING id`, [
@@ -43,9 +55,15 @@ async function main(): Promise<void> {
         ).rows[0].id,
       );
     }
-    for (const user of users) {
-      const count = user === me.data.id ? ACCOUNT_CALLS : (TOTAL_CALLS - ACCOUNT_CALLS) / 4;
-      await client.query(
+    // Two accounts at a time, one a core.
+    const seeder = new Client({ connectionString: stack.databaseUrl });
+    await seeder.connect();
+    const queue = [...users];
+    const seedAccounts = async (connection: Client) => {
+      for (let user = queue.shift(); user !== undefined; user = queue.shift()) await seedAccount(connection, user);
+    };
+    const seedAccount = (connection: Client, user: number) =>
+      connection.query(
         `INSERT INTO calls (user_id, external_id, assistant_id, assistant_name, campaign_id, type, status, client_phone_number,
                             assistant_phone_number, duration, created_at, updated_at)
          SELECT $1::int, 'seed-' || $1::int || '-' || n, CASE WHEN $1::int = $3::int THEN $4::int ELSE NULL END, 'Caller', NULL,
@@ -54,10 +72,16 @@ async function main(): Promise<void> {
                 '+1' || (3000000000 + n * 7 + $1::int)::text, '+14155550999', n % 600,
                 timestamptz '2026-01-01' + n * interval '5 seconds', timestamptz '2026-01-01' + n * interval '5 seconds'
            FROM generate_series(1, $2) n`,
-        [user, count, me.data.id, assistantId],
+        [user, ACCOUNT_CALLS, me.data.id, assistantId],
       );
-    }
+    await Promise.all([seedAccounts(client), seedAccounts(seeder)]);
+    await seeder.end();
+    // As an operator would for a one-off build: more memory for the sorts, both cores.
+    await client.query(`SET maintenance_work_mem = '1GB'`);
+    await client.query(`SET max_parallel_maintenance_workers = 2`);
+    const inserted = nowMs();
     for (const index of indexes) await client.query(index.indexdef);
+    const indexed = nowMs();
     await client.query(`ALTER TABLE calls ENABLE TRIGGER USER`);
     await client.query(`DELETE FROM call_counts`);
     await client.query(`
@@ -69,10 +93,13 @@ async function main(): Promise<void> {
        WHERE b IS NOT NULL GROUP BY user_id, b`);
     await client.query(`VACUUM ANALYZE calls`);
     await client.query(`VACUUM ANALYZE call_counts`);
-    console.log(`seeded ${TOTAL_CALLS} calls in ${fixed((nowMs() - seeded) / 1000)} s`);
+    console.log(
+      `seeded ${TOTAL_CALLS} calls in ${fixed((nowMs() - seeded) / 1000)} s ` +
+        `(rows ${fixed((inserted - seeded) / 1000)} s, indexes ${fixed((indexed - inserted) / 1000)} s)`,
+    );
     const [{ phone }] = (
       await client.query(
-        `SELECT substring(client_phone_number, 4, 6) AS phone FROM calls WHERE user_id = $1 AND external_id LIKE 'seed-%' LIMIT 1 OFFSET 500000`,
+        `SELECT substring(client_phone_number, 4, 6) AS phone FROM calls WHERE user_id = $1 AND external_id LIKE 'seed-%' LIMIT 1 OFFSET ${ACCOUNT_CALLS / 2}`,
         [me.data.id],
       )
     ).rows;
@@ -129,15 +156,105 @@ async function main(): Promise<void> {
       LIST_CASES: bareServerCases('/api/user/calls', cases),
       QUEUE_PREFIX: stack.queuePrefix,
     });
-    const rows = await measureListCases(api, bare, '/api/user/calls', cases, samples, bareHttp.baseUrl).finally(() =>
-      bareHttp.process.stop(),
-    );
+    stopBareHttp = () => bareHttp.process.stop();
+    const rows = await measureListCases(api, bare, '/api/user/calls', cases, samples, bareHttp.baseUrl);
     printTable(
-      `GET /api/user/calls, one account with 1,000,000 of 5,000,000 calls (${samples} requests a case, sequential)`,
+      `GET /api/user/calls, one account with ${ACCOUNT_CALLS} of ${TOTAL_CALLS} calls (${samples} requests a case, sequential)`,
       LIST_CASE_HEADERS,
       rows,
     );
+
+    // Ingestion alone, then beside a retention run removing the oldest RETENTION_REMOVES calls (a tenth of each
+    // account's oldest), batch by batch through the worker's statement, with the lists measured again meanwhile.
+    let written = 0;
+    const ingest = async (): Promise<LoadResult> => {
+      const run = written;
+      const result = await runLoad({
+        origin: stack.baseUrl,
+        path: '',
+        pathOf: (sequence) => `/api/internal/calls/bench-${run + sequence}`,
+        method: 'PUT',
+        headers: { authorization: `Bearer ${RUNTIME_TOKEN}`, 'content-type': 'application/json' },
+        body: (sequence) =>
+          JSON.stringify({
+            assistant_id: assistantId,
+            type: 'outbound',
+            status: 'completed',
+            client_phone_number: `+1415${2000000 + ((run + sequence) % 8000000)}`,
+            assistant_phone_number: '+14155550999',
+            duration: 30,
+          }),
+        connections: INGESTION_CONNECTIONS,
+        seconds: INGESTION_SECONDS,
+        serverPid: stack.process.child.pid!,
+        expectedStatus: 201,
+      });
+      if (result.errors > 0) throw new Error(`${result.errors} writes failed or were refused`);
+      written += result.requests;
+      return result;
+    };
+    await ingest(); // warm-up
+    const alone = await ingest();
+    const cutoff = new Date(SEEDED_FROM + (RETENTION_REMOVES / ACCOUNTS) * 5000 + 1000);
+    const purger = new Client({ connectionString: stack.databaseUrl });
+    await purger.connect();
+    const batchMs: number[] = [];
+    const purgeStarted = nowMs();
+    const purge = (async () => {
+      let removed = 0;
+      for (;;) {
+        const started = nowMs();
+        const [{ count }] = (await purger.query(`SELECT purge_calls_before($1, $2) AS count`, [cutoff, PURGE_BATCH]))
+          .rows;
+        batchMs.push(nowMs() - started);
+        removed += count;
+        if (count < PURGE_BATCH) return { removed, seconds: (nowMs() - purgeStarted) / 1000 };
+      }
+    })();
+    const beside = await ingest();
+    const listsBeside = await measureListCases(
+      api,
+      bare,
+      '/api/user/calls',
+      cases,
+      Math.min(samples, 100),
+      bareHttp.baseUrl,
+    );
+    const purged = await purge;
+    await purger.end();
+    printTable(
+      `PUT /api/internal/calls/{id}, ${INGESTION_CONNECTIONS} connections for ${INGESTION_SECONDS} s, table of ${TOTAL_CALLS} calls`,
+      ['run', 'writes', 'writes/s', 'p50 ms', 'p99 ms', 'p99 / alone'],
+      [
+        ['alone', alone.requests, fixed(alone.perSecond, 0), fixed(alone.p50Ms), fixed(alone.p99Ms), '1.00'],
+        [
+          'beside the retention run',
+          beside.requests,
+          fixed(beside.perSecond, 0),
+          fixed(beside.p50Ms),
+          fixed(beside.p99Ms),
+          fixed(beside.p99Ms / alone.p99Ms, 2),
+        ],
+      ],
+    );
+    batchMs.sort((a, b) => a - b);
+    console.log(
+      `retention run: ${purged.removed} calls removed in ${fixed(purged.seconds)} s ` +
+        `(${fixed(purged.removed / purged.seconds, 0)} calls/s; batch of ${PURGE_BATCH}: ` +
+        `p50 ${fixed(batchMs[Math.floor(batchMs.length / 2)])} ms, max ${fixed(batchMs[batchMs.length - 1])} ms)`,
+    );
+    printTable(
+      `GET /api/user/calls while the retention run removed calls (${Math.min(samples, 100)} requests a case)`,
+      LIST_CASE_HEADERS,
+      listsBeside,
+    );
+    const [{ rows: counted }] = [
+      await client.query(`SELECT count(*)::int AS rows FROM calls WHERE user_id = $1`, [me.data.id]),
+    ];
+    const listed = (await api.request('GET', '/api/user/calls')) as { total: number };
+    console.log(`after the run: list total ${listed.total}, rows ${counted[0].rows}`);
   } finally {
+    await stopBareHttp?.();
     await client.end();
     await bare.end();
     await stack.close();

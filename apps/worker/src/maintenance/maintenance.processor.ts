@@ -56,10 +56,10 @@ export class MaintenanceProcessor extends JobProcessor {
   }
 
   /**
-   * Calls older than CALL_RETENTION_DAYS go, oldest first, a thousand a statement: each batch is its own short
-   * transaction, and rows another transaction holds are skipped for the next run, so ingestion and lists never
-   * wait on the purge. The count triggers keep the lists' exact totals exact. A run stops after a minute; the next
-   * one, five minutes later, goes on.
+   * Calls older than CALL_RETENTION_DAYS go, oldest first, a thousand a statement (`purge_calls_before`): each batch
+   * is its own short transaction that counts what it removed in the purge's own counter shard, and rows another
+   * transaction holds are skipped for the next run, so ingestion and lists never wait on the purge and the lists'
+   * exact totals stay exact. A run stops after a minute; the next one, five minutes later, goes on.
    */
   private async purgeOldCalls(): Promise<{ deleted: number }> {
     const days = this.config.callRetentionDays;
@@ -67,14 +67,12 @@ export class MaintenanceProcessor extends JobProcessor {
     const until = Date.now() + 60_000;
     let deleted = 0;
     for (;;) {
-      const [, count] = (await this.dataSource.query(
-        `DELETE FROM calls WHERE id IN (
-           SELECT id FROM calls WHERE created_at < now() - make_interval(days => $1)
-            ORDER BY created_at LIMIT ${CALL_PURGE_BATCH} FOR UPDATE SKIP LOCKED)`,
-        [days],
-      )) as [unknown, number];
-      deleted += count;
-      if (count < CALL_PURGE_BATCH || Date.now() > until) break;
+      const [{ removed }] = (await this.dataSource.query(
+        `SELECT purge_calls_before(now() - make_interval(days => $1), $2) AS removed`,
+        [days, CALL_PURGE_BATCH],
+      )) as { removed: number }[];
+      deleted += removed;
+      if (removed < CALL_PURGE_BATCH || Date.now() > until) break;
     }
     if (deleted > 0) this.logger.log({ deleted, retentionDays: days }, 'removed calls past their retention');
     return { deleted };

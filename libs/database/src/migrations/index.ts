@@ -18,6 +18,7 @@ import { OneNumberOneHolder1763800000120 } from './1763800000120-one-number-one-
 import { CallsByAge1763800000130 } from './1763800000130-calls-by-age';
 import { SearchPerKnowledgebase1764117300000 } from './1764117300000-search-per-knowledgebase';
 import { AccountWritePositions1764119250000 } from './1764119250000-account-write-positions';
+import { PurgedCallCounts1764119260000 } from './1764119260000-purged-call-counts';
 import { DeploymentIdentity1764120000000 } from './1764120000000-deployment-identity';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
@@ -42,5 +43,6 @@ export const migrations = [
   CallsByAge1763800000130,
   SearchPerKnowledgebase1764117300000,
   AccountWritePositions1764119250000,
+  PurgedCallCounts1764119260000,
   DeploymentIdentity1764120000000,
 ];
