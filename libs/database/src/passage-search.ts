@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { ReadReplicas } from './read-replicas';
 import { parseSearchQuery } from './search-query';
 
 export interface PassageHit {
@@ -169,7 +170,10 @@ SELECT passage.document_id, document.name AS document_name, passage.content, pas
 /** Passage search over one knowledgebase; the caller has checked the knowledgebase is the owner's. */
 @Injectable()
 export class PassageSearch {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Optional() private readonly replicas?: ReadReplicas,
+  ) {}
 
   /**
    * Runs as a named prepared statement: planning this statement costs more than running it, and a connection
@@ -184,14 +188,18 @@ export class PassageSearch {
   ): Promise<PassageHit[]> {
     const [text, values] = this.statement(ownerId, knowledgebaseId, query, limit, candidateCap);
     if (values[2].length === 0) return [];
-    const runner = this.dataSource.createQueryRunner('slave');
-    try {
-      const client = (await runner.connect()) as PreparedStatementClient;
-      const result = await client.query({ name: 'passage-search', text, values });
-      return result.rows;
-    } finally {
-      await runner.release();
-    }
+    // On a replica fresh enough for the account (see ReadReplicas), else on the primary.
+    const run = async (dataSource: DataSource): Promise<PassageHit[]> => {
+      const runner = dataSource.createQueryRunner('slave');
+      try {
+        const client = (await runner.connect()) as PreparedStatementClient;
+        const result = await client.query({ name: 'passage-search', text, values });
+        return result.rows;
+      } finally {
+        await runner.release();
+      }
+    };
+    return this.replicas ? this.replicas.read(ownerId, run) : run(this.dataSource);
   }
 
   /** The statement and its parameters, for the benchmark to explain. */
