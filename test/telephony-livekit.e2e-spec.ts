@@ -59,8 +59,8 @@ describe('SIP trunks against LiveKit', () => {
         LIVEKIT_API_KEY: fake.apiKey,
         LIVEKIT_API_SECRET: fake.apiSecret,
         LIVEKIT_AGENT_NAME: AGENT,
-        // A lost answer costs one second here instead of ten.
-        LIVEKIT_REQUEST_TIMEOUT_SECONDS: '1',
+        // A lost answer costs two seconds here instead of ten (enough for an answer on a loaded machine).
+        LIVEKIT_REQUEST_TIMEOUT_SECONDS: '2',
         SIP_OUTBOUND_PROXY_ADDRESS: 'egress.voice.example.net',
       },
     });

@@ -22,7 +22,7 @@ describe('LiveKitSipProvisioner against the strict fake of LiveKit’s Twirp API
 
   beforeEach(async () => {
     fake = await FakeLiveKit.start();
-    provisioner = new LiveKitSipProvisioner({ ...fake.settings, requestTimeoutSeconds: 1 });
+    provisioner = new LiveKitSipProvisioner({ ...fake.settings, requestTimeoutSeconds: 2 });
   });
   afterEach(() => fake.close());
 
