@@ -70,7 +70,11 @@ export class ApiModule {
         { provide: APP_PIPE, useClass: ApiValidationPipe },
         RateLimiter,
         { provide: APP_GUARD, useClass: BearerAuthGuard },
-        { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
+        // Only with replicas to route reads to: a global interceptor runs Nest's RxJS chain on every request, GETs
+        // included, which no other interceptor does (docs/benchmarks.md, section 8).
+        ...(config.databaseReplicaUrls.length > 0
+          ? [{ provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor }]
+          : []),
       ],
     };
   }
