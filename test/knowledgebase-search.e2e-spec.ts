@@ -29,10 +29,10 @@ describe('Knowledgebase search', () => {
   const createKnowledgebase = async (body: Record<string, unknown>, owner = account) =>
     (await stack.http.post('/api/user/knowledgebases').set(owner.auth).send(body).expect(201)).body.data;
 
-  /** A knowledgebase holding the FAQ, one passage per paragraph, ready to search. */
-  const knowledgebaseWithFaq = async (languageId: number | null) => {
+  /** A knowledgebase holding the paragraphs, one document and passage each, ready to search. */
+  const knowledgebaseWith = async (paragraphs: string[], languageId: number | null) => {
     const knowledgebase = await createKnowledgebase({ name: 'FAQ', language_id: languageId });
-    for (const [index, paragraph] of FAQ.split('\n\n').entries()) {
+    for (const [index, paragraph] of paragraphs.entries()) {
       const created = await stack.http
         .post(`/api/user/knowledgebases/${knowledgebase.id}/documents`)
         .set(account.auth)
@@ -45,6 +45,7 @@ describe('Knowledgebase search', () => {
     }
     return knowledgebase.id as number;
   };
+  const knowledgebaseWithFaq = (languageId: number | null) => knowledgebaseWith(FAQ.split('\n\n'), languageId);
 
   const search = async (knowledgebaseId: number, query: string, limit = 5) =>
     (
@@ -122,7 +123,8 @@ describe('Knowledgebase search', () => {
       const results = await search(knowledgebaseId, 'refund processing');
       expect(names(results)).toEqual(['Answer 3']);
       expect(results[0].highlight).toBe(
-        '**Refunds** are **processed** within fourteen days of receiving the returned item.',
+        // "returned" is marked too: to return is a synonym of to refund.
+        '**Refunds** are **processed** within fourteen days of receiving the **returned** item.',
       );
     });
 
@@ -231,6 +233,41 @@ describe('Knowledgebase search', () => {
       const walked = passagesRead(await plan('weather courier'));
       expect(Math.max(...walked.map((scan) => scan.rows))).toBe(40);
       for (const scan of walked) expect(scan.rows + scan.removed).toBeLessThanOrEqual(40);
+    });
+  });
+
+  describe('related words, in English', () => {
+    const PARAGRAPHS = [
+      'Every child under twelve travels free.',
+      'Damaged goods are replaced within thirty days.',
+      'The decision is sent by post within a week.',
+      'The kid menu is served until seven.',
+    ];
+    let knowledgebaseId: number;
+    beforeAll(async () => {
+      knowledgebaseId = await knowledgebaseWith(PARAGRAPHS, english);
+    }, 60_000);
+
+    it('finds a synonym, a derivation and a similar adjective of a word the passages do not use', async () => {
+      const [synonym] = await search(knowledgebaseId, 'does my youngster travel free');
+      expect(synonym.document_name).toBe('Answer 1');
+      expect(synonym.highlight).toBe('Every **child** under twelve **travels** **free**.');
+      expect(names(await search(knowledgebaseId, 'when will you decide'))).toEqual(['Answer 3']);
+      expect(names(await search(knowledgebaseId, 'it arrived broken'))).toEqual(['Answer 2']);
+    });
+
+    it('ranks the word as typed above its synonyms', async () => {
+      expect(names(await search(knowledgebaseId, 'kid'))).toEqual(['Answer 4', 'Answer 1']);
+      const [exact, related] = await search(knowledgebaseId, 'child');
+      expect([exact.document_name, related.document_name]).toEqual(['Answer 1', 'Answer 4']);
+      expect(exact.score).toBeGreaterThan(related.score);
+    });
+
+    it('keeps phrases, names and exclusions exact', async () => {
+      expect(await search(knowledgebaseId, '"broken"')).toEqual([]);
+      // Capitalised after the first word, "Kid" is a name: it matches itself, not children.
+      expect(names(await search(knowledgebaseId, 'menu of Kid'))).toEqual(['Answer 4']);
+      expect(await search(knowledgebaseId, 'twelve -child -kid')).toEqual([]);
     });
   });
 

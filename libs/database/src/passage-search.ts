@@ -24,12 +24,23 @@ export const SEARCH_CANDIDATE_CAP = 200;
 /** A word in more than this share of a knowledgebase's passages is walked to, not read from the full-text index. */
 export const COMMON_WORD_SHARE = 0.05;
 
+/** The most related words one query word brings, the closest first. */
+export const EXPANSIONS_PER_WORD = 5;
+
 /**
  * Ranks in one statement:
  * - `terms`: the query's meaningful words as the knowledgebase's language indexes them (stemmed, stop words
  *   dropped). A word the knowledgebase never uses is replaced by its nearest words one or two edits away.
+ * - `expanded`: for the words typed as common words (`expandable`), the related words this knowledgebase uses
+ *   (search_related_lexemes: WordNet's synonyms, derivations and similar adjectives for English), the closest
+ *   EXPANSIONS_PER_WORD, each at its relation's weight. They count for the word they expand, never as words of
+ *   their own, so a passage holding a word and its synonym counts the word once.
  * - `matches`: each term's words with a weight from their rarity in this knowledgebase (an idf), discounted
- *   for corrections.
+ *   for corrections and expansions; an expansion never weighs more than the word itself would (its idf is
+ *   taken at the more common of the two), so the word as typed ranks first. For a word the knowledgebase does
+ *   not use (nor a misspelling of one) the expansions stand in for it; for one it uses, its rarer expansions (under
+ *   COMMON_WORD_SHARE) seed as one more rare word, after the rarer words, so they never multiply what the word's
+ *   own seed reads; a common word is walked to together with its expansions.
  * - `candidates`: passages holding all terms, then those of the rarest words, at most the cap. The full-text
  *   index leads with the knowledgebase (btree_gin), so a seed reads only this knowledgebase's postings of a word,
  *   whatever other knowledgebases hold it.
@@ -54,6 +65,10 @@ filters AS (
 terms AS (
   SELECT DISTINCT lexeme AS term
     FROM config, unnest($3::text[]) word, unnest(tsvector_to_array(passage_search_vector(config.name, word))) lexeme
+),
+expandable AS (
+  SELECT DISTINCT lexeme AS term
+    FROM config, unnest($9::text[]) word, unnest(tsvector_to_array(passage_search_vector(config.name, word))) lexeme
 ),
 total AS (
   SELECT greatest(coalesce((SELECT passages FROM knowledgebase_search_stats WHERE knowledgebase_id = $2), 0), 1)::float8
@@ -81,14 +96,42 @@ corrected AS (
        LIMIT 2) nearest
    WHERE length(terms.term) >= 4 AND NOT EXISTS (SELECT 1 FROM known WHERE known.term = terms.term)
 ),
+expanded AS (
+  SELECT expandable.term, related.lexeme, related.passages, related.discount
+    FROM expandable CROSS JOIN LATERAL (
+      SELECT vocabulary.lexeme, vocabulary.passages, relation.weight::float8 AS discount
+        FROM config, search_related_lexemes relation
+        JOIN knowledgebase_lexemes vocabulary
+          ON vocabulary.knowledgebase_id = $2 AND vocabulary.lexeme = relation.related AND vocabulary.passages > 0
+       WHERE relation.search_config = config.name AND relation.lexeme = expandable.term
+         AND NOT EXISTS (SELECT 1 FROM terms WHERE terms.term = relation.related)
+       ORDER BY relation.weight DESC, vocabulary.passages DESC
+       LIMIT $10) related
+),
 matches AS (
-  SELECT found.term, found.lexeme, found.passages,
-         found.discount * ln(1 + total.passages / found.passages) AS weight,
+  SELECT found.term, found.lexeme, found.passages, found.expansion,
+         found.discount * ln(1 + total.passages / greatest(found.passages, coalesce(own.passages, 0))) AS weight,
          ('''' || replace(replace(found.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery AS query
-    FROM (SELECT * FROM known UNION ALL SELECT * FROM corrected) found, total
+    FROM (SELECT *, false AS expansion FROM known UNION ALL SELECT *, false FROM corrected
+          UNION ALL SELECT *, true FROM expanded) found
+    CROSS JOIN total
+    LEFT JOIN known own ON found.expansion AND own.term = found.term
 ),
 term_queries AS (
-  SELECT term, tsquery_or_agg(query) AS query, min(passages) AS passages FROM matches GROUP BY term
+  SELECT term,
+         tsquery_or_agg(query) FILTER (WHERE NOT expansion OR NOT has_own) AS query,
+         tsquery_or_agg(query) AS every_query,
+         coalesce(min(passages) FILTER (WHERE NOT expansion), sum(passages)) AS passages
+    FROM (SELECT *, bool_or(NOT expansion) OVER (PARTITION BY term) AS has_own FROM matches) matches
+   GROUP BY term
+),
+-- The rarer expansions of a word the knowledgebase uses seed on their own, as one more rare "word".
+related_queries AS (
+  SELECT matches.term, tsquery_or_agg(matches.query) AS query, sum(matches.passages) AS passages
+    FROM matches, total
+   WHERE matches.expansion AND matches.passages <= total.passages * $8
+     AND EXISTS (SELECT 1 FROM matches own WHERE own.term = matches.term AND NOT own.expansion)
+   GROUP BY matches.term
 ),
 seeds AS (
   SELECT required AS query, 0 AS priority, false AS common
@@ -99,9 +142,13 @@ seeds AS (
    WHERE required IS NULL
      AND (SELECT count(*) FROM term_queries WHERE term_queries.passages <= total.passages * $8) > 1
   UNION ALL
-  SELECT rarest.query, rarest.passages, rarest.passages > total.passages * $8 FROM (
-    SELECT query, passages, sum(passages) OVER (ORDER BY passages, term) - passages AS before
-      FROM term_queries) rarest, total
+  -- A common word is walked to with its expansions: the walk reads the same passages whatever it looks for.
+  SELECT CASE WHEN rarest.passages > total.passages * $8 THEN rarest.every_query ELSE rarest.query END,
+         rarest.passages, rarest.passages > total.passages * $8 FROM (
+    SELECT query, every_query, passages, sum(passages) OVER (ORDER BY passages, term) - passages AS before
+      FROM (SELECT term, query, every_query, passages FROM term_queries
+            UNION ALL
+            SELECT term || ' ', query, query, passages FROM related_queries) seeded) rarest, total
    WHERE before < $7 AND (SELECT required FROM filters) IS NULL
 ),
 candidates AS (
@@ -209,8 +256,22 @@ export class PassageSearch {
     query: string,
     limit: number,
     candidateCap = SEARCH_CANDIDATE_CAP,
-  ): [string, [number, number, string[], string[], string[], number, number, number]] {
-    const { words, phrases, excluded } = parseSearchQuery(query);
-    return [SEARCH_SQL, [ownerId, knowledgebaseId, words, phrases, excluded, limit, candidateCap, COMMON_WORD_SHARE]];
+  ): [string, [number, number, string[], string[], string[], number, number, number, string[], number]] {
+    const { words, phrases, excluded, expandable } = parseSearchQuery(query);
+    return [
+      SEARCH_SQL,
+      [
+        ownerId,
+        knowledgebaseId,
+        words,
+        phrases,
+        excluded,
+        limit,
+        candidateCap,
+        COMMON_WORD_SHARE,
+        expandable,
+        EXPANSIONS_PER_WORD,
+      ],
+    ];
   }
 }

@@ -6,7 +6,22 @@ describe('parseSearchQuery', () => {
       words: ['opening', 'hours', 'friday', 'nine to five'],
       phrases: ['nine to five'],
       excluded: ['closed', 'bank holiday'],
+      expandable: ['opening', 'hours', 'friday'],
     });
+  });
+
+  it('expands common words only: not names, numbers, codes or phrases', () => {
+    expect(parseSearchQuery('Can my kid cancel? ask Ada about order 1234, SKU-9 or "gift card"').expandable).toEqual([
+      'Can',
+      'my',
+      'kid',
+      'cancel',
+      'ask',
+      'about',
+      'order',
+      'or',
+    ]);
+    expect(parseSearchQuery('Paris Hilton').expandable).toEqual(['Paris']);
   });
 
   it('never fails on what it cannot read', () => {
@@ -14,8 +29,14 @@ describe('parseSearchQuery', () => {
       words: ['unterminated phrase'],
       phrases: ['unterminated phrase'],
       excluded: [],
+      expandable: [],
     });
-    expect(parseSearchQuery(' - "" -- or ')).toEqual({ words: ['-', 'or'], phrases: [], excluded: ['-'] });
-    expect(parseSearchQuery('   ')).toEqual({ words: [], phrases: [], excluded: [] });
+    expect(parseSearchQuery(' - "" -- or ')).toEqual({
+      words: ['-', 'or'],
+      phrases: [],
+      excluded: ['-'],
+      expandable: ['or'],
+    });
+    expect(parseSearchQuery('   ')).toEqual({ words: [], phrases: [], excluded: [], expandable: [] });
   });
 });

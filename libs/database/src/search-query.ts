@@ -6,7 +6,16 @@ export interface ParsedSearchQuery {
   phrases: string[];
   /** Words and phrases after a minus sign; no result contains any of them. */
   excluded: string[];
+  /**
+   * The bare words that may also match related words (synonyms, derivations): common words as typed in lower
+   * case, or capitalised at the start. A name, a number, a code or a quoted phrase is meant exactly.
+   */
+  expandable: string[];
 }
+
+const PUNCTUATION = /^\p{P}+|\p{P}+$/gu;
+const LOWER_CASE_WORD = /^\p{Ll}+$/u;
+const CAPITALISED_WORD = /^\p{Lu}\p{Ll}+$/u;
 
 const TOKEN = /(-?)"([^"]*)"?|(\S+)/g;
 
@@ -15,7 +24,7 @@ const TOKEN = /(-?)"([^"]*)"?|(\S+)/g;
  * `OR` is accepted and changes nothing (any word already matches). Never fails: what cannot be read is a word.
  */
 export function parseSearchQuery(query: string): ParsedSearchQuery {
-  const parsed: ParsedSearchQuery = { words: [], phrases: [], excluded: [] };
+  const parsed: ParsedSearchQuery = { words: [], phrases: [], excluded: [], expandable: [] };
   for (const [, minus, quoted, bare] of query.matchAll(TOKEN)) {
     if (quoted !== undefined) {
       const phrase = quoted.trim();
@@ -25,8 +34,15 @@ export function parseSearchQuery(query: string): ParsedSearchQuery {
       continue;
     }
     if (bare === 'OR') continue;
-    if (bare.length > 1 && bare.startsWith('-')) parsed.excluded.push(bare.slice(1));
-    else parsed.words.push(bare);
+    if (bare.length > 1 && bare.startsWith('-')) {
+      parsed.excluded.push(bare.slice(1));
+      continue;
+    }
+    const word = bare.replace(PUNCTUATION, '');
+    if (LOWER_CASE_WORD.test(word) || (parsed.words.length === 0 && CAPITALISED_WORD.test(word))) {
+      parsed.expandable.push(word);
+    }
+    parsed.words.push(bare);
   }
   parsed.words.push(...parsed.phrases);
   return parsed;

@@ -17,6 +17,7 @@ import { IdempotencySealedAndLeased1763800000110 } from './1763800000110-idempot
 import { OneNumberOneHolder1763800000120 } from './1763800000120-one-number-one-holder';
 import { CallsByAge1763800000130 } from './1763800000130-calls-by-age';
 import { SearchPerKnowledgebase1764117300000 } from './1764117300000-search-per-knowledgebase';
+import { SearchRelatedWords1764117400000 } from './1764117400000-search-related-words';
 import { AccountWritePositions1764119250000 } from './1764119250000-account-write-positions';
 import { PurgedCallCounts1764119260000 } from './1764119260000-purged-call-counts';
 import { DeploymentIdentity1764120000000 } from './1764120000000-deployment-identity';
@@ -42,6 +43,7 @@ export const migrations = [
   OneNumberOneHolder1763800000120,
   CallsByAge1763800000130,
   SearchPerKnowledgebase1764117300000,
+  SearchRelatedWords1764117400000,
   AccountWritePositions1764119250000,
   PurgedCallCounts1764119260000,
   DeploymentIdentity1764120000000,

