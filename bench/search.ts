@@ -174,6 +174,7 @@ async function recall(
     const rows: (string | number)[][] = [];
     const notes: string[] = [];
     for (const [set, questions] of sets) {
+      let beforeMissed: Set<string> | undefined;
       const unshared = await sharingNoWord(dataSource, questions);
       for (const [name, search] of searches) {
         const figures = await recallOf(questions, passages, search);
@@ -186,7 +187,16 @@ async function recall(
           share(figures.top3),
           fixed(figures.reciprocalRanks / figures.questions, 2),
         ]);
-        if (name === 'now, English') notes.push(...figures.missed.map((question) => `missed (${set}): ${question}`));
+        if (name === 'now, English') {
+          notes.push(...figures.missed.map((question) => `missed (${set}): ${question}`));
+          // What changed against the earlier commit's statement, question by question.
+          if (beforeMissed) {
+            const now = new Set(figures.missed);
+            notes.push(...figures.missed.filter((question) => !beforeMissed!.has(question)).map((q) => `  lost: ${q}`));
+            notes.push(...[...beforeMissed].filter((question) => !now.has(question)).map((q) => `  gained: ${q}`));
+          }
+        }
+        if (name.startsWith(`${before},`)) beforeMissed = new Set(figures.missed);
       }
     }
     notes.push(...stale.map((question) => `left out, its answer is no longer in the documents: ${question.question}`));
