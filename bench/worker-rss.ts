@@ -1,107 +1,218 @@
 /**
- * Peak memory of a worker process extracting a ~20 MiB text-dense PDF (the largest upload the API accepts).
+ * Peak memory of the built worker processing a ~20 MiB text-dense PDF (the largest upload the API accepts).
  *
- *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/worker-rss.ts
+ *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/worker-rss.ts [label=root ...]
  *
- * Spawns a fresh Node process (ts-node, like this script) that runs runExtractionInThread('pdf', bytes,
- * { timeoutMs: 300000 }) once, with the extraction library compiled to JavaScript as in a deployed worker:
- *   pdftotext  PATH as usual, so the auto engine uses poppler's pdftotext
- *   pdfium     PATH holding only a link to node, so pdftotext is not found and PDFium (WebAssembly) is used
- * The child samples process.memoryUsage().rss every 50 ms and reads VmHWM from /proc/self/status at the end
- * (both include the extraction thread, which shares the process); pdftotext runs as its own process, whose
- * VmHWM is sampled separately. The PDF is generated once with pdf-lib and cached in bench/.cache/.
+ * For each build (a checkout root holding `dist/`; without arguments this repository, built first with
+ * `npm run build`) and each engine, a fresh database and Redis prefix, the built API and the built worker in their
+ * own processes with production settings, as deployed. The PDF is uploaded through the API and polled until the
+ * document is active; meanwhile the worker's RSS is sampled every 50 ms from /proc, and its VmHWM (the kernel's
+ * high-water mark of the whole process, extraction threads included) is read before it is stopped.
+ *   pdfium     the worker's PATH holds only a link to node: pdftotext cannot be found, PDFium (WebAssembly) is used
+ *   pdftotext  only when PDFTOTEXT names a pdftotext executable: its directory is added to the worker's PATH
+ * The builds run interleaved (round by round) so they see the same machine; BENCH_ROUNDS sets the rounds (1).
+ * The passages' count and a digest of their text in order, read from the database, show that every build and
+ * engine stored the same passages. BENCH_TRACE=1 prints every RSS sample (MiB) on stderr, to see which phase
+ * peaks. The PDF is generated once with pdf-lib and cached in bench/.cache/.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadCompiledExtraction } from './support/compiled-extraction';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from 'pg';
+import { buildRootsFromArguments } from './support/compiled-extraction';
 import { cachedPdfOfSize } from './support/pdf-fixtures';
+import { freePort, productionEnv, ROOT, startServer, waitForHttp, type ServerProcess } from './support/processes';
 import { fixed, MIB, nowMs, printTable, runMain } from './support/report';
+import { ApiClient, createBenchEnvironment } from './support/stack';
 
 const TARGET_BYTES = 20 * MIB - 4096;
-const CHILD_DEADLINE_MS = 330_000;
-const REPO_ROOT = join(__dirname, '..');
+const SAMPLE_INTERVAL_MS = 50;
+const DOCUMENT_DEADLINE_MS = 300_000;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 
-interface ChildReport {
-  pdftotextOnPath: boolean;
-  baselineRssMb: number;
-  peakSampledRssMb: number;
-  vmHwmMb: number;
-  childPeakMb: number | null;
-  wallMs: number;
-  characters?: number;
-  passages?: number;
-  error?: string;
+interface Build {
+  label: string;
+  root: string;
 }
 
-function runChild(pdfPath: string, path: string): Promise<ChildReport> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '-r',
-        'ts-node/register/transpile-only',
-        '-r',
-        'tsconfig-paths/register',
-        join(__dirname, 'support', 'worker-rss-child.ts'),
-        pdfPath,
-      ],
-      { cwd: REPO_ROOT, env: { ...process.env, PATH: path }, stdio: ['ignore', 'pipe', 'inherit'] },
+interface RunReport {
+  idleRssMb: number;
+  peakSampledRssMb: number;
+  vmHwmMb: number;
+  activeAfterMs: number;
+  contentLength: number;
+  passages: number;
+  digest: string;
+}
+
+function statusFieldBytes(pid: number, field: string): number | undefined {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined; // the process has gone
+  }
+}
+
+function buildsFromArguments(): Build[] {
+  const given = buildRootsFromArguments();
+  if (given.length > 0) return given;
+  const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('npm run build failed');
+  return [{ label: 'this checkout', root: ROOT }];
+}
+
+async function storedPassages(databaseUrl: string, documentId: number): Promise<{ count: number; digest: string }> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ count: number; digest: string }>(
+      `SELECT count(*)::int AS count, md5(string_agg(content, E'\\x1e' ORDER BY position)) AS digest
+         FROM passages WHERE document_id = $1`,
+      [documentId],
     );
-    const output: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_DEADLINE_MS);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const lastLine = Buffer.concat(output).toString('utf8').trim().split('\n').pop() ?? '';
-      if (code !== 0) return reject(new Error(`child exited with ${code ?? signal}: ${lastLine}`));
-      resolve(JSON.parse(lastLine) as ChildReport);
+    return rows[0];
+  } finally {
+    await client.end();
+  }
+}
+
+async function runOnce(build: Build, workerPath: string, pdf: Buffer): Promise<RunReport> {
+  const environment = await createBenchEnvironment();
+  const servers: ServerProcess[] = [];
+  try {
+    const env = productionEnv(environment);
+    const apiPort = await freePort();
+    const workerPort = await freePort();
+    const api = startServer([join(build.root, 'dist', 'apps', 'api', 'src', 'main.js')], {
+      ...env,
+      PORT: String(apiPort),
     });
-  });
+    servers.push(api);
+    const worker = startServer([join(build.root, 'dist', 'apps', 'worker', 'src', 'main.js')], {
+      ...env,
+      WORKER_PORT: String(workerPort),
+      PATH: workerPath,
+    });
+    servers.push(worker);
+    const baseUrl = `http://127.0.0.1:${apiPort}`;
+    await waitForHttp(`${baseUrl}/api/health`, api.child);
+    await waitForHttp(`http://127.0.0.1:${workerPort}/api/health`, worker.child);
+
+    const client = await ApiClient.register(baseUrl);
+    const knowledgebaseId = await client.createKnowledgebase('Manuals');
+    const pid = worker.child.pid!;
+    const idleRss = statusFieldBytes(pid, 'VmRSS') ?? 0;
+    let peakRss = idleRss;
+    const sampler = setInterval(() => {
+      const now = statusFieldBytes(pid, 'VmRSS') ?? 0;
+      if (process.env.BENCH_TRACE) process.stderr.write(`${Math.round(now / MIB)} `);
+      peakRss = Math.max(peakRss, now);
+    }, SAMPLE_INTERVAL_MS);
+
+    try {
+      const form = new FormData();
+      form.append('name', 'Manual');
+      form.append('type', 'pdf');
+      form.append('file', new Blob([pdf], { type: 'application/pdf' }), 'manual.pdf');
+      const start = nowMs();
+      const { data: created } = await client.request<{ data: { id: number } }>(
+        'POST',
+        `/api/user/knowledgebases/${knowledgebaseId}/documents`,
+        form,
+        201,
+      );
+      for (;;) {
+        const { data } = await client.request<{
+          data: { status: string; error_message: string | null; content_length: number };
+        }>('GET', `/api/user/knowledgebases/${knowledgebaseId}/documents/${created.id}`);
+        if (data.status !== 'processing') {
+          if (data.status !== 'active')
+            throw new Error(`${build.label}: document ${data.status}: ${data.error_message}`);
+          const activeAfterMs = nowMs() - start;
+          const stored = await storedPassages(environment.databaseUrl, created.id);
+          return {
+            idleRssMb: idleRss / MIB,
+            peakSampledRssMb: Math.max(peakRss, statusFieldBytes(pid, 'VmRSS') ?? 0) / MIB,
+            vmHwmMb: (statusFieldBytes(pid, 'VmHWM') ?? 0) / MIB,
+            activeAfterMs,
+            contentLength: data.content_length,
+            passages: stored.count,
+            digest: stored.digest,
+          };
+        }
+        if (nowMs() - start > DOCUMENT_DEADLINE_MS) throw new Error(`${build.label}: document still processing`);
+        await sleep(250);
+      }
+    } finally {
+      clearInterval(sampler);
+    }
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    await environment.clean();
+  }
 }
 
 async function main(): Promise<void> {
+  const builds = buildsFromArguments();
   const buildStart = nowMs();
   const pdf = await cachedPdfOfSize(TARGET_BYTES);
   const buildMs = nowMs() - buildStart;
-  loadCompiledExtraction(); // writes the compiled copy the child loads
 
   // A PATH whose only entry holds a link to node: pdftotext cannot be found there.
   const nodeOnly = mkdtempSync(join(tmpdir(), 'va-bench-path-'));
   symlinkSync(process.execPath, join(nodeOnly, 'node'));
+  const engines: [string, string][] = [['pdfium', nodeOnly]];
+  if (process.env.PDFTOTEXT) engines.push(['pdftotext', `${nodeOnly}:${dirname(resolve(process.env.PDFTOTEXT))}`]);
+
   const rows: (string | number)[][] = [];
   try {
-    for (const [engine, path] of [
-      ['pdftotext', process.env.PATH ?? ''],
-      ['pdfium', nodeOnly],
-    ] as const) {
-      const report = await runChild(pdf.path, path);
-      const expected = engine === 'pdftotext';
-      if (report.pdftotextOnPath !== expected) throw new Error(`${engine} run: pdftotext on PATH = ${!expected}`);
-      rows.push([
-        engine,
-        fixed(report.baselineRssMb, 0),
-        fixed(report.peakSampledRssMb, 0),
-        fixed(report.vmHwmMb, 0),
-        report.childPeakMb === null ? '-' : fixed(report.childPeakMb, 0),
-        fixed(report.wallMs / 1000, 1),
-        report.error ?? report.characters ?? '-',
-        report.passages ?? '-',
-      ]);
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const [engine, path] of engines) {
+        for (const build of builds) {
+          const report = await runOnce(build, path, pdf.bytes);
+          rows.push([
+            build.label,
+            engine,
+            round,
+            fixed(report.idleRssMb, 0),
+            fixed(report.peakSampledRssMb, 0),
+            fixed(report.vmHwmMb, 0),
+            fixed((report.vmHwmMb * MIB) / 1e6, 0),
+            fixed(report.activeAfterMs / 1000, 1),
+            report.contentLength,
+            report.passages,
+            report.digest.slice(0, 8),
+          ]);
+        }
+      }
     }
   } finally {
     rmSync(nodeOnly, { recursive: true, force: true });
   }
 
   printTable(
-    `Worker peak memory, one ${fixed(pdf.bytes.length / MIB, 2)} MiB PDF of ${pdf.pages} text-dense pages`,
-    ['engine', 'RSS before MiB', 'peak RSS MiB', 'VmHWM MiB', 'pdftotext MiB', 'wall s', 'chars', 'passages'],
+    `Built worker's peak memory, one ${fixed(pdf.bytes.length / MIB, 2)} MiB PDF of ${pdf.pages} text-dense pages`,
+    [
+      'build',
+      'engine',
+      'round',
+      'idle RSS MiB',
+      'peak RSS MiB',
+      'VmHWM MiB',
+      'VmHWM MB',
+      'upload->active s',
+      'content_length',
+      'passages',
+      'digest',
+    ],
     rows,
     [
-      'RSS before: the child with ts-node loaded and the PDF read, before extraction. Peak RSS: sampled every 50 ms.',
-      "VmHWM: the kernel's high-water mark of the child process (thread included). pdftotext MiB: its own process.",
+      'idle RSS: the worker booted and waiting, before the upload. Peak RSS: sampled every 50 ms until active.',
+      "VmHWM: the kernel's high-water mark of the worker process (threads included), read before it is stopped.",
+      'digest: md5 of the stored passages in order (first 8 hex digits); equal digests = identical passages.',
       `PDF ${buildMs > 1000 ? `generated in ${fixed(buildMs / 1000, 1)} s` : 'read from bench/.cache/'}.`,
     ],
   );

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
-import { join, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import * as ts from 'typescript';
 import { CACHE_DIR } from './pdf-fixtures';
 
@@ -52,4 +52,12 @@ export function redirectExtractionToCompiled(): void {
     }
     return resolved;
   };
+}
+
+/** Builds named on a benchmark's command line as `label=root` (a checkout root holding `dist/`), or a bare root. */
+export function buildRootsFromArguments(): { label: string; root: string }[] {
+  return process.argv.slice(2).map((argument) => {
+    const [label, root] = argument.includes('=') ? argument.split('=', 2) : [argument, argument];
+    return { label, root: resolve(root) };
+  });
 }

@@ -6,27 +6,43 @@ import {
   buildSamplePdf,
   samplePdfBody,
 } from '../test/document-fixtures';
-import { extractDocument } from './document.extractor';
+import { extractDocument, extractPassages } from './document.extractor';
+import { splitIntoPassages } from './passage.splitter';
+import { extractPdf } from './pdf.extractor';
 import type { DeclaredFileType } from './extraction.types';
 
 describe('extractDocument', () => {
-  it('extracts a PDF into normalised text and passages', async () => {
-    const { text, passages } = await extractDocument('pdf', await buildSamplePdf(4));
+  it('extracts a PDF into passages of its normalised text', async () => {
+    const bytes = await buildSamplePdf(4);
+    const { contentLength, passages } = await extractDocument('pdf', bytes);
+    // Four short pages fit one passage: the whole text, as extractPdf reads it.
+    const { text } = await extractPdf(bytes);
+    expect(passages).toEqual([text]);
+    expect(contentLength).toBe(text.length);
     expect(text).toContain(samplePdfBody(2)[0]);
     expect(text).not.toContain(PDF_HEADER_LINE);
-    expect(passages).toEqual([text]);
+  });
+
+  it('cuts a long PDF into the passages of its whole text, page after page', async () => {
+    const bytes = await buildSamplePdf(60);
+    const { text } = await extractPdf(bytes);
+    const streamed: string[][] = [];
+    const { contentLength } = await extractPassages('pdf', bytes, { onPassages: (batch) => streamed.push(batch) });
+    expect(streamed.length).toBeGreaterThan(1);
+    expect(streamed.flat()).toEqual(splitIntoPassages(text));
+    expect(contentLength).toBe(text.length);
   });
 
   it('extracts a DOCX', async () => {
-    const { text, passages } = await extractDocument('docx', await buildSampleDocx());
-    expect(text.startsWith(DOCX_HEADING)).toBe(true);
-    expect(passages.length).toBeGreaterThan(0);
+    const { contentLength, passages } = await extractDocument('docx', await buildSampleDocx());
+    expect(passages[0].startsWith(DOCX_HEADING)).toBe(true);
+    expect(contentLength).toBeGreaterThanOrEqual(passages[0].length);
   });
 
   it('extracts and normalises a text file', async () => {
     const bytes = Buffer.from('caf\xe9\r\n\r\n\r\n\r\ncr\xe8me\u00a0 br\xfbl\xe9e  ', 'latin1');
     await expect(extractDocument('txt', bytes)).resolves.toEqual({
-      text: 'café\n\ncrème brûlée',
+      contentLength: 'café\n\ncrème brûlée'.length,
       passages: ['café\n\ncrème brûlée'],
     });
   });

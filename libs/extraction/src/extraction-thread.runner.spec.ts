@@ -16,9 +16,33 @@ describe('runExtractionInThread', () => {
     expect(bytes.toString('latin1')).toContain('caf\xe9');
   });
 
+  it('takes over a handed-over file instead of copying it, and copies a slice of the shared pool', async () => {
+    const text = 'Handed over.\n\nNot copied.';
+    const own = Buffer.allocUnsafeSlow(text.length);
+    own.write(text);
+    const pooled = Buffer.from(text);
+    expect(pooled.byteLength).toBeLessThan(pooled.buffer.byteLength);
+    const expected = await extractDocument('txt', Buffer.from(text));
+
+    await expect(runExtractionInThread('txt', own, { timeoutMs: 15_000, handOver: true })).resolves.toEqual(expected);
+    expect(own.byteLength).toBe(0);
+    await expect(runExtractionInThread('txt', pooled, { timeoutMs: 15_000, handOver: true })).resolves.toEqual(
+      expected,
+    );
+    expect(pooled.toString()).toBe(text);
+  });
+
   it('extracts a PDF', async () => {
-    const { text } = await runExtractionInThread('pdf', await buildSamplePdf(3), { timeoutMs: 15_000 });
-    expect(text).toContain(samplePdfBody(3)[1]);
+    const { passages } = await runExtractionInThread('pdf', await buildSamplePdf(3), { timeoutMs: 15_000 });
+    expect(passages.join('\n')).toContain(samplePdfBody(3)[1]);
+  });
+
+  it('brings every passage of a long document over, in order', async () => {
+    const paragraphs = Array.from({ length: 12_000 }, (_, index) => `Paragraph ${index} of the handbook, on its own.`);
+    const bytes = Buffer.from(paragraphs.join('\n\n'));
+    const inThread = await runExtractionInThread('txt', bytes, { timeoutMs: 15_000 });
+    expect(inThread.passages.length).toBeGreaterThan(2 * 256); // several messages
+    expect(inThread).toEqual(await extractDocument('txt', bytes));
   });
 
   it('re-throws an ExtractionError from the thread with its code and message', async () => {

@@ -4,8 +4,8 @@ export type DeclaredFileType = 'pdf' | 'txt' | 'docx';
 export const DECLARED_FILE_TYPES: readonly DeclaredFileType[] = ['pdf', 'txt', 'docx'];
 
 export interface ExtractedDocument {
-  /** The whole document as normalised text. */
-  text: string;
+  /** Characters in the document's normalised text. */
+  contentLength: number;
   /** The text split into overlapping passages for full-text search. */
   passages: string[];
 }

@@ -1,4 +1,4 @@
-import { splitIntoPassages } from './passage.splitter';
+import { PassageSplitter, splitIntoPassages } from './passage.splitter';
 
 /** Deterministic pseudo-random prose: paragraphs of varied length, some far longer than a passage. */
 function generateText(paragraphCount: number): string {
@@ -68,6 +68,19 @@ describe('splitIntoPassages', () => {
   it('covers every word of the text', () => {
     const covered = new Set(passages.flatMap((passage) => passage.split(/\s+/)));
     for (const word of text.split(/\s+/)) expect(covered.has(word)).toBe(true);
+  });
+
+  it('gives the same passages for the text in parts (paragraphs grouped as pages), each as soon as it is complete', () => {
+    const paragraphs = text.split('\n\n');
+    const splitter = new PassageSplitter();
+    const handedOut: string[][] = [];
+    for (let start = 0; start < paragraphs.length; start += 3) {
+      handedOut.push(splitter.add(paragraphs.slice(start, start + 3).join('\n\n')));
+    }
+    handedOut.push(splitter.finish());
+    expect(handedOut.flat()).toEqual(passages);
+    expect(handedOut.filter((batch) => batch.length > 0).length).toBeGreaterThan(5);
+    expect(splitter.finish()).toEqual([]);
   });
 
   it('returns a short text as one passage and nothing for blank text', () => {

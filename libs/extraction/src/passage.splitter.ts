@@ -26,14 +26,54 @@ const SENTENCE_START = /(?<=[.!?]["'”’)\]]*)\s+\S|(?<=[。！？])[^\s。！
  * of the previous one, so text near a boundary is still found together with its neighbours.
  */
 export function splitIntoPassages(text: string, options: PassageOptions = {}): string[] {
-  const targetLength = options.targetLength ?? DEFAULT_TARGET_LENGTH;
-  const overlap = options.overlap ?? DEFAULT_OVERLAP;
-  if (!Number.isInteger(targetLength) || targetLength < 1)
-    throw new RangeError('targetLength must be a positive integer');
-  if (!Number.isInteger(overlap) || overlap < 0 || overlap >= targetLength) {
-    throw new RangeError('overlap must be a non-negative integer smaller than targetLength');
+  const splitter = new PassageSplitter(options);
+  return [...splitter.add(text), ...splitter.finish()];
+}
+
+/**
+ * splitIntoPassages for a text that arrives in parts (a PDF's pages), so the whole text never has to exist at once.
+ * Each part must end where a paragraph ends: the passages are exactly those of the parts joined by blank lines, and
+ * each is handed out as soon as it is complete.
+ */
+export class PassageSplitter {
+  private readonly targetLength: number;
+  private readonly overlap: number;
+  /** The passage being packed. */
+  private current = '';
+
+  constructor(options: PassageOptions = {}) {
+    this.targetLength = options.targetLength ?? DEFAULT_TARGET_LENGTH;
+    this.overlap = options.overlap ?? DEFAULT_OVERLAP;
+    if (!Number.isInteger(this.targetLength) || this.targetLength < 1)
+      throw new RangeError('targetLength must be a positive integer');
+    if (!Number.isInteger(this.overlap) || this.overlap < 0 || this.overlap >= this.targetLength) {
+      throw new RangeError('overlap must be a non-negative integer smaller than targetLength');
+    }
   }
-  return packPieces(splitIntoPieces(text, targetLength), targetLength, overlap);
+
+  /** Adds the next part of the text; returns the passages it completed. */
+  add(text: string): string[] {
+    const passages: string[] = [];
+    for (const piece of splitIntoPieces(text, this.targetLength)) {
+      if (this.current === '') {
+        this.current = piece.text;
+      } else if (this.current.length + piece.separator.length + piece.text.length <= this.targetLength) {
+        this.current += piece.separator + piece.text;
+      } else {
+        passages.push(this.current);
+        const tail = overlapTail(this.current, this.overlap);
+        this.current = tail === '' ? piece.text : tail + piece.separator + piece.text;
+      }
+    }
+    return passages;
+  }
+
+  /** The last passage, once the text has ended. */
+  finish(): string[] {
+    const last = this.current;
+    this.current = '';
+    return last === '' ? [] : [last];
+  }
 }
 
 function splitIntoPieces(text: string, maxLength: number): TextPiece[] {
@@ -84,24 +124,6 @@ function cutIntoChunks(text: string, maxLength: number): TextPiece[] {
     start = end;
   }
   return pieces;
-}
-
-function packPieces(pieces: TextPiece[], targetLength: number, overlap: number): string[] {
-  const passages: string[] = [];
-  let current = '';
-  for (const piece of pieces) {
-    if (current === '') {
-      current = piece.text;
-    } else if (current.length + piece.separator.length + piece.text.length <= targetLength) {
-      current += piece.separator + piece.text;
-    } else {
-      passages.push(current);
-      const tail = overlapTail(current, overlap);
-      current = tail === '' ? piece.text : tail + piece.separator + piece.text;
-    }
-  }
-  if (current !== '') passages.push(current);
-  return passages;
 }
 
 /** The last `overlap` characters or fewer, starting at a sentence start if that keeps enough, else at a word start. */

@@ -8,27 +8,38 @@ const MINIMUM_PAGE_COUNT = 3;
  * removed from the top and bottom of every page. Lines in the middle of a page are left alone.
  */
 export function removeRepeatedPageLines(pages: string[]): string[] {
-  if (pages.length < MINIMUM_PAGE_COUNT) return pages;
-  const repeatedKeys = findRepeatedEdgeKeys(pages.map(splitLines));
-  if (repeatedKeys.size === 0) return pages;
-  return pages.map((page) => removeEdgeLines(splitLines(page), repeatedKeys).join('\n'));
+  return pages.map(repeatedPageLinesRemover(pages));
 }
 
-function findRepeatedEdgeKeys(pagesLines: string[][]): Set<string> {
+/**
+ * What removeRepeatedPageLines does to each page, decided from all of them; applied to one page at a time, so a
+ * large document's cleaned pages can replace its pages one by one instead of being held beside them.
+ */
+export function repeatedPageLinesRemover(pages: readonly string[]): (page: string) => string {
+  if (pages.length < MINIMUM_PAGE_COUNT) return (page) => page;
+  const repeatedKeys = findRepeatedEdgeKeys(pages);
+  if (repeatedKeys.size === 0) return (page) => page;
+  return (page) => removeEdgeLines(splitLines(page), repeatedKeys).join('\n');
+}
+
+function findRepeatedEdgeKeys(pages: readonly string[]): Set<string> {
   // For each key, the first matching edge line of every page it occurs on, in page order.
   const occurrencesByKey = new Map<string, string[]>();
-  for (const lines of pagesLines) {
+  for (const page of pages) {
+    const lines = splitLines(page);
     const keysOnPage = new Set<string>();
     for (const index of edgeLineIndexes(lines)) {
       const key = lineKey(lines[index]);
       if (keysOnPage.has(key)) continue;
       keysOnPage.add(key);
-      occurrencesByKey.set(key, [...(occurrencesByKey.get(key) ?? []), lines[index].trim()]);
+      const occurrences = occurrencesByKey.get(key);
+      if (occurrences) occurrences.push(lines[index].trim());
+      else occurrencesByKey.set(key, [lines[index].trim()]);
     }
   }
   const repeated = new Set<string>();
   for (const [key, occurrences] of occurrencesByKey) {
-    if (occurrences.length > pagesLines.length / 2 && isRunningHeaderOrFooter(occurrences)) repeated.add(key);
+    if (occurrences.length > pages.length / 2 && isRunningHeaderOrFooter(occurrences)) repeated.add(key);
   }
   return repeated;
 }

@@ -84,13 +84,15 @@ export class DocumentIngestion {
   private async readFile(document: Document): Promise<IngestionResult> {
     const bytes = await this.store.fileContent(document.id);
     if (!bytes) throw new PermanentIngestionError('The uploaded file is no longer available; upload it again.');
-    const { text, passages } = await runExtractionInThread(document.type as FileDocumentType, bytes, {
+    const { contentLength, passages } = await runExtractionInThread(document.type as FileDocumentType, bytes, {
       timeoutMs: this.config.extractionTimeoutSeconds * 1000,
+      // Read for this extraction alone: moved to the thread, not held here besides a copy there.
+      handOver: true,
     });
     return {
       passages: passages.map((content) => ({ content, sourceUrl: null })),
       pages: [],
-      contentLength: text.length,
+      contentLength,
     };
   }
 

@@ -48,6 +48,9 @@ function refreshOutcome(
   return { status, finished_at: new Date().toISOString(), ...counts, error };
 }
 
+/** Bytes of an uploaded file read per query. */
+const FILE_READ_SLICE_BYTES = 1024 * 1024;
+
 /** Rows a batch insert may carry before Postgres' 65,535 bind-parameter limit gets near. */
 const INSERT_BATCH = 1000;
 
@@ -65,9 +68,29 @@ export class DocumentStore {
     return this.dataSource.getRepository(Document).findOne({ where: { id: documentId, status: 'processing' } });
   }
 
+  /**
+   * The uploaded file, read a slice at a time in one snapshot. pg receives a bytea as hex text, so reading a 20 MiB
+   * file in one query holds a 40 MB message and a 40 MB string while it is parsed: that raised a process's peak by
+   * 190 MiB, where 1 MiB slices raised it by 20 MiB (the file itself) and took a quarter of the time (measured).
+   */
   async fileContent(documentId: number): Promise<Buffer | null> {
-    const file = await this.dataSource.getRepository(DocumentFile).findOne({ where: { documentId } });
-    return file?.content ?? null;
+    return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
+      const [file] = await manager.query(
+        `SELECT octet_length(content)::int AS size FROM document_files WHERE document_id = $1`,
+        [documentId],
+      );
+      if (!file) return null;
+      // Never a slice of the shared pool, so the extraction can take the whole block over (handOver).
+      const content = Buffer.allocUnsafeSlow(file.size);
+      for (let offset = 0; offset < content.length; offset += FILE_READ_SLICE_BYTES) {
+        const [slice] = await manager.query(
+          `SELECT substring(content FROM $2 FOR $3) AS part FROM document_files WHERE document_id = $1`,
+          [documentId, offset + 1, FILE_READ_SLICE_BYTES],
+        );
+        (slice.part as Buffer).copy(content, offset);
+      }
+      return content;
+    });
   }
 
   /** Stores passages and pages, marks the document active and releases its uploaded file. */
