@@ -12,8 +12,10 @@
  *    scratch directory on port 54330, removed after), of a start of .local/postgres, its processes' memory idle
  *    and after the runs on it. Skipped with BENCH_EMBEDDED=0.
  *
- * Each of 1 and 2 runs on Redis (127.0.0.1:6379), on the machine's PostgreSQL (127.0.0.1:5432) and, unless
- * skipped, on the embedded PostgreSQL (127.0.0.1:54329); each run has its own database (and Redis prefix).
+ * Each of 1 and 2 runs on Redis (127.0.0.1:6379), on a Redis Cluster of 3 masters and 3 replicas started from the
+ * machine's `redis-server` on free loopback ports (test/support/redis-cluster.ts; skipped with BENCH_CLUSTER=0 or
+ * where redis-server is missing), on the machine's PostgreSQL (127.0.0.1:5432) and, unless skipped, on the embedded
+ * PostgreSQL (127.0.0.1:54329); each run has its own database (and Redis prefix).
  */
 // First, so the worker booted below starts its extraction threads from compiled JavaScript.
 import { extractionThreadFrom } from './support/compiled-thread-hook';
@@ -22,7 +24,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueueBackend } from '@app/jobs';
-import { fixed, MIB, nowMs, percentile, printTable, runMain } from './support/report';
+import { LocalRedisCluster } from '../test/support/redis-cluster';
+import { fixed, MIB, nowMs, onInterrupt, percentile, printTable, runMain } from './support/report';
 import { ApiClient, benchConfig, createBenchEnvironment, startBenchStack } from './support/stack';
 import { sequential } from './support/txt-documents';
 // Plain JavaScript shared with `npm start`.
@@ -42,14 +45,17 @@ interface Target {
   label: string;
   backend: 'redis' | 'postgres';
   serverDatabaseUrl?: string;
+  /** The configuration that points the apps at it, beyond QUEUE_BACKEND. */
+  env?: Record<string, string>;
 }
 
 async function emptyJobs(target: Target): Promise<{ jobsPerSecond: number; addsPerSecond: number }> {
   const environment = await createBenchEnvironment({
     serverDatabaseUrl: target.serverDatabaseUrl,
-    redis: target.backend === 'redis',
+    // A cluster's keys go with the cluster.
+    redis: target.backend === 'redis' && !target.env?.REDIS_CLUSTER_NODES,
   });
-  const config = benchConfig(environment, { QUEUE_BACKEND: target.backend });
+  const config = benchConfig(environment, { QUEUE_BACKEND: target.backend, ...target.env });
   const backend = new QueueBackend(config);
   const queue = backend.createQueue('bench-empty');
   let completed = 0;
@@ -88,7 +94,7 @@ async function emptyJobs(target: Target): Promise<{ jobsPerSecond: number; addsP
 
 async function documentLatency(target: Target): Promise<number[]> {
   const stack = await startBenchStack(
-    { QUEUE_BACKEND: target.backend },
+    { QUEUE_BACKEND: target.backend, ...target.env },
     { serverDatabaseUrl: target.serverDatabaseUrl },
   );
   try {
@@ -118,10 +124,18 @@ function serverRssBytes(postmasterPid: number): number {
 }
 
 async function main(): Promise<void> {
-  const targets: Target[] = [
-    { label: 'Redis 127.0.0.1:6379', backend: 'redis' },
-    { label: 'PostgreSQL 127.0.0.1:5432', backend: 'postgres' },
-  ];
+  const targets: Target[] = [{ label: 'Redis 127.0.0.1:6379', backend: 'redis' }];
+  let cluster: LocalRedisCluster | undefined;
+  if (process.env.BENCH_CLUSTER !== '0' && hasRedisServer()) {
+    cluster = await LocalRedisCluster.start();
+    onInterrupt(() => cluster!.stop());
+    targets.push({
+      label: 'Redis Cluster, 3 masters + 3 replicas',
+      backend: 'redis',
+      env: { REDIS_CLUSTER_NODES: cluster.seedNodes },
+    });
+  }
+  targets.push({ label: 'PostgreSQL 127.0.0.1:5432', backend: 'postgres' });
   const embeddedNotes: string[] = [];
   let embedded: Awaited<ReturnType<typeof startEmbeddedPostgres>> | undefined;
   if (process.env.BENCH_EMBEDDED !== '0') {
@@ -179,6 +193,16 @@ async function main(): Promise<void> {
     );
   } finally {
     await embedded?.stop();
+    await cluster?.stop();
+  }
+}
+
+function hasRedisServer(): boolean {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
   }
 }
 

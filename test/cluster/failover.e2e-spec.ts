@@ -39,9 +39,12 @@ onCluster('Redis Cluster failover under load', () => {
     account = await createAccount(stack);
   }, 90_000);
   afterAll(async () => {
-    await stack?.close();
-    await cluster?.stop();
-  });
+    try {
+      await stack?.close();
+    } finally {
+      await cluster?.stop();
+    }
+  }, 60_000);
 
   it('answers 503, never 500, while a master fails over, and finishes every accepted document', async () => {
     const knowledgebase = (
@@ -75,7 +78,10 @@ onCluster('Redis Cluster failover under load', () => {
 
     // The master holding the documents queue's slot is the one to lose.
     const slot = await cluster.slotOf(new QueueBackend(stack.config).redisPrefix('documents'));
-    await waitFor(async () => (answers.filter((answer) => answer.status === 201).length >= 10 ? true : undefined), 30_000);
+    await waitFor(
+      async () => (answers.filter((answer) => answer.status === 201).length >= 10 ? true : undefined),
+      30_000,
+    );
     const victim = await cluster.masterOf(slot);
     const killedAt = Date.now();
     cluster.kill(victim);
@@ -86,7 +92,10 @@ onCluster('Redis Cluster failover under load', () => {
     );
     // Carry on until creates have gone through for a while after the promotion.
     await waitFor(
-      async () => (answers.filter((answer) => answer.startedAt > promotedAt && answer.status === 201).length >= 20 ? true : undefined),
+      async () =>
+        answers.filter((answer) => answer.startedAt > promotedAt && answer.status === 201).length >= 20
+          ? true
+          : undefined,
       60_000,
     );
     running = false;
@@ -98,20 +107,26 @@ onCluster('Redis Cluster failover under load', () => {
     const refused = answers.filter((answer) => answer.status === 503);
     const lastRefusal = Math.max(killedAt, ...refused.map((answer) => answer.endedAt));
     const firstSuccess = Math.min(
-      ...answers.filter((answer) => answer.startedAt >= killedAt && answer.status === 201).map((answer) => answer.endedAt),
+      ...answers
+        .filter((answer) => answer.startedAt >= killedAt && answer.status === 201)
+        .map((answer) => answer.endedAt),
     );
     // 503s belong to the failover: none before the kill, none long after it.
     expect(refused.every((answer) => answer.endedAt >= killedAt)).toBe(true);
     expect(lastRefusal - killedAt).toBeLessThan(15_000);
 
     const accepted = answers.filter((answer) => answer.status === 201).map((answer) => answer.id!);
-    const documents = await waitFor(async () => {
-      const rows: { id: number; status: string; sweep_count: number }[] = await stack.dataSource.query(
-        `SELECT id, status, sweep_count FROM documents WHERE id = ANY($1)`,
-        [accepted],
-      );
-      return rows.length === accepted.length && rows.every((row) => row.status !== 'processing') ? rows : undefined;
-    }, 60_000, 250);
+    const documents = await waitFor(
+      async () => {
+        const rows: { id: number; status: string; sweep_count: number }[] = await stack.dataSource.query(
+          `SELECT id, status, sweep_count FROM documents WHERE id = ANY($1)`,
+          [accepted],
+        );
+        return rows.length === accepted.length && rows.every((row) => row.status !== 'processing') ? rows : undefined;
+      },
+      60_000,
+      250,
+    );
     expect(documents.filter((row) => row.status !== 'active')).toEqual([]);
 
     const rescued = documents.filter((row) => row.sweep_count > 0).length;

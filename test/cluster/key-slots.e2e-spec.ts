@@ -110,7 +110,10 @@ onCluster('Keys on a Redis Cluster', () => {
     }
     console.log(
       [...placement]
-        .map(([tag, { slots: used, masters }]) => `${tag.slice(prefix.length + 1)}: slot ${[...used][0]} on ${[...masters][0]}`)
+        .map(
+          ([tag, { slots: used, masters }]) =>
+            `${tag.slice(prefix.length + 1)}: slot ${[...used][0]} on ${[...masters][0]}`,
+        )
         .join('; '),
     );
     // Nothing of the queues is outside a hash tag: every BullMQ key carries its queue's tag.

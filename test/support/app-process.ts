@@ -57,7 +57,11 @@ export class AppProcess {
         (response) => (response.status === 200 ? true : undefined),
         () => undefined,
       );
-    await waitFor(ready, 60_000, 200);
+    // One that never gets ready is not left running behind the failed test.
+    await waitFor(ready, 60_000, 200).catch(async (error: unknown) => {
+      await api.stop();
+      throw error;
+    });
     return api;
   }
 

@@ -20,7 +20,10 @@ async function bindable(port: number): Promise<boolean> {
   const server = createServer();
   server.once('error', () => undefined);
   server.listen(port, '127.0.0.1');
-  const listening = await Promise.race([once(server, 'listening').then(() => true), once(server, 'error').then(() => false)]);
+  const listening = await Promise.race([
+    once(server, 'listening').then(() => true),
+    once(server, 'error').then(() => false),
+  ]);
   if (listening) await new Promise((resolve) => server.close(resolve));
   return listening;
 }
@@ -29,22 +32,35 @@ async function bindable(port: number): Promise<boolean> {
 async function freeClusterPorts(count: number): Promise<number[]> {
   const ports: number[] = [];
   while (ports.length < count) {
-    // Below the usual ephemeral range (32768+), where outgoing connections take their local ports.
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    // Bus ports too below the usual ephemeral range (32768+), where outgoing connections take their local ports.
+    const port = 10_000 + Math.floor(Math.random() * 12_000);
     if (ports.includes(port) || ports.includes(port + BUS_OFFSET)) continue;
     if ((await bindable(port)) && (await bindable(port + BUS_OFFSET))) ports.push(port);
   }
   return ports;
 }
 
+class PortTakenError extends Error {}
+
 /** What one node says of the cluster: `CLUSTER INFO` as a record. */
 async function clusterInfo(port: number): Promise<Record<string, string>> {
-  const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
     const text = (await client.call('CLUSTER', 'INFO')) as string;
-    return Object.fromEntries(text.split(/\r?\n/).filter(Boolean).map((line) => line.split(':') as [string, string]));
+    return Object.fromEntries(
+      text
+        .split(/\r?\n/)
+        .filter(Boolean)
+        .map((line) => line.split(':') as [string, string]),
+    );
   } finally {
     client.disconnect();
   }
@@ -61,14 +77,33 @@ export class LocalRedisCluster {
   private constructor(
     readonly directory: string,
     readonly ports: number[],
-  ) {}
+  ) {
+    // Should the run end without `stop` (a hook timed out, Jest forced its exit), the nodes go with it all the same.
+    process.once('exit', this.killNow);
+  }
+
+  private readonly killNow = () => {
+    for (const child of this.processes.values()) child.kill('SIGKILL');
+    rmSync(this.directory, { recursive: true, force: true });
+  };
 
   /** The seed nodes, as REDIS_CLUSTER_NODES takes them. */
   get seedNodes(): string {
     return this.ports.map((port) => `127.0.0.1:${port}`).join(',');
   }
 
+  /** Starts one; a port taken between the check and the node's bind is retried on other ports. */
   static async start(nodeCount = 6): Promise<LocalRedisCluster> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await LocalRedisCluster.startOnce(nodeCount);
+      } catch (error) {
+        if (!(error instanceof PortTakenError) || attempt === 3) throw error;
+      }
+    }
+  }
+
+  private static async startOnce(nodeCount: number): Promise<LocalRedisCluster> {
     const cluster = new LocalRedisCluster(
       mkdtempSync(join(tmpdir(), 'redis-cluster-')),
       await freeClusterPorts(nodeCount),
@@ -76,13 +111,29 @@ export class LocalRedisCluster {
     try {
       for (const port of cluster.ports) cluster.startNode(port);
       await waitFor(
-        async () => ((await Promise.all(cluster.ports.map((port) => clusterInfo(port).catch(() => undefined)))).every(Boolean) ? true : undefined),
+        async () => {
+          // A node that exited at once could not bind its port or its bus port.
+          if ([...cluster.processes.values()].some((child) => child.exitCode !== null)) throw new PortTakenError();
+          const infos = await Promise.all(cluster.ports.map((port) => clusterInfo(port).catch(() => undefined)));
+          return infos.every(Boolean) ? true : undefined;
+        },
         20_000,
         50,
       );
-      await run('redis-cli', ['--cluster', 'create', ...cluster.ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '1', '--cluster-yes'], {
-        timeout: 60_000,
-      });
+      await run(
+        'redis-cli',
+        [
+          '--cluster',
+          'create',
+          ...cluster.ports.map((port) => `127.0.0.1:${port}`),
+          '--cluster-replicas',
+          '1',
+          '--cluster-yes',
+        ],
+        {
+          timeout: 60_000,
+        },
+      );
       await cluster.waitUntilHealthy();
       return cluster;
     } catch (error) {
@@ -98,7 +149,10 @@ export class LocalRedisCluster {
       async () => {
         const infos = await Promise.all(live.map((port) => clusterInfo(port).catch(() => undefined)));
         const healthy = infos.every(
-          (info) => info?.cluster_state === 'ok' && info.cluster_slots_ok === '16384' && Number(info.cluster_known_nodes) === this.ports.length,
+          (info) =>
+            info?.cluster_state === 'ok' &&
+            info.cluster_slots_ok === '16384' &&
+            Number(info.cluster_known_nodes) === this.ports.length,
         );
         return healthy ? true : undefined;
       },
@@ -148,7 +202,11 @@ export class LocalRedisCluster {
           if (keys.length < 2) return;
           const command = args[0].toLowerCase();
           // A script by its SHA-1, whether it was sent by digest (EVALSHA) or in full (EVAL).
-          const script = command.startsWith('evalsha') ? args[1] : command.startsWith('eval') ? sha1(args[1]) : undefined;
+          const script = command.startsWith('evalsha')
+            ? args[1]
+            : command.startsWith('eval')
+              ? sha1(args[1])
+              : undefined;
           out.write(`${JSON.stringify({ port, command, script, keys })}\n`);
         });
         client.disconnect();
@@ -192,23 +250,35 @@ export class LocalRedisCluster {
     await Promise.all(exits);
     this.processes.clear();
     rmSync(this.directory, { recursive: true, force: true });
+    process.removeListener('exit', this.killNow);
   }
 
   private startNode(port: number): void {
     const child = spawn(
       'redis-server',
       [
-        '--port', String(port),
-        '--bind', '127.0.0.1',
-        '--dir', this.directory,
-        '--cluster-enabled', 'yes',
-        '--cluster-config-file', `nodes-${port}.conf`,
-        '--cluster-node-timeout', '1000',
-        '--cluster-require-full-coverage', 'no',
-        '--save', '',
-        '--appendonly', 'no',
-        '--maxmemory-policy', 'noeviction',
-        '--logfile', join(this.directory, `${port}.log`),
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        this.directory,
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        `nodes-${port}.conf`,
+        '--cluster-node-timeout',
+        '1000',
+        '--cluster-require-full-coverage',
+        'no',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--maxmemory-policy',
+        'noeviction',
+        '--logfile',
+        join(this.directory, `${port}.log`),
       ],
       { stdio: 'ignore' },
     );
@@ -217,9 +287,34 @@ export class LocalRedisCluster {
 }
 
 /** Commands whose every argument after the name is a key. */
-const ALL_KEYS = new Set(['del', 'unlink', 'exists', 'mget', 'touch', 'watch', 'sunionstore', 'sinterstore', 'sdiffstore', 'sunion', 'sinter', 'sdiff', 'pfcount', 'pfmerge']);
+const ALL_KEYS = new Set([
+  'del',
+  'unlink',
+  'exists',
+  'mget',
+  'touch',
+  'watch',
+  'sunionstore',
+  'sinterstore',
+  'sdiffstore',
+  'sunion',
+  'sinter',
+  'sdiff',
+  'pfcount',
+  'pfmerge',
+]);
 /** Commands whose first two arguments are keys. */
-const TWO_KEYS = new Set(['rename', 'renamenx', 'smove', 'lmove', 'rpoplpush', 'brpoplpush', 'blmove', 'copy', 'zrangestore']);
+const TWO_KEYS = new Set([
+  'rename',
+  'renamenx',
+  'smove',
+  'lmove',
+  'rpoplpush',
+  'brpoplpush',
+  'blmove',
+  'copy',
+  'zrangestore',
+]);
 
 /** One multi-key command a master received, as `recordMultiKeyCommands` writes it. */
 export interface RecordedCommand {

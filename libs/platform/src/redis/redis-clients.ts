@@ -23,25 +23,35 @@ export interface RedisClientOptions {
  * moves between one Redis and a cluster by its environment alone.
  */
 export function createRedisClient(config: AppConfig, options: RedisClientOptions = {}): RedisClient {
-  const settings = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  const { maxRetriesPerRequest, ...clientOptions } = withoutUndefined(options);
   const cluster = config.redisCluster;
-  if (!cluster) return new Redis({ ...redisOptionsFromUrl(config.redisUrl, config.redisCredentials), ...settings });
-  const { keyPrefix, enableOfflineQueue, enableAutoPipelining, lazyConnect, maxRetriesPerRequest } = settings;
+  if (!cluster) {
+    return new Redis({
+      ...redisOptionsFromUrl(config.redisUrl, config.redisCredentials),
+      ...withoutUndefined({ maxRetriesPerRequest }),
+      ...clientOptions,
+    });
+  }
   return new Cluster(cluster.nodes, {
-    ...(keyPrefix === undefined ? {} : { keyPrefix }),
-    ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
-    ...(enableAutoPipelining === undefined ? {} : { enableAutoPipelining }),
-    ...(lazyConnect === undefined ? {} : { lazyConnect }),
-    redisOptions: {
-      ...(maxRetriesPerRequest === undefined ? {} : { maxRetriesPerRequest }),
-      ...(config.redisCredentials.username ? { username: config.redisCredentials.username } : {}),
-      ...(config.redisCredentials.password ? { password: config.redisCredentials.password } : {}),
-      ...(cluster.tls ? { tls: {} } : {}),
-    },
+    ...clientOptions,
+    // What every node connection takes: the cluster-wide settings above are the Cluster's own.
+    redisOptions: withoutUndefined({
+      maxRetriesPerRequest,
+      username: config.redisCredentials.username,
+      password: config.redisCredentials.password,
+      tls: cluster.tls ? {} : undefined,
+    }),
     // Managed clusters sign their certificates for the endpoint's name: connecting by the name, not the address it
     // resolves to, keeps TLS verification on.
-    ...(cluster.tls ? { dnsLookup: (address: string, callback: (error: null, address: string) => void) => callback(null, address) } : {}),
+    ...(cluster.tls
+      ? { dnsLookup: (address: string, callback: (error: null, address: string) => void) => callback(null, address) }
+      : {}),
   });
+}
+
+/** Unset options are left out, so nothing here overrides what the URL says or what ioredis defaults to. */
+function withoutUndefined<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 /** Whether the client speaks to a Redis Cluster (commands then go to the master that holds each key's slot). */
