@@ -11,6 +11,7 @@ import { Client, Pool } from 'pg';
 import { runLoad, LoadResult } from './support/http-load';
 import { bareServerCases, LIST_CASE_HEADERS, ListCase, measureListCases } from './support/list-cases';
 import { startBareListServer, startBuiltApi } from './support/processes';
+import { seedCalls } from './support/call-seed';
 import { ApiClient } from './support/stack';
 import { fixed, nowMs, printTable, runMain } from './support/report';
 
@@ -37,65 +38,15 @@ async function main(): Promise<void> {
     const me = await api.request('GET', '/api/user/me');
     const assistantId = await api.createOutboundAssistant();
 
-    const seeded = nowMs();
-    await client.query(`ALTER TABLE calls DISABLE TRIGGER USER`);
-    const indexes = (
-      await client.query(
-        `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'calls' AND indexname NOT IN ('calls_pkey', 'calls_external_id_key')`,
-      )
-    ).rows;
-    for (const index of indexes) await client.query(`DROP INDEX ${index.indexname}`);
-    const users = [me.data.id];
-    for (let index = 1; index < ACCOUNTS; index++) {
-      users.push(
-        (
-          await client.query(`INSERT INTO users (name, email, password_hash) VALUES ('Other', $1, 'x') RETURNING id`, [
-            `calls-${index}@example.com`,
-          ])
-        ).rows[0].id,
-      );
-    }
-    // Two accounts at a time, one a core.
-    const seeder = new Client({ connectionString: stack.databaseUrl });
-    await seeder.connect();
-    const queue = [...users];
-    const seedAccounts = async (connection: Client) => {
-      for (let user = queue.shift(); user !== undefined; user = queue.shift()) await seedAccount(connection, user);
-    };
-    const seedAccount = (connection: Client, user: number) =>
-      connection.query(
-        `INSERT INTO calls (user_id, external_id, assistant_id, assistant_name, campaign_id, type, status, client_phone_number,
-                            assistant_phone_number, duration, created_at, updated_at)
-         SELECT $1::int, 'seed-' || $1::int || '-' || n, CASE WHEN $1::int = $3::int THEN $4::int ELSE NULL END, 'Caller', NULL,
-                (ARRAY['inbound','outbound','web'])[1 + n % 3],
-                (ARRAY['completed','busy','no-answer','failed','ended','ended_by_customer','ended_by_assistant'])[1 + n % 7],
-                '+1' || (3000000000 + n * 7 + $1::int)::text, '+14155550999', n % 600,
-                timestamptz '2026-01-01' + n * interval '5 seconds', timestamptz '2026-01-01' + n * interval '5 seconds'
-           FROM generate_series(1, $2) n`,
-        [user, ACCOUNT_CALLS, me.data.id, assistantId],
-      );
-    await Promise.all([seedAccounts(client), seedAccounts(seeder)]);
-    await seeder.end();
-    // As an operator would for a one-off build: more memory for the sorts, both cores.
-    await client.query(`SET maintenance_work_mem = '1GB'`);
-    await client.query(`SET max_parallel_maintenance_workers = 2`);
-    const inserted = nowMs();
-    for (const index of indexes) await client.query(index.indexdef);
-    const indexed = nowMs();
-    await client.query(`ALTER TABLE calls ENABLE TRIGGER USER`);
-    await client.query(`DELETE FROM call_counts`);
-    await client.query(`
-      INSERT INTO call_counts (user_id, bucket, shard, total)
-      SELECT user_id, b, 0, count(*) FROM calls,
-             unnest(ARRAY['', 's:' || status, 't:' || type,
-                          CASE WHEN assistant_id IS NULL THEN NULL ELSE 'a:' || assistant_id END,
-                          'd:' || to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')]) AS b
-       WHERE b IS NOT NULL GROUP BY user_id, b`);
-    await client.query(`VACUUM ANALYZE calls`);
-    await client.query(`VACUUM ANALYZE call_counts`);
+    const seeded = await seedCalls(stack.databaseUrl, {
+      accountId: me.data.id,
+      assistantId,
+      accounts: ACCOUNTS,
+      perAccount: ACCOUNT_CALLS,
+    });
     console.log(
-      `seeded ${TOTAL_CALLS} calls in ${fixed((nowMs() - seeded) / 1000)} s ` +
-        `(rows ${fixed((inserted - seeded) / 1000)} s, indexes ${fixed((indexed - inserted) / 1000)} s)`,
+      `seeded ${TOTAL_CALLS} calls in ${fixed(seeded.seconds)} s ` +
+        `(rows ${fixed(seeded.rowsSeconds)} s, indexes ${fixed(seeded.indexesSeconds)} s)`,
     );
     const [{ phone }] = (
       await client.query(
@@ -196,21 +147,30 @@ async function main(): Promise<void> {
     await ingest(); // warm-up
     const alone = await ingest();
     const cutoff = new Date(SEEDED_FROM + (RETENTION_REMOVES / ACCOUNTS) * 5000 + 1000);
-    const purger = new Client({ connectionString: stack.databaseUrl });
-    await purger.connect();
+    // A pool of one: a connection the shared server ends is replaced, and the batch (idempotent) runs again.
+    const purger = new Pool({ connectionString: stack.databaseUrl, max: 1 });
+    purger.on('error', () => undefined);
     const batchMs: number[] = [];
     const purgeStarted = nowMs();
     const purge = (async () => {
       let removed = 0;
+      let lost = 0;
       for (;;) {
         const started = nowMs();
-        const [{ count }] = (await purger.query(`SELECT purge_calls_before($1, $2) AS count`, [cutoff, PURGE_BATCH]))
-          .rows;
+        const result = await purger
+          .query(`SELECT purge_calls_before($1, $2) AS count`, [cutoff, PURGE_BATCH])
+          .catch((error: { code?: string }) => {
+            if (++lost > 5 || (error.code && !error.code.startsWith('57'))) throw error;
+            return undefined;
+          });
+        if (!result) continue;
+        const [{ count }] = result.rows;
         batchMs.push(nowMs() - started);
         removed += count;
         if (count < PURGE_BATCH) return { removed, seconds: (nowMs() - purgeStarted) / 1000 };
       }
     })();
+    purge.catch(() => undefined); // awaited below; a failure is reported there
     const beside = await ingest();
     const listsBeside = await measureListCases(
       api,

@@ -26,7 +26,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { summariseProfile } from './support/cpu-profile';
-import { runLoad, type LoadResult } from './support/http-load';
+import { combineLoads, runLoad, type LoadResult } from './support/http-load';
 import {
   bareServerCases,
   LIST_CASE_CPU_HEADERS,
@@ -288,22 +288,6 @@ interface RouteResult {
 
 const middle = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
 
-/** Several measured runs of one server taken as one: their answers, time and CPU summed. */
-function combine(runs: LoadResult[]): LoadResult {
-  const requests = runs.reduce((sum, run) => sum + run.requests, 0);
-  const seconds = runs.reduce((sum, run) => sum + run.seconds, 0);
-  const cpuMs = runs.reduce((sum, run) => sum + run.serverCpuMsPerRequest * run.requests, 0);
-  return {
-    requests,
-    errors: runs.reduce((sum, run) => sum + run.errors, 0),
-    seconds,
-    perSecond: requests / seconds,
-    p50Ms: middle(runs.map((run) => run.p50Ms)),
-    p99Ms: Math.max(...runs.map((run) => run.p99Ms)),
-    serverCpuMsPerRequest: cpuMs / Math.max(1, requests),
-  };
-}
-
 /**
  * Per route, a warm-up of each server, then ROUNDS rounds that each run the API and then the bare server for
  * SECONDS / ROUNDS: both are measured under the same, possibly drifting, load of the machine. `answered` counts the
@@ -340,7 +324,7 @@ async function measure(
       bareRuns.push(await run(bare, path, SECONDS / ROUNDS));
     }
     const ratios = apiRuns.map((run, round) => run.perSecond / bareRuns[round].perSecond);
-    results.set(path, { api: combine(apiRuns), bare: combine(bareRuns), medianRatio: middle(ratios) });
+    results.set(path, { api: combineLoads(apiRuns), bare: combineLoads(bareRuns), medianRatio: middle(ratios) });
   }
   return { results, answered };
 }

@@ -79,3 +79,23 @@ export async function runLoad(options: {
     serverCpuMsPerRequest: cpuMs / Math.max(1, latencies.length),
   };
 }
+
+/**
+ * Several measured runs of one server taken as one: their answers, time and CPU summed, the runs' median p50 and
+ * their highest p99.
+ */
+export function combineLoads(runs: LoadResult[]): LoadResult {
+  const middle = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+  const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+  const seconds = runs.reduce((sum, run) => sum + run.seconds, 0);
+  const cpuMs = runs.reduce((sum, run) => sum + run.serverCpuMsPerRequest * run.requests, 0);
+  return {
+    requests,
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    seconds,
+    perSecond: requests / seconds,
+    p50Ms: middle(runs.map((run) => run.p50Ms)),
+    p99Ms: Math.max(...runs.map((run) => run.p99Ms)),
+    serverCpuMsPerRequest: cpuMs / Math.max(1, requests),
+  };
+}
