@@ -70,6 +70,21 @@ describe('loadConfig', () => {
     expect(config.queueBackend).toBe('postgres');
   });
 
+  it('reads DATABASE_REPLICA_URLS as a list of postgres URLs (none by default), and refuses anything else', () => {
+    const replicas = (value?: string) =>
+      loadConfig({ ENCRYPTION_KEY: key, ...(value === undefined ? {} : { DATABASE_REPLICA_URLS: value }) })
+        .databaseReplicaUrls;
+    expect(replicas()).toEqual([]);
+    expect(replicas(' postgres://r1/va, postgresql://r2:5433/va ,')).toEqual([
+      'postgres://r1/va',
+      'postgresql://r2:5433/va',
+    ]);
+    expect(() => replicas('postgres://r1/va,mysql://r2/va')).toThrow(/DATABASE_REPLICA_URLS/);
+    expect(() => loadConfig({ ENCRYPTION_KEY: key, DATABASE_REPLICA_MAX_LAG_SECONDS: '0' })).toThrow(
+      /DATABASE_REPLICA_MAX_LAG_SECONDS: must be at least 1/,
+    );
+  });
+
   it('parses and converts values', () => {
     const config = loadConfig({
       ENCRYPTION_KEY: key,
