@@ -1,4 +1,4 @@
-import { QueueBackend } from '@app/jobs';
+import { JobQueue, Jobs, QueueBackend } from '@app/jobs';
 import { createAccount, TestAccount } from '../support/factories';
 import { LocalRedisCluster } from '../support/redis-cluster';
 import { Stack, startStack } from '../support/stack';
@@ -130,6 +130,12 @@ onCluster('Redis Cluster failover under load', () => {
     expect(documents.filter((row) => row.status !== 'active')).toEqual([]);
 
     const rescued = documents.filter((row) => row.sweep_count > 0).length;
+    // A job whose worker lost its lock during the failover is taken over by a worker and counted as stalled.
+    const finishedJobs = await stack.api
+      .get(JobQueue, { strict: false })
+      .queue(Jobs.processDocument.queue)
+      .getJobs(['completed', 'failed']);
+    const takenOver = finishedJobs.filter((job) => job.stalledCounter > 0).length;
     const readinessDown = readiness.filter((answer) => answer.status === 503);
     console.log(
       [
@@ -137,7 +143,8 @@ onCluster('Redis Cluster failover under load', () => {
         `first 201 after the kill at +${firstSuccess - killedAt} ms, last 503 at +${lastRefusal - killedAt} ms`,
         `${answers.length} creates: ${accepted.length} x 201, ${refused.length} x 503, 0 x 500`,
         `readiness 503 ${readinessDown.length} of ${readiness.length} probes`,
-        `${rescued} accepted document(s) re-queued by the sweeper after their job was lost; all ${accepted.length} active`,
+        `${rescued} accepted document(s) re-queued by the sweeper after their job was lost, ${takenOver} job(s) taken ` +
+          `over after a lost lock; all ${accepted.length} active`,
       ].join('\n'),
     );
   }, 180_000);
