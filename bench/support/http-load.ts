@@ -9,6 +9,7 @@ export interface LoadResult {
   seconds: number;
   perSecond: number;
   p50Ms: number;
+  p95Ms: number;
   p99Ms: number;
   /** CPU time of the server process (user + system, every thread) per answered request. */
   serverCpuMsPerRequest: number;
@@ -75,6 +76,7 @@ export async function runLoad(options: {
     seconds,
     perSecond: latencies.length / seconds,
     p50Ms: percentile(latencies, 50),
+    p95Ms: percentile(latencies, 95),
     p99Ms: percentile(latencies, 99),
     serverCpuMsPerRequest: cpuMs / Math.max(1, latencies.length),
   };
@@ -95,6 +97,7 @@ export function combineLoads(runs: LoadResult[]): LoadResult {
     seconds,
     perSecond: requests / seconds,
     p50Ms: middle(runs.map((run) => run.p50Ms)),
+    p95Ms: Math.max(...runs.map((run) => run.p95Ms)),
     p99Ms: Math.max(...runs.map((run) => run.p99Ms)),
     serverCpuMsPerRequest: cpuMs / Math.max(1, requests),
   };

@@ -59,7 +59,8 @@ export class MaintenanceProcessor extends JobProcessor {
    * Calls older than CALL_RETENTION_DAYS go, oldest first, a thousand a statement (`purge_calls_before`): each batch
    * is its own short transaction that counts what it removed in the purge's own counter shard, and rows another
    * transaction holds are skipped for the next run, so ingestion and lists never wait on the purge and the lists'
-   * exact totals stay exact. A run stops after a minute; the next one, five minutes later, goes on.
+   * exact totals stay exact. Each batch is followed by a pause as long as it took. A run stops after a minute; the
+   * next one, five minutes later, goes on.
    */
   private async purgeOldCalls(): Promise<{ deleted: number }> {
     const days = this.config.callRetentionDays;
@@ -67,12 +68,16 @@ export class MaintenanceProcessor extends JobProcessor {
     const until = Date.now() + 60_000;
     let deleted = 0;
     for (;;) {
+      const started = Date.now();
       const [{ removed }] = (await this.dataSource.query(
         `SELECT purge_calls_before(now() - make_interval(days => $1), $2) AS removed`,
         [days, CALL_PURGE_BATCH],
       )) as { removed: number }[];
       deleted += removed;
       if (removed < CALL_PURGE_BATCH || Date.now() > until) break;
+      // As long again at rest: flat out, the purge took enough of a small machine's cores to raise ingestion's p99
+      // by half (docs/benchmarks.md, section 7).
+      await new Promise((resolve) => setTimeout(resolve, Date.now() - started));
     }
     if (deleted > 0) this.logger.log({ deleted, retentionDays: days }, 'removed calls past their retention');
     return { deleted };
