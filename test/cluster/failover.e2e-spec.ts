@@ -76,30 +76,35 @@ onCluster('Redis Cluster failover under load', () => {
       }
     })();
 
-    // The master holding the documents queue's slot is the one to lose.
-    const slot = await cluster.slotOf(new QueueBackend(stack.config).redisPrefix('documents'));
-    await waitFor(
-      async () => (answers.filter((answer) => answer.status === 201).length >= 10 ? true : undefined),
-      30_000,
-    );
-    const victim = await cluster.masterOf(slot);
-    const killedAt = Date.now();
-    cluster.kill(victim);
-    const promotedAt = await waitFor(
-      async () => ((await cluster.masterOf(slot).catch(() => victim)) !== victim ? Date.now() : undefined),
-      30_000,
-      50,
-    );
-    // Carry on until creates have gone through for a while after the promotion.
-    await waitFor(
-      async () =>
-        answers.filter((answer) => answer.startedAt > promotedAt && answer.status === 201).length >= 20
-          ? true
-          : undefined,
-      60_000,
-    );
-    running = false;
-    await Promise.all([...clients, probe]);
+    // The load stops whatever happens below, so a failed wait cannot leave requests running past the test.
+    let slot: number, victim: number, killedAt: number, promotedAt: number;
+    try {
+      // The master holding the documents queue's slot is the one to lose.
+      slot = await cluster.slotOf(new QueueBackend(stack.config).redisPrefix('documents'));
+      await waitFor(
+        async () => (answers.filter((answer) => answer.status === 201).length >= 10 ? true : undefined),
+        30_000,
+      );
+      victim = await cluster.masterOf(slot);
+      killedAt = Date.now();
+      cluster.kill(victim);
+      promotedAt = await waitFor(
+        async () => ((await cluster.masterOf(slot).catch(() => victim)) !== victim ? Date.now() : undefined),
+        30_000,
+        50,
+      );
+      // Carry on until creates have gone through for a while after the promotion.
+      await waitFor(
+        async () =>
+          answers.filter((answer) => answer.startedAt > promotedAt && answer.status === 201).length >= 20
+            ? true
+            : undefined,
+        60_000,
+      );
+    } finally {
+      running = false;
+      await Promise.all([...clients, probe]);
+    }
 
     const statuses = [...answers, ...readiness].map((answer) => answer.status);
     expect(statuses.filter((status) => status >= 500 && status !== 503)).toEqual([]);

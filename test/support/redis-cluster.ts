@@ -43,7 +43,12 @@ async function freeClusterPorts(count: number): Promise<number[]> {
 class PortTakenError extends Error {}
 
 /** What one node says of the cluster: `CLUSTER INFO` as a record. */
-async function clusterInfo(port: number): Promise<Record<string, string>> {
+function clusterInfo(port: number): Promise<Record<string, string>> {
+  return nodeInfo(port, 'CLUSTER', 'INFO');
+}
+
+/** A node's answer to an INFO-like command (`field:value` lines) as a record. */
+async function nodeInfo(port: number, ...command: [string, string]): Promise<Record<string, string>> {
   const client = new Redis({
     host: '127.0.0.1',
     port,
@@ -54,7 +59,7 @@ async function clusterInfo(port: number): Promise<Record<string, string>> {
   client.on('error', () => undefined);
   try {
     await client.connect();
-    const text = (await client.call('CLUSTER', 'INFO')) as string;
+    const text = (await client.call(...command)) as string;
     return Object.fromEntries(
       text
         .split(/\r?\n/)
@@ -148,12 +153,20 @@ export class LocalRedisCluster {
     await waitFor(
       async () => {
         const infos = await Promise.all(live.map((port) => clusterInfo(port).catch(() => undefined)));
-        const healthy = infos.every(
-          (info) =>
-            info?.cluster_state === 'ok' &&
-            info.cluster_slots_ok === '16384' &&
-            Number(info.cluster_known_nodes) === this.ports.length,
+        // A replica that has not synced with its master yet refuses to take over from it (its data is too old).
+        const replication = await Promise.all(
+          live.map((port) => nodeInfo(port, 'INFO', 'replication').catch(() => undefined)),
         );
+        const healthy =
+          infos.every(
+            (info) =>
+              info?.cluster_state === 'ok' &&
+              info.cluster_slots_ok === '16384' &&
+              Number(info.cluster_known_nodes) === this.ports.length,
+          ) &&
+          replication.every(
+            (info) => info !== undefined && (info.role === 'master' || info.master_link_status === 'up'),
+          );
         return healthy ? true : undefined;
       },
       timeoutMs,
