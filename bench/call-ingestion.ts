@@ -17,7 +17,7 @@ import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { processCpuMs, runLoad, type LoadResult } from './support/http-load';
+import { BENCH_RUNTIME_TOKEN, callIngester, processCpuMs, type LoadResult } from './support/http-load';
 import {
   API_ENTRY,
   apiNodeArguments,
@@ -35,7 +35,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WORKER_CONCURRENCY = process.env.BENCH_WORKER_CONCURRENCY ?? '16';
 const WARM_UP_SECONDS = 3;
-const RUNTIME_TOKEN = 'bench-runtime-token-0123456789abcdefghij';
 const DELIVERY_DEADLINE_MS = 300_000;
 
 async function waitForDeliveries(done: () => boolean, deadline: number): Promise<void> {
@@ -60,7 +59,7 @@ async function main(): Promise<void> {
   const origin = `http://127.0.0.1:${apiPort}`;
   const common = {
     ...productionEnv(environment),
-    RUNTIME_API_TOKEN: RUNTIME_TOKEN,
+    RUNTIME_API_TOKEN: BENCH_RUNTIME_TOKEN,
     PORT: String(apiPort),
     WORKER_PORT: String(workerPort),
   };
@@ -85,34 +84,12 @@ async function main(): Promise<void> {
     const quietAssistant = await client.createOutboundAssistant();
     const hookedAssistant = await client.createOutboundAssistant({ webhook_url: hook, is_webhook_active: true });
 
-    let written = 0;
-    const load = async (assistantId: number, seconds: number): Promise<LoadResult> => {
-      const run = written;
-      const result = await runLoad({
-        origin,
-        path: '',
-        pathOf: (sequence) => `/api/internal/calls/bench-${assistantId}-${run + sequence}`,
-        method: 'PUT',
-        headers: { authorization: `Bearer ${RUNTIME_TOKEN}`, 'content-type': 'application/json' },
-        body: (sequence) =>
-          JSON.stringify({
-            assistant_id: assistantId,
-            type: 'outbound',
-            status: 'completed',
-            client_phone_number: `+1415${2000000 + ((run + sequence) % 8000000)}`,
-            assistant_phone_number: '+14155550999',
-            duration: 30,
-            transcript: 'Hello there. I would like to book a table for two tomorrow evening.',
-          }),
-        connections: CONNECTIONS,
-        seconds,
-        serverPid: api.child.pid!,
-        expectedStatus: 201,
-      });
-      if (result.errors > 0) throw new Error(`${result.errors} writes failed or were refused`);
-      written += result.requests;
-      return result;
-    };
+    const load = callIngester({
+      origin,
+      serverPid: api.child.pid!,
+      connections: CONNECTIONS,
+      transcript: 'Hello there. I would like to book a table for two tomorrow evening.',
+    });
 
     // 1. No webhook. 2. Webhook on, no worker running: each write queues its delivery.
     await load(quietAssistant, WARM_UP_SECONDS);

@@ -8,7 +8,7 @@
  *   BENCH_CALLS=5000000 npm run bench:calls
  */
 import { Client, Pool } from 'pg';
-import { runLoad, LoadResult } from './support/http-load';
+import { BENCH_RUNTIME_TOKEN, callIngester, LoadResult, runLoad } from './support/http-load';
 import { bareServerCases, LIST_CASE_HEADERS, ListCase, measureListCases } from './support/list-cases';
 import { startBareListServer, startBuiltApi } from './support/processes';
 import { seedCalls } from './support/call-seed';
@@ -22,13 +22,12 @@ const ACCOUNT_CALLS = TOTAL_CALLS / ACCOUNTS;
 const SEEDED_FROM = Date.parse('2026-01-01T00:00:00Z');
 const RETENTION_REMOVES = Math.min(1_000_000, TOTAL_CALLS / 2);
 const PURGE_BATCH = 1000;
-const RUNTIME_TOKEN = 'bench-runtime-token-0123456789abcdefghij';
 const INGESTION_CONNECTIONS = 16;
 const INGESTION_SECONDS = 20;
 const LIST_SECONDS = 5;
 
 async function main(): Promise<void> {
-  const stack = await startBuiltApi({ RUNTIME_API_TOKEN: RUNTIME_TOKEN });
+  const stack = await startBuiltApi({ RUNTIME_API_TOKEN: BENCH_RUNTIME_TOKEN });
   const client = new Client({ connectionString: stack.databaseUrl });
   await client.connect();
   // The bare reference: two connections, as the API runs a page and its total at once.
@@ -118,33 +117,12 @@ async function main(): Promise<void> {
 
     // Ingestion alone, then beside a retention run removing the oldest RETENTION_REMOVES calls (a tenth of each
     // account's oldest), batch by batch through the worker's statement, with the lists measured again meanwhile.
-    let written = 0;
-    const ingest = async (): Promise<LoadResult> => {
-      const run = written;
-      const result = await runLoad({
-        origin: stack.baseUrl,
-        path: '',
-        pathOf: (sequence) => `/api/internal/calls/bench-${run + sequence}`,
-        method: 'PUT',
-        headers: { authorization: `Bearer ${RUNTIME_TOKEN}`, 'content-type': 'application/json' },
-        body: (sequence) =>
-          JSON.stringify({
-            assistant_id: assistantId,
-            type: 'outbound',
-            status: 'completed',
-            client_phone_number: `+1415${2000000 + ((run + sequence) % 8000000)}`,
-            assistant_phone_number: '+14155550999',
-            duration: 30,
-          }),
-        connections: INGESTION_CONNECTIONS,
-        seconds: INGESTION_SECONDS,
-        serverPid: stack.process.child.pid!,
-        expectedStatus: 201,
-      });
-      if (result.errors > 0) throw new Error(`${result.errors} writes failed or were refused`);
-      written += result.requests;
-      return result;
-    };
+    const ingestCalls = callIngester({
+      origin: stack.baseUrl,
+      serverPid: stack.process.child.pid!,
+      connections: INGESTION_CONNECTIONS,
+    });
+    const ingest = () => ingestCalls(assistantId, INGESTION_SECONDS);
     // One list request at a time for LIST_SECONDS a case, through the API only: while rows go, the bare server's
     // total would rightly differ from the API's a moment earlier.
     const lists = async () => {

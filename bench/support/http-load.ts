@@ -102,3 +102,46 @@ export function combineLoads(runs: LoadResult[]): LoadResult {
     serverCpuMsPerRequest: cpuMs / Math.max(1, requests),
   };
 }
+
+/** The voice runtime's token the call benchmarks start the API with (`RUNTIME_API_TOKEN`). */
+export const BENCH_RUNTIME_TOKEN = 'bench-runtime-token-0123456789abcdefghij';
+
+/**
+ * Writes new completed calls through `PUT /api/internal/calls/{external_id}` as the voice runtime does, each load
+ * with external ids no earlier load of this ingester used; every write must answer 201.
+ */
+export function callIngester(options: {
+  origin: string;
+  serverPid: number;
+  connections: number;
+  transcript?: string;
+}): (assistantId: number, seconds: number) => Promise<LoadResult> {
+  let written = 0;
+  return async (assistantId, seconds) => {
+    const run = written;
+    const result = await runLoad({
+      origin: options.origin,
+      path: '',
+      pathOf: (sequence) => `/api/internal/calls/bench-${assistantId}-${run + sequence}`,
+      method: 'PUT',
+      headers: { authorization: `Bearer ${BENCH_RUNTIME_TOKEN}`, 'content-type': 'application/json' },
+      body: (sequence) =>
+        JSON.stringify({
+          assistant_id: assistantId,
+          type: 'outbound',
+          status: 'completed',
+          client_phone_number: `+1415${2000000 + ((run + sequence) % 8000000)}`,
+          assistant_phone_number: '+14155550999',
+          duration: 30,
+          ...(options.transcript ? { transcript: options.transcript } : {}),
+        }),
+      connections: options.connections,
+      seconds,
+      serverPid: options.serverPid,
+      expectedStatus: 201,
+    });
+    if (result.errors > 0) throw new Error(`${result.errors} writes failed or were refused`);
+    written += result.requests;
+    return result;
+  };
+}

@@ -19,6 +19,9 @@ export interface OwnedQuery<T> {
   take?: number;
 }
 
+/** A filter the lean path takes: a column equal to a value, or (an array) to any of them. */
+type PlainFilter = [column: ColumnMetadata, value: string | number | boolean | (string | number)[]];
+
 /**
  * Repository for account data. Every method takes the owner id first and adds it to the query, and the raw
  * TypeORM repository is not exposed, so a query that forgets the account cannot be written through it.
@@ -27,9 +30,6 @@ export interface OwnedQuery<T> {
  * Reads go where `ReadReplicas` sends the account's reads (a replica fresh enough for it, or the primary); writes,
  * locking reads and everything inside a transaction (`withManager`) use the primary.
  */
-/** A filter the lean path takes: a column equal to a value, or (an array) to any of them. */
-type PlainFilter = [column: ColumnMetadata, value: string | number | boolean | (string | number)[]];
-
 export class TenantRepository<T extends Owned> {
   /** Statements of the lean path, by shape (what, which columns are filtered, which order). */
   private readonly statements = new Map<string, string>();

@@ -88,12 +88,7 @@ export class LiveKitSipProvisioner implements SipProvisioner {
             ? { authUsername: spec.credentials.username, authPassword: spec.credentials.password }
             : {}),
         }),
-      async () => {
-        const made = (await this.client.listSipInboundTrunk({ numbers: spec.numbers })).filter(
-          (item) => item.metadata === metadata,
-        );
-        for (const item of made) await this.client.deleteSipTrunk(item.sipTrunkId);
-      },
+      () => this.deleteTagged(this.client.listSipInboundTrunk({ numbers: spec.numbers }), metadata),
     );
     const rule = await this.step(
       'create the dispatch rule',
@@ -127,12 +122,7 @@ export class LiveKitSipProvisioner implements SipProvisioner {
           ...(spec.destinationCountry ? { destinationCountry: spec.destinationCountry } : {}),
           ...(spec.headers ? { headers: spec.headers } : {}),
         }),
-      async () => {
-        const made = (await this.client.listSipOutboundTrunk({ numbers: spec.numbers })).filter(
-          (item) => item.metadata === metadata,
-        );
-        for (const item of made) await this.client.deleteSipTrunk(item.sipTrunkId);
-      },
+      () => this.deleteTagged(this.client.listSipOutboundTrunk({ numbers: spec.numbers }), metadata),
     );
     return trunk.sipTrunkId;
   }
@@ -208,6 +198,13 @@ export class LiveKitSipProvisioner implements SipProvisioner {
         numbers: { set: numbers } as never, // a ListUpdate, built by the SDK's request message
       }),
     );
+  }
+
+  /** Deletes the listed trunks carrying exactly this metadata: what a create whose answer was lost made. */
+  private async deleteTagged(listed: Promise<{ sipTrunkId: string; metadata: string }[]>, metadata: string) {
+    for (const item of await listed) {
+      if (item.metadata === metadata) await this.client.deleteSipTrunk(item.sipTrunkId);
+    }
   }
 
   /** DeleteSIPDispatchRule answers NotFound for a rule that is gone (pkg/service/sip.go): that is done too. */

@@ -135,13 +135,6 @@ export class LocalSipProvisioner implements SipProvisioner {
     };
   }
 
-  /** The inbound trunks carrying a number, as a call to it would find them. */
-  inboundFor(number: string): LocalTrunk[] {
-    return [...this.trunks.values()].filter(
-      (trunk) => trunk.direction === 'inbound' && trunk.spec.numbers.includes(number),
-    );
-  }
-
   private setNumbers(trunkId: string, numbers: string[]): void {
     const trunk = this.trunks.get(trunkId);
     if (!trunk || trunk.direction !== 'inbound') {

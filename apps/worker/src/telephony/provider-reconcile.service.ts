@@ -74,7 +74,6 @@ export class ProviderReconcile {
         this.logger.warn({ kind, id }, 'removed an orphan at the telephony provider');
       } catch (error) {
         remaining[kind]++;
-        outcome.remaining++;
         this.logger.error(
           { kind, id, error: (error as Error).message },
           'an orphan at the provider could not be removed',
@@ -95,6 +94,7 @@ export class ProviderReconcile {
       await remove('dispatch_rule', rule.dispatchRuleId, () => this.provider.deleteDispatchRule(rule.dispatchRuleId));
     }
     for (const kind of Object.keys(remaining) as Kind[]) this.orphans.set({ kind }, remaining[kind]);
+    outcome.remaining = Object.values(remaining).reduce((sum, count) => sum + count, 0);
 
     outcome.restored = await this.restoreNumbers(held.inbound);
     if (outcome.removed + outcome.remaining + outcome.restored > 0) {

@@ -75,6 +75,7 @@ interface Made {
 @Injectable()
 export class SipTrunkProvisioning {
   private readonly logger = new Logger(SipTrunkProvisioning.name);
+  private deployment?: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -86,7 +87,6 @@ export class SipTrunkProvisioning {
 
   async process(requestId: number): Promise<{ status: string }> {
     const replaced: Made = {};
-    const deployment = (this.deployment ??= await deploymentId(this.dataSource));
     const outcome = await this.dataSource.transaction(async (manager) => {
       const [request] = (await manager.query(`SELECT * FROM sip_provisioning_requests WHERE id = $1`, [
         requestId,
@@ -123,7 +123,7 @@ export class SipTrunkProvisioning {
         wanted.outboundProxy !== current.outboundProxy;
 
       const created: Made = {};
-      const owner: TrunkOwner = { deployment, trunk: trunk.id, createdAt: Date.now() };
+      const owner = await this.ownerFor(trunk.id);
       try {
         if (recreateOutbound)
           created.outbound = await this.provider.createOutboundTrunk(this.outboundSpec(owner, wanted));
@@ -265,14 +265,13 @@ export class SipTrunkProvisioning {
    * races a re-provisioning; a trunk without provisioned inbound side has nothing to tell.
    */
   async refreshDispatch(phoneNumberId: number): Promise<{ status: string }> {
-    const deployment = (this.deployment ??= await deploymentId(this.dataSource));
     return this.dataSource.transaction(async (manager) => {
       const trunk = await manager
         .getRepository(SipTrunk)
         .findOne({ where: { id: phoneNumberId }, lock: { mode: 'pessimistic_write' } });
       const number = await manager.getRepository(PhoneNumber).findOne({ where: { id: phoneNumberId } });
       if (!trunk?.inboundTrunkId || !trunk.inboundDispatchRuleId || !number) return { status: 'skipped' };
-      const spec = await this.dispatchSpec(manager, { deployment, trunk: trunk.id, createdAt: Date.now() }, number);
+      const spec = await this.dispatchSpec(manager, await this.ownerFor(trunk.id), number);
       await this.provider.updateInboundDispatch(
         { trunkId: trunk.inboundTrunkId, dispatchRuleId: trunk.inboundDispatchRuleId },
         spec,
@@ -281,7 +280,11 @@ export class SipTrunkProvisioning {
     });
   }
 
-  private deployment?: string;
+  /** The owner tag of what is made now for a trunk (the deployment id is read once, it never changes). */
+  private async ownerFor(trunkId: number): Promise<TrunkOwner> {
+    this.deployment ??= await deploymentId(this.dataSource);
+    return { deployment: this.deployment, trunk: trunkId, createdAt: Date.now() };
+  }
 
   /** Who answers the number's calls: the agent, told the number and the assistant that answers it. */
   private async dispatchSpec(manager: EntityManager, owner: TrunkOwner, number: { id: number; phoneNumber: string }) {
