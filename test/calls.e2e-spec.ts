@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
-import { JobQueue, Jobs } from '@app/jobs';
+import request from 'supertest';
+import { JobQueue, Jobs, QueueBackend } from '@app/jobs';
 import { LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { createAccount, TestAccount } from './support/factories';
 import { Stack, startStack } from './support/stack';
@@ -386,6 +387,57 @@ describe('Calls', () => {
         'marker',
       ]);
     }, 30_000);
+
+    it('delivers, once, a call whose delivery job was lost, and settles one whose job already finished', async () => {
+      const hooked = await assistant({ webhook_url: `${receiver.origin}/hook`, is_webhook_active: true });
+      const owed = async (externalId: string) =>
+        (
+          await stack.dataSource.query(`SELECT id, webhook_due FROM calls WHERE external_id = $1`, [externalId])
+        )[0] as { id: number; webhook_due: boolean };
+      const deliveriesOf = (externalId: string) =>
+        receiver.requests.filter((request) => JSON.parse(request.body).call.external_id === externalId);
+      const sweep = async () => {
+        const queue = stack.api.get(JobQueue);
+        const events = stack.api.get(QueueBackend).createQueueEvents(Jobs.sweepUndeliveredWebhooks.queue);
+        try {
+          await events.waitUntilReady();
+          const job = await queue.enqueue(Jobs.sweepUndeliveredWebhooks, {});
+          return (await job.waitUntilFinished(events, 15_000)) as { requeued: number };
+        } finally {
+          await events.close();
+        }
+      };
+      for (const externalId of ['lost-job-1', 'finished-job-1']) {
+        await ingest(externalId, base(hooked.id, { status: 'completed' })).expect(201);
+        await waitFor(async () => (deliveriesOf(externalId).length === 1 ? true : undefined), 15_000);
+        // Delivered: nothing is owed any more.
+        await waitFor(async () => ((await owed(externalId)).webhook_due === false ? true : undefined), 5_000);
+      }
+      // What a Redis failover can leave: the call says a delivery is owed, and its job is gone.
+      const lost = await owed('lost-job-1');
+      await (await stack.api.get(JobQueue).queue(Jobs.deliverCallWebhook.queue).getJob(`webhook-${lost.id}`))!.remove();
+      await stack.dataSource.query(
+        `UPDATE calls SET webhook_due = true, webhook_response = '{}', ended_at = now() - interval '1 hour'
+          WHERE external_id = 'lost-job-1'`,
+      );
+      // A mark left behind by a worker that died between its delivery and clearing it: the job tells.
+      await stack.dataSource.query(
+        `UPDATE calls SET webhook_due = true, ended_at = ended_at - interval '1 hour' WHERE external_id = 'finished-job-1'`,
+      );
+
+      expect((await sweep()).requeued).toBe(1);
+      await waitFor(async () => (deliveriesOf('lost-job-1').length === 2 ? true : undefined), 15_000);
+      await waitFor(async () => ((await owed('lost-job-1')).webhook_due === false ? true : undefined), 5_000);
+      const [first, again] = deliveriesOf('lost-job-1');
+      expect(again.headers['webhook-id']).toBe(first.headers['webhook-id']);
+      expect(verifies(hooked.webhook_secret, again.headers, again.body)).toBe(true);
+      expect((await owed('finished-job-1')).webhook_due).toBe(false);
+      expect(deliveriesOf('finished-job-1')).toHaveLength(1);
+      // Nothing is owed now: another sweep queues nothing.
+      expect((await sweep()).requeued).toBe(0);
+      const metrics = await request(stack.worker!.getHttpServer()).get('/api/metrics').expect(200);
+      expect(metrics.text).toMatch(/^jobs_requeued_total\{job="deliver-call-webhook"\} 1$/m);
+    }, 60_000);
 
     it('refuses a private address and records why', async () => {
       const blocked = await assistant({ webhook_url: 'http://10.0.0.1/hook', is_webhook_active: true });

@@ -14,6 +14,7 @@ export class JobMetrics {
   private readonly wait: Histogram<'queue' | 'job'>;
   private readonly documents: Counter<'type' | 'outcome'>;
   private readonly dials: Counter<'outcome'>;
+  private readonly requeued: Counter<'job'>;
 
   constructor(registry: MetricsRegistry, jobs: JobQueue) {
     this.finished = new Counter({
@@ -48,6 +49,14 @@ export class JobMetrics {
       name: 'calls_dialled_total',
       help: 'Outbound calls this worker asked the dialer to place, by outcome (dialled, or failed at the provider)',
       labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.requeued = new Counter({
+      name: 'jobs_requeued_total',
+      help:
+        'Jobs a sweep queued again because the row still waited on work whose job was gone (lost with a Redis ' +
+        'master that died before its replica had it, or with the queue data), by job name',
+      labelNames: ['job'],
       registers: [registry],
     });
     new Gauge({
@@ -87,6 +96,10 @@ export class JobMetrics {
 
   callDialled(outcome: 'dialled' | 'failed'): void {
     this.dials.inc({ outcome });
+  }
+
+  jobsRequeued(job: string, count: number): void {
+    if (count > 0) this.requeued.inc({ job }, count);
   }
 }
 

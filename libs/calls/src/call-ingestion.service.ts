@@ -195,7 +195,7 @@ export class CallIngestion {
       total_cost: request.total_cost ?? 0,
       answered_by: request.answered_by ?? null,
       recording_url: seen.record ? (request.recording_url ?? null) : null,
-      ...this.ending(newlyEnded),
+      ...this.ending(newlyEnded, seen),
     };
     const columns = Object.keys(values);
     return {
@@ -213,7 +213,7 @@ export class CallIngestion {
     const keep = (column: string, value: unknown, type: string) =>
       `${column} = COALESCE(${parameter(value ?? null)}::${type}, ${column})`;
     const json = (value: Record<string, unknown> | undefined) => (value == null ? null : JSON.stringify(value));
-    const ending = this.ending(newlyEnded);
+    const ending = this.ending(newlyEnded, seen);
     const assignments = [
       ...Object.entries(this.replaced(request, seen)).map(([column, value]) => `${column} = ${parameter(value)}`),
       keep('campaign_id', request.campaign_id, 'int'),
@@ -230,6 +230,7 @@ export class CallIngestion {
       // The first final write names the webhook event and the end; later ones keep them.
       `webhook_event_id = COALESCE(webhook_event_id, ${parameter(ending.webhook_event_id)})`,
       `ended_at = COALESCE(ended_at, ${parameter(ending.ended_at)}::timestamptz)`,
+      `webhook_due = webhook_due OR ${parameter(ending.webhook_due)}`,
       'updated_at = now()',
     ];
     // An UPDATE wrapped in a SELECT, so that both kinds of write return their rows the same way.
@@ -254,8 +255,20 @@ export class CallIngestion {
     };
   }
 
-  private ending(newlyEnded: boolean): { webhook_event_id: string | null; ended_at: Date | null } {
-    return { webhook_event_id: newlyEnded ? `msg_${randomUUID()}` : null, ended_at: newlyEnded ? new Date() : null };
+  /**
+   * What the first final write sets: the webhook event, the end and, when the assistant's webhook is on, the mark
+   * that a delivery is owed (cleared once one succeeds or gives up), by which the worker's sweep finds a delivery
+   * whose job was lost.
+   */
+  private ending(
+    newlyEnded: boolean,
+    seen: Seen,
+  ): { webhook_event_id: string | null; ended_at: Date | null; webhook_due: boolean } {
+    return {
+      webhook_event_id: newlyEnded ? `msg_${randomUUID()}` : null,
+      ended_at: newlyEnded ? new Date() : null,
+      webhook_due: newlyEnded && Boolean(seen.webhook_url) && seen.is_webhook_active,
+    };
   }
 
   private async moveLead(manager: EntityManager, call: CallRow, newlyEnded: boolean): Promise<void> {

@@ -100,6 +100,8 @@ export class AppConfig {
   readonly documentSweepIntervalSeconds: number;
   /** A lead import with no batch written for this long, and no live job, is taken up again by the sweep. */
   readonly importStuckAfterSeconds: number;
+  /** An ended call whose webhook delivery has not run or finished this long, and whose job is gone, is queued again. */
+  readonly webhookStuckAfterSeconds: number;
   /** Calls older than this many days are removed by the worker; unset keeps them forever. */
   readonly callRetentionDays?: number;
   readonly extractionTimeoutSeconds: number;
@@ -245,6 +247,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     documentStuckAfterSeconds: env.DOCUMENT_STUCK_AFTER_SECONDS,
     documentSweepIntervalSeconds: env.DOCUMENT_SWEEP_INTERVAL_SECONDS,
     importStuckAfterSeconds: env.IMPORT_STUCK_AFTER_SECONDS,
+    webhookStuckAfterSeconds: env.WEBHOOK_STUCK_AFTER_SECONDS,
     callRetentionDays: env.CALL_RETENTION_DAYS,
     extractionTimeoutSeconds: env.EXTRACTION_TIMEOUT_SECONDS,
     crawlDelayMs: env.CRAWL_DELAY_MS,

@@ -172,6 +172,7 @@ export const environmentSchema = z
     DOCUMENT_STUCK_AFTER_SECONDS: integer(1).default(900),
     DOCUMENT_SWEEP_INTERVAL_SECONDS: integer(1).default(60),
     IMPORT_STUCK_AFTER_SECONDS: integer(2, 86_400).default(60),
+    WEBHOOK_STUCK_AFTER_SECONDS: integer(2, 86_400).default(300),
     CALL_RETENTION_DAYS: integer(1, 36_500).optional(),
     EXTRACTION_TIMEOUT_SECONDS: integer(1, 3600).default(180),
     CRAWL_DELAY_MS: integer(0, 10_000).default(500),

@@ -11,6 +11,18 @@ const ENQUEUE_TIMEOUT_MS = 3000;
 /** A probe of the backend (readiness, a metrics scrape) gives up after this long. */
 const PROBE_TIMEOUT_MS = 2000;
 
+/**
+ * States in which BullMQ still owns a job (to run, running, or to retry): a sweep that finds its row waiting leaves
+ * it alone. Any other state, or no job at all, means the work must be queued again.
+ */
+export const LIVE_JOB_STATES: ReadonlySet<string> = new Set([
+  'active',
+  'waiting',
+  'delayed',
+  'prioritized',
+  'waiting-children',
+]);
+
 /** Typed producer: the only way work is put on a queue. */
 @Injectable()
 export class JobQueue implements OnModuleInit, OnApplicationShutdown {

@@ -8,8 +8,9 @@ import { AppConfig } from '@app/config';
 import { CallRow, OPEN_CALL_STATUSES, toCallResponse, utcDateTime } from '@app/contracts';
 import { SecretBox, SecretContexts } from '@app/crypto';
 import { settleLeadOfEndedCall } from '@app/database';
-import { JobQueue, Jobs } from '@app/jobs';
+import { JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
 import { OutboundHttp, OutboundRequestError } from '@app/outbound-http';
+import { JobMetrics } from '../job-metrics';
 
 /** The part of the receiver's answer kept in the call's `webhook_response`. */
 const RESPONSE_BODY_LIMIT = 4096;
@@ -43,6 +44,7 @@ export class CallWebhooks {
     private readonly secrets: SecretBox,
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
+    private readonly metrics: JobMetrics,
   ) {}
 
   /**
@@ -63,6 +65,10 @@ export class CallWebhooks {
       !call.webhook_secret_sealed ||
       !call.webhook_event_id
     ) {
+      // The webhook was turned off (or the call is gone) since the delivery was queued: nothing is owed any more.
+      await this.dataSource.query(`UPDATE calls SET webhook_due = false WHERE id = $1 AND webhook_due`, [
+        job.data.callId,
+      ]);
       return { status: 'skipped' };
     }
     const body = JSON.stringify(await this.payload(call));
@@ -98,15 +104,48 @@ export class CallWebhooks {
       failure = error.message;
       // An address the guard refuses will be refused on every retry.
       if (error.code === 'blocked_address' || error.code === 'invalid_url' || error.code === 'unsupported_protocol') {
-        await this.record(call.id, recorded);
+        await this.record(call.id, recorded, true);
         throw new UnrecoverableError(failure);
       }
     }
-    await this.record(call.id, recorded);
+    const final = !failure || isFinalAttempt(job);
+    await this.record(call.id, recorded, final);
     if (!failure) return { status: 'delivered' };
-    if (isFinalAttempt(job))
-      this.logger.warn({ callId: call.id, attempts: attempt, error: failure }, 'webhook gave up');
+    if (final) this.logger.warn({ callId: call.id, attempts: attempt, error: failure }, 'webhook gave up');
     throw new Error(`Webhook delivery failed: ${failure}`);
+  }
+
+  /**
+   * Queues again the deliveries still owed whose job is gone: acknowledged by a Redis master that died before its
+   * replica had the job (replication is asynchronous), or lost with the queue's data. A delivery whose job is still
+   * waiting, running or waiting to retry is left to it; one whose job finished without clearing the mark (a crash
+   * in between) is settled by what the job did. Runs twice per WEBHOOK_STUCK_AFTER_SECONDS.
+   */
+  async sweepUndelivered(): Promise<{ requeued: number }> {
+    const owed: { id: number; ended_at: Date }[] = await this.dataSource.query(
+      `SELECT id, ended_at FROM calls
+        WHERE webhook_due AND ended_at < now() - make_interval(secs => $1)
+        ORDER BY ended_at LIMIT 500`,
+      [this.config.webhookStuckAfterSeconds],
+    );
+    const queue = this.jobs.queue(Jobs.deliverCallWebhook.queue);
+    let requeued = 0;
+    for (const call of owed) {
+      const existing = await queue.getJob(Jobs.deliverCallWebhook.jobId!({ callId: call.id }));
+      const state = existing ? await existing.getState() : undefined;
+      if (state && LIVE_JOB_STATES.has(state)) continue;
+      // A finished job of this call's life settled the delivery; one older than the call's end is another life's
+      // (a database restored against the same queues), which `enqueue` replaces.
+      if (existing && (state === 'completed' || state === 'failed') && existing.timestamp >= call.ended_at.getTime()) {
+        await this.dataSource.query(`UPDATE calls SET webhook_due = false WHERE id = $1`, [call.id]);
+        continue;
+      }
+      await this.jobs.enqueue(Jobs.deliverCallWebhook, { callId: call.id });
+      requeued++;
+    }
+    if (requeued > 0) this.logger.warn({ requeued }, 'requeued webhook deliveries whose job was lost');
+    this.metrics.jobsRequeued(Jobs.deliverCallWebhook.name, requeued);
+    return { requeued };
   }
 
   /** Ends calls the runtime never finished, as `failed`, and lets their lead and webhook follow. */
@@ -117,6 +156,8 @@ export class CallWebhooks {
           `UPDATE calls SET status = 'failed', ended_at = now(), updated_at = now(),
                 dial_state = CASE WHEN dial_state IN ('pending', 'dialing') THEN 'failed' ELSE dial_state END,
                 webhook_event_id = COALESCE(webhook_event_id, 'msg_' || gen_random_uuid()::text),
+                webhook_due = webhook_due OR COALESCE((SELECT a.is_webhook_active AND a.webhook_url IS NOT NULL
+                                                         FROM assistants a WHERE a.id = calls.assistant_id), false),
                 evaluation = evaluation || jsonb_build_object('reason', 'No final status was reported by the voice runtime.')
           WHERE id IN (SELECT id FROM calls WHERE status = ANY($1) AND updated_at < now() - make_interval(mins => $2)
                         ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED)
@@ -139,11 +180,12 @@ export class CallWebhooks {
     return { ended: ended.length };
   }
 
-  private async record(callId: number, response: Record<string, unknown>): Promise<void> {
-    await this.dataSource.query(`UPDATE calls SET webhook_response = $2 WHERE id = $1`, [
-      callId,
-      JSON.stringify(response),
-    ]);
+  /** Keeps the receiver's answer; a final one (delivered, or given up) also settles what was owed. */
+  private async record(callId: number, response: Record<string, unknown>, final: boolean): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE calls SET webhook_response = $2, webhook_due = webhook_due AND NOT $3 WHERE id = $1`,
+      [callId, JSON.stringify(response), final],
+    );
   }
 
   /** The call as the receiver gets it: its fields, and the lead with its campaign when there is one. */

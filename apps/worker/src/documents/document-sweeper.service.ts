@@ -2,14 +2,12 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { JobQueue, Jobs } from '@app/jobs';
+import { JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
 import { JobMetrics } from '../job-metrics';
 import { DocumentStore } from './document-store.service';
 
 /** After this many re-enqueues a document that never finishes is failed rather than retried forever. */
 const MAX_SWEEPS = 3;
-/** States in which BullMQ still owns the job; the sweeper leaves those alone. */
-const LIVE_STATES = new Set(['active', 'waiting', 'delayed', 'prioritized', 'waiting-children']);
 
 /**
  * The outbox's other half: documents still `processing` past their deadline whose job is gone (lost between the
@@ -40,7 +38,7 @@ export class DocumentSweeper {
     for (const document of stuck) {
       const payload = { documentId: document.id };
       const existing = await queue.getJob(Jobs.processDocument.jobId!(payload));
-      if (existing && LIVE_STATES.has(await existing.getState())) continue;
+      if (existing && LIVE_JOB_STATES.has(await existing.getState())) continue;
 
       const rescue = await this.claimRescue(document.id);
       if (rescue === undefined) continue;
@@ -56,6 +54,7 @@ export class DocumentSweeper {
       requeued++;
     }
     if (requeued + failed > 0) this.logger.log({ requeued, failed }, 'swept stuck documents');
+    this.metrics.jobsRequeued(Jobs.processDocument.name, requeued);
     return { requeued, failed };
   }
 

@@ -4,7 +4,8 @@ import { parse } from 'csv-parse/sync';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { toE164 } from '@app/contracts';
-import { JobQueue, Jobs } from '@app/jobs';
+import { JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
+import { JobMetrics } from '../job-metrics';
 
 /** Rows written per transaction; progress (and the resume point) moves by this much. */
 const BATCH_ROWS = 1000;
@@ -44,6 +45,7 @@ export class LeadImport {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
+    private readonly metrics: JobMetrics,
   ) {}
 
   /**
@@ -63,13 +65,14 @@ export class LeadImport {
     for (const { id } of stuck) {
       const existing = await queue.getJob(Jobs.importLeads.jobId!({ importId: id }));
       const state = existing ? await existing.getState() : undefined;
-      if (state && ['active', 'waiting', 'delayed', 'prioritized'].includes(state)) continue;
+      if (state && LIVE_JOB_STATES.has(state)) continue;
       await existing?.remove();
       await this.dataSource.query(`UPDATE lead_imports SET updated_at = now() WHERE id = $1`, [id]);
       await this.jobs.enqueue(Jobs.importLeads, { importId: id });
       requeued++;
     }
     if (requeued > 0) this.logger.log({ requeued }, 'requeued stuck lead imports');
+    this.metrics.jobsRequeued(Jobs.importLeads.name, requeued);
     return { requeued };
   }
 

@@ -19,6 +19,10 @@ export function repeatableJobs(config: AppConfig): RepeatableJob[] {
     // Twice per lease, so a lost import is found at most one and a half leases after its last sign of life.
     { definition: Jobs.sweepStuckImports, everySeconds: Math.max(1, Math.floor(config.importStuckAfterSeconds / 2)) },
     { definition: Jobs.reapStaleCalls, everySeconds: 60 },
+    {
+      definition: Jobs.sweepUndeliveredWebhooks,
+      everySeconds: Math.max(1, Math.floor(config.webhookStuckAfterSeconds / 2)),
+    },
     { definition: Jobs.dialCampaigns, everySeconds: config.dialerIntervalSeconds },
     ...(config.callRetentionDays ? [{ definition: Jobs.purgeOldCalls, everySeconds: 300 }] : []),
   ];
@@ -35,17 +39,22 @@ export async function missingSchedules(jobs: JobQueue, config: AppConfig): Promi
 }
 
 /**
- * The schedules to write: those the queue backend does not know, and those registered with another interval than this
- * worker's configuration (a changed setting takes effect without clearing Redis by hand).
+ * The schedules to write: those the queue backend does not know, those registered with another interval than this
+ * worker's configuration (a changed setting takes effect without clearing Redis by hand), and those whose next run is
+ * long overdue. A schedule's next run is a job that each run adds; should that job be lost (a Redis master that died
+ * before its replica had it), the schedule would stay registered and never run again.
  */
 async function schedulesToWrite(
   jobs: JobQueue,
   config: AppConfig,
 ): Promise<(RepeatableJob & { registered: boolean })[]> {
+  const now = Date.now();
   const stale = await Promise.all(
     repeatableJobs(config).map(async (job) => {
+      const every = job.everySeconds * 1000;
       const scheduler = await jobs.queue(job.definition.queue).getJobScheduler(job.definition.name);
-      if (scheduler && Number(scheduler.every) === job.everySeconds * 1000) return undefined;
+      const overdue = scheduler?.next !== undefined && Number(scheduler.next) < now - Math.max(3 * every, 60_000);
+      if (scheduler && Number(scheduler.every) === every && !overdue) return undefined;
       return { ...job, registered: Boolean(scheduler) };
     }),
   );

@@ -21,6 +21,7 @@ export class MaintenanceProcessor extends JobProcessor {
     [Jobs.purgeIdempotencyKeys.name]: () => this.purgeIdempotencyKeys(),
     [Jobs.sweepStuckImports.name]: () => this.leadImports.sweep(),
     [Jobs.reapStaleCalls.name]: () => this.callWebhooks.reapStale(),
+    [Jobs.sweepUndeliveredWebhooks.name]: () => this.callWebhooks.sweepUndelivered(),
     [Jobs.purgeOldCalls.name]: () => this.purgeOldCalls(),
   };
 
