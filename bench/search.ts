@@ -26,7 +26,8 @@ import { DataSource } from 'typeorm';
 import { PassageSearch, dataSourceOptions } from '@app/database';
 import { dropDatabase, ensureDatabase, runMigrations } from '../libs/database/src/data-source-options';
 import { migrations } from '../libs/database/src/migrations';
-import { normaliseWhitespace, splitIntoPassages } from '@app/extraction';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { extractCleanPdfPages, normaliseWhitespace, splitIntoPassages } from '@app/extraction';
 import { createBenchEnvironment } from './support/stack';
 import { fixed, nowMs, onInterrupt, percentile, printTable, runMain } from './support/report';
 import { PARAPHRASED_QUESTIONS, SEARCH_QUESTIONS, SearchQuestion } from './search-questions';
@@ -40,7 +41,11 @@ const SOURCES = [
   join(__dirname, 'search-corpus', 'shop-faq.txt'),
   join(__dirname, 'search-corpus', 'returns-policy.txt'),
   join(__dirname, 'search-corpus', 'price-list.txt'),
+  join(__dirname, 'search-corpus', 'dishwasher-manual.txt'),
+  join(ROOT, 'node_modules', 'pg', 'LICENSE'),
 ];
+/** Read as the worker reads an uploaded PDF: rendered to a PDF of many pages first, then extracted with PDFium. */
+const PDF_SOURCE = join(__dirname, 'search-corpus', 'tenant-handbook.txt');
 
 /** The search before this change: every word required, ranked by cover density. */
 const PLAIN_AND_SQL = `
@@ -53,8 +58,32 @@ const PLAIN_AND_SQL = `
 
 const comparable = (text: string) => text.replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
 
-function corpusPassages(): string[] {
-  return SOURCES.flatMap((path) => splitIntoPassages(normaliseWhitespace(readFileSync(path, 'utf8'))));
+/** A Letter-sized PDF of `text`, its paragraphs wrapped at word boundaries. */
+async function pdfOf(text: string): Promise<Buffer> {
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  const lines = text.split('\n').flatMap((paragraph) => {
+    const wrapped: string[] = [''];
+    for (const word of paragraph.split(' ')) {
+      const last = wrapped.length - 1;
+      if (wrapped[last] && wrapped[last].length + 1 + word.length > 90) wrapped.push(word);
+      else wrapped[last] = wrapped[last] ? `${wrapped[last]} ${word}` : word;
+    }
+    return wrapped;
+  });
+  for (let start = 0; start < lines.length; start += 60) {
+    const page = pdf.addPage([612, 792]);
+    page.drawText(lines.slice(start, start + 60).join('\n'), { x: 40, y: 740, size: 10, lineHeight: 12, font });
+  }
+  return Buffer.from(await pdf.save());
+}
+
+async function corpusPassages(): Promise<string[]> {
+  const pages = await extractCleanPdfPages(await pdfOf(readFileSync(PDF_SOURCE, 'utf8')), { engine: 'pdfium' });
+  return [
+    ...SOURCES.flatMap((path) => splitIntoPassages(normaliseWhitespace(readFileSync(path, 'utf8')))),
+    ...splitIntoPassages(pages.filter((page) => page !== '').join('\n\n')),
+  ];
 }
 
 /** A knowledgebase of a new account, holding `passages` in one document. */
@@ -495,7 +524,7 @@ async function main(): Promise<void> {
   const runs = Number(options[1] ?? 100);
   const environment = await createBenchEnvironment();
   try {
-    const corpus = corpusPassages();
+    const corpus = await corpusPassages();
     const languages = await connect(environment.databaseUrl, 1);
     const [{ id: english }] = await languages.query(`SELECT id FROM languages WHERE iso_2 = 'en'`);
     await languages.destroy();
