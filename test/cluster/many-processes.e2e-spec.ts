@@ -1,4 +1,4 @@
-import { AppProcess } from '../support/app-process';
+import { AppProcess, startAll } from '../support/app-process';
 import { createAccount, sipTrunkRequest, TestAccount } from '../support/factories';
 import { Stack, startStack } from '../support/stack';
 import { REDIS_CLUSTER_NODES } from '../support/test-environment';
@@ -130,11 +130,3 @@ onCluster('Two APIs and three workers on a Redis Cluster', () => {
     expect(new Set(dialled.map((dial) => dial.lead_id)).size).toBe(leads);
   }, 120_000);
 });
-
-/** Starts the processes together, keeping each that started; fails if any did not. */
-async function startAll(into: AppProcess[], starts: (() => Promise<AppProcess>)[]): Promise<void> {
-  const results = await Promise.allSettled(starts.map((start) => start()));
-  for (const result of results) if (result.status === 'fulfilled') into.push(result.value);
-  const failure = results.find((result) => result.status === 'rejected');
-  if (failure) throw failure.reason;
-}

@@ -72,3 +72,11 @@ export class AppProcess {
     await exited;
   }
 }
+
+/** Starts the processes together, keeping each that started; fails if any did not. */
+export async function startAll(into: AppProcess[], starts: (() => Promise<AppProcess>)[]): Promise<void> {
+  const results = await Promise.allSettled(starts.map((start) => start()));
+  for (const result of results) if (result.status === 'fulfilled') into.push(result.value);
+  const failure = results.find((result) => result.status === 'rejected');
+  if (failure) throw failure.reason;
+}

@@ -184,6 +184,25 @@ export class LocalRedisCluster {
     }
   }
 
+  /** The master that serves each key's slot now, by its client port. */
+  async mastersOf(keys: string[]): Promise<number[]> {
+    const port = [...this.processes.keys()][0];
+    const client = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1 });
+    try {
+      const ranges = (await client.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+      return await Promise.all(
+        keys.map(async (key) => {
+          const slot = Number(await client.call('CLUSTER', 'KEYSLOT', key));
+          const range = ranges.find(([first, last]) => slot >= first && slot <= last);
+          if (!range) throw new Error(`no master serves slot ${slot}`);
+          return range[2][1];
+        }),
+      );
+    } finally {
+      client.disconnect();
+    }
+  }
+
   /** The node that serves `slot` as master now, by its client port. */
   async masterOf(slot: number): Promise<number> {
     const port = [...this.processes.keys()][0];
