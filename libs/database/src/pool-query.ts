@@ -1,13 +1,18 @@
 import type { Pool } from 'pg';
-import type { DataSource } from 'typeorm';
+import { QueryFailedError, type DataSource } from 'typeorm';
 
 /**
  * Runs one statement on the data source's own connection pool (the primary's), outside any transaction, and
  * returns its rows. `DataSource.query` answers the same rows but builds a query runner, broadcasts subscriber
  * events and times the statement on every call; for the statements every request runs (the credential lookup)
- * that is a measurable share of the request (docs/benchmarks.md, section 8).
+ * that is a measurable share of the request (docs/benchmarks.md, section 8). A failure is TypeORM's
+ * `QueryFailedError` as `DataSource.query` throws it, so the error filter answers it the same way.
  */
 export async function queryPool<Row>(dataSource: DataSource, text: string, values: unknown[]): Promise<Row[]> {
   const pool = (dataSource.driver as unknown as { master: Pool }).master;
-  return (await pool.query(text, values)).rows as Row[];
+  try {
+    return (await pool.query(text, values)).rows as Row[];
+  } catch (error) {
+    throw new QueryFailedError(text, values, error as Error);
+  }
 }

@@ -193,7 +193,13 @@ export class ReadReplicas implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /** Runs an account's read on a replica fresh enough for it, or on the primary. */
-  async read<T>(ownerId: number, work: (dataSource: DataSource) => Promise<T>): Promise<T> {
+  read<T>(ownerId: number, work: (dataSource: DataSource) => Promise<T>): Promise<T> {
+    // Without replicas, or in a request that writes, straight to the primary: no choice to wait for.
+    if (!this.configured || !scopes.getStore()?.replicaReads) return work(this.primary);
+    return this.readChosen(ownerId, work);
+  }
+
+  private async readChosen<T>(ownerId: number, work: (dataSource: DataSource) => Promise<T>): Promise<T> {
     const replica = await this.replicaFor(ownerId);
     if (!replica?.dataSource) return work(this.primary);
     try {
@@ -209,10 +215,13 @@ export class ReadReplicas implements OnApplicationBootstrap, OnApplicationShutdo
     }
   }
 
-  /** An account's read as one SQL statement (see `read`). */
+  /**
+   * An account's read as one SQL statement (see `read`), run straight on the chosen server's pool, as the account
+   * repository's lean path runs its statements (see `queryPool`).
+   */
   // Rows as loosely typed as DataSource.query's, which this stands in for.
   query<Row = any>(ownerId: number, sql: string, parameters: unknown[] = []): Promise<Row[]> {
-    return this.read(ownerId, (dataSource) => dataSource.query(sql, parameters));
+    return this.read(ownerId, (dataSource) => queryPool<Row>(dataSource, sql, parameters));
   }
 
   /** Each replica's state, for readiness: a replica down or behind is reported, and never fails readiness. */

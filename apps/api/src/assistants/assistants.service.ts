@@ -24,6 +24,7 @@ import {
   Assistant,
   InjectTenantRepository,
   lockReferences,
+  ReadReplicas,
   retryingTransaction,
   TenantRepository,
 } from '@app/database';
@@ -55,6 +56,7 @@ export class AssistantsService {
   constructor(
     @InjectTenantRepository(Assistant) private readonly assistants: TenantRepository<Assistant>,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly reads: ReadReplicas,
     private readonly secrets: SecretBox,
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
@@ -83,11 +85,12 @@ export class AssistantsService {
     }
     const where = conditions.join(' AND ');
     const [ids, [{ total }]] = await Promise.all([
-      this.dataSource.query(
+      this.reads.query<{ id: number }>(
+        user.id,
         `SELECT a.id FROM assistants a WHERE ${where} ORDER BY a.id DESC LIMIT $${parameters.length + 1} OFFSET $${parameters.length + 2}`,
         [...parameters, query.per_page, (query.page - 1) * query.per_page],
-      ) as Promise<{ id: number }[]>,
-      this.dataSource.query(`SELECT count(*)::int AS total FROM assistants a WHERE ${where}`, parameters),
+      ),
+      this.reads.query(user.id, `SELECT count(*)::int AS total FROM assistants a WHERE ${where}`, parameters),
     ]);
     const data = await this.responses(
       user,
@@ -305,6 +308,7 @@ export class AssistantsService {
     if (ids.length === 0) return [];
     const rows = await this.assistants.find(user.id, { where: { id: In(ids) } });
     const links = await this.links(
+      user,
       ids,
       rows.flatMap((row) => (row.folderId ? [row.folderId] : [])),
     );
@@ -315,25 +319,26 @@ export class AssistantsService {
     });
   }
 
-  private async links(ids: number[], folderIds: number[]): Promise<Links> {
+  private async links(user: AuthenticatedUser, ids: number[], folderIds: number[]): Promise<Links> {
+    const read = (sql: string, parameters: unknown[]) => this.reads.query(user.id, sql, parameters);
     const [labels, tools, languages, folders] = await Promise.all([
-      this.dataSource.query(
+      read(
         `SELECT al.assistant_id, l.id, l.name, l.color FROM assistant_labels al JOIN labels l ON l.id = al.label_id
           WHERE al.assistant_id = ANY($1::int[]) ORDER BY l.id`,
         [ids],
       ),
-      this.dataSource.query(
+      read(
         `SELECT at.assistant_id, t.id, t.name FROM assistant_tools at JOIN tools t ON t.id = at.tool_id
           WHERE at.assistant_id = ANY($1::int[]) ORDER BY t.id`,
         [ids],
       ),
-      this.dataSource.query(
+      read(
         `SELECT assistant_id, language_id FROM assistant_secondary_languages
           WHERE assistant_id = ANY($1::int[]) ORDER BY position`,
         [ids],
       ),
       folderIds.length > 0
-        ? this.dataSource.query(`SELECT id, name, color FROM folders WHERE id = ANY($1::int[])`, [folderIds])
+        ? read(`SELECT id, name, color FROM folders WHERE id = ANY($1::int[])`, [folderIds])
         : Promise.resolve([]),
     ]);
     const group = <T>(items: (T & { assistant_id: number })[], pick: (item: T) => unknown) => {

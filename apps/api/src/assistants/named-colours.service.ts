@@ -13,7 +13,7 @@ import {
   UpdateNamedColourRequest,
   ValidationFailed,
 } from '@app/contracts';
-import { whenUnique } from '@app/database';
+import { ReadReplicas, whenUnique } from '@app/database';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
 const nameTaken = () => ValidationFailed.field('name', 'The name has already been taken.');
@@ -34,12 +34,14 @@ export interface NamedColourKind {
 export class NamedColours {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly reads: ReadReplicas,
     private readonly kind: NamedColourKind,
   ) {}
 
   async list(user: AuthenticatedUser, query: PageQuery): Promise<SlimPage<NamedColourResponse>> {
     const [rows, [{ total }]] = await Promise.all([
-      this.dataSource.query(
+      this.reads.query(
+        user.id,
         `SELECT item.id, item.name, item.color, ${this.kind.assistantsCount} AS assistants_count
            FROM ${this.kind.table} item
           WHERE item.user_id = $1
@@ -47,7 +49,7 @@ export class NamedColours {
           LIMIT $2 OFFSET $3`,
         [user.id, query.per_page, (query.page - 1) * query.per_page],
       ),
-      this.dataSource.query(`SELECT count(*)::int AS total FROM ${this.kind.table} WHERE user_id = $1`, [user.id]),
+      this.reads.query(user.id, `SELECT count(*)::int AS total FROM ${this.kind.table} WHERE user_id = $1`, [user.id]),
     ]);
     return slimPage((rows as NamedColourRow[]).map(toNamedColourResponse), total, {
       page: query.page,

@@ -2,12 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Errors } from '@app/contracts';
+import { ReadReplicas } from '@app/database';
 import { NamedColours } from './named-colours.service';
 
 @Injectable()
 export class FoldersService extends NamedColours {
-  constructor(@InjectDataSource() dataSource: DataSource) {
-    super(dataSource, {
+  constructor(@InjectDataSource() dataSource: DataSource, reads: ReadReplicas) {
+    super(dataSource, reads, {
       table: 'folders',
       assistantsCount: '(SELECT count(*) FROM assistants a WHERE a.folder_id = item.id)::int',
       noun: 'Folder',
@@ -18,8 +19,8 @@ export class FoldersService extends NamedColours {
 
 @Injectable()
 export class LabelsService extends NamedColours {
-  constructor(@InjectDataSource() dataSource: DataSource) {
-    super(dataSource, {
+  constructor(@InjectDataSource() dataSource: DataSource, reads: ReadReplicas) {
+    super(dataSource, reads, {
       table: 'labels',
       assistantsCount: '(SELECT count(*) FROM assistant_labels l WHERE l.label_id = item.id)::int',
       noun: 'Label',

@@ -21,7 +21,7 @@ import {
   ValidationFailed,
   WEEKDAYS,
 } from '@app/contracts';
-import { lockReferences, retryingTransaction } from '@app/database';
+import { lockReferences, ReadReplicas, retryingTransaction } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
@@ -78,18 +78,19 @@ export class CampaignsService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly reads: ReadReplicas,
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
   ) {}
 
   async list(user: AuthenticatedUser, query: PageQuery, request: Request): Promise<LengthAwarePage<CampaignResponse>> {
     const [rows, [{ total }]] = await Promise.all([
-      this.dataSource.query(`${SELECT_CAMPAIGNS} WHERE c.user_id = $1 ORDER BY c.id DESC LIMIT $2 OFFSET $3`, [
+      this.reads.query<CampaignRow>(
         user.id,
-        query.per_page,
-        (query.page - 1) * query.per_page,
-      ]) as Promise<CampaignRow[]>,
-      this.dataSource.query(`SELECT count(*)::int AS total FROM campaigns WHERE user_id = $1`, [user.id]),
+        `${SELECT_CAMPAIGNS} WHERE c.user_id = $1 ORDER BY c.id DESC LIMIT $2 OFFSET $3`,
+        [user.id, query.per_page, (query.page - 1) * query.per_page],
+      ),
+      this.reads.query(user.id, `SELECT count(*)::int AS total FROM campaigns WHERE user_id = $1`, [user.id]),
     ]);
     return lengthAwarePage(
       rows.map(toResponse),
