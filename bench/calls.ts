@@ -63,6 +63,8 @@ async function main(): Promise<void> {
       `SELECT sum(total) FROM call_counts WHERE user_id = $1 AND bucket = $2`,
       [user, bucket],
     ];
+    const numberFilter =
+      'AND client_phone_number LIKE $2 AND account_number_trigrams(user_id, client_phone_number) @> account_number_trigrams($1::int, $3::text)';
     const cases: ListCase[] = [
       { name: 'first page', query: '', sql: [page(), counter('')] },
       { name: 'page 1,000', query: 'page=1000', sql: [page('', [], 'id DESC', 14985), counter('')] },
@@ -97,8 +99,8 @@ async function main(): Promise<void> {
         name: 'client number (partial)',
         query: `phone_number=${phone}`,
         sql: [
-          page('AND client_phone_number LIKE $2', [`%${phone}%`]),
-          [`SELECT count(*) FROM calls WHERE user_id = $1 AND client_phone_number LIKE $2`, [user, `%${phone}%`]],
+          page(numberFilter, [`%${phone}%`, phone]),
+          [`SELECT count(*) FROM calls WHERE user_id = $1 ${numberFilter}`, [user, `%${phone}%`, phone]],
         ],
       },
     ];

@@ -257,6 +257,35 @@ describe('Calls', () => {
     expect(await readLead()).toBe('reached-max-retries');
   });
 
+  it('matches a client number by any part of it, among the account’s own calls only', async () => {
+    const fresh = await createAccount(stack);
+    const stranger = await createAccount(stack);
+    const mine = await assistant({}, fresh);
+    const theirs = await assistant({}, stranger);
+    const numbers = ['+14155550901', '+14155555555', '+447700900123', '+33612345678', '12'];
+    const ids = new Map<number, string>();
+    for (const [index, number] of numbers.entries()) {
+      const call = await ingest(`part-${index}`, base(mine.id, { client_phone_number: number })).expect(201);
+      ids.set(call.body.data.id, number);
+      await ingest(`part-other-${index}`, base(theirs.id, { client_phone_number: number })).expect(201);
+    }
+    const matching = async (part: string) => {
+      const page = (
+        await stack.http.get('/api/user/calls').query({ phone_number: part, per_page: 100 }).set(fresh.auth).expect(200)
+      ).body;
+      const found = page.data.map((call: { id: number }) => ids.get(call.id) ?? `another account's call ${call.id}`);
+      expect(page.total).toBe(found.length);
+      return found.sort();
+    };
+    // Whatever the part's length, repeats or plus sign: exactly the numbers that contain it, as a substring.
+    for (const part of ['+14155550901', '+44', '0901', '555', '5555555', '55555555', '009', '1', '12', '2', '99999']) {
+      expect({ part, found: await matching(part) }).toEqual({
+        part,
+        found: numbers.filter((number) => number.includes(part)).sort(),
+      });
+    }
+  });
+
   it('filters the list and refuses bad filter values by name', async () => {
     const fresh = await createAccount(stack);
     const one = await assistant({}, fresh);
@@ -391,9 +420,10 @@ describe('Calls', () => {
     it('delivers, once, a call whose delivery job was lost, and settles one whose job already finished', async () => {
       const hooked = await assistant({ webhook_url: `${receiver.origin}/hook`, is_webhook_active: true });
       const owed = async (externalId: string) =>
-        (
-          await stack.dataSource.query(`SELECT id, webhook_due FROM calls WHERE external_id = $1`, [externalId])
-        )[0] as { id: number; webhook_due: boolean };
+        (await stack.dataSource.query(`SELECT id, webhook_due FROM calls WHERE external_id = $1`, [externalId]))[0] as {
+          id: number;
+          webhook_due: boolean;
+        };
       const deliveriesOf = (externalId: string) =>
         receiver.requests.filter((request) => JSON.parse(request.body).call.external_id === externalId);
       const sweep = async () => {

@@ -21,6 +21,7 @@ import { SearchRelatedWords1764117400000 } from './1764117400000-search-related-
 import { AccountWritePositions1764119250000 } from './1764119250000-account-write-positions';
 import { PurgedCallCounts1764119260000 } from './1764119260000-purged-call-counts';
 import { DeploymentIdentity1764120000000 } from './1764120000000-deployment-identity';
+import { CallsClientNumberPerAccount1764121000000 } from './1764121000000-calls-client-number-per-account';
 import { CallWebhooksDue1764122000000 } from './1764122000000-call-webhooks-due';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
@@ -48,5 +49,6 @@ export const migrations = [
   AccountWritePositions1764119250000,
   PurgedCallCounts1764119260000,
   DeploymentIdentity1764120000000,
+  CallsClientNumberPerAccount1764121000000,
   CallWebhooksDue1764122000000,
 ];
