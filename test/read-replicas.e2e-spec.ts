@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { runMigrations } from '@app/database';
 import { createAccount, TestAccount } from './support/factories';
+import { OpenApiConformance } from './support/openapi-conformance';
 import { Stack, startStack } from './support/stack';
 import { postgresBinaries, startStreamingPair, StreamingPair } from './support/streaming-replica';
 import { waitFor } from './support/wait-for';
@@ -16,6 +17,7 @@ const binaries = postgresBinaries();
   let writer: TestAccount;
   let campaign: number;
   let assistant: number;
+  let conformance: OpenApiConformance;
 
   beforeAll(async () => {
     pair = await startStreamingPair(binaries!, `replicas_${randomBytes(4).toString('hex')}`);
@@ -30,6 +32,7 @@ const binaries = postgresBinaries();
         RUNTIME_API_TOKEN: RUNTIME_TOKEN,
       },
     });
+    conformance = new OpenApiConformance((await stack.http.get('/api/docs-json').expect(200)).body);
     [reader, writer] = [await createAccount(stack, 'Reader'), await createAccount(stack, 'Writer')];
     const english = (await stack.http.get('/api/user/assistants/languages').set(writer.auth)).body.find(
       (language: { iso_2: string }) => language.iso_2 === 'en',
@@ -76,6 +79,11 @@ const binaries = postgresBinaries();
   const replicaReport = async () => {
     const response = await stack.http.get('/api/health/ready');
     expect(response.status).toBe(200);
+    // Field by field as the document names the entry (up, and down with its error, below).
+    expect(response.body.checks.database_replicas).toBeDefined();
+    expect(
+      conformance.check('get', '/api/health/ready', 200, response.headers['content-type'], response.body),
+    ).toBeUndefined();
     return response.body.checks.database_replicas?.replicas?.[0] as
       { status: string; replayed_lsn?: string; error?: string } | undefined;
   };
@@ -123,6 +131,19 @@ const binaries = postgresBinaries();
     );
     expect(tools).toBe(0);
   }, 30_000);
+
+  it('documents the readiness entry of the replicas: a field it does not name, or a state it has not, is refused', () => {
+    const ready = (replica: object) => ({
+      status: 'ok',
+      checks: { database_replicas: { status: 'up', in_use: 1, replicas: [{ replica: 'db:5432/app', ...replica }] } },
+    });
+    const check = (replica: object) =>
+      conformance.check('get', '/api/health/ready', 200, 'application/json', ready(replica));
+    expect(check({ status: 'lagging', lag_seconds: 12.5, replayed_lsn: '0/3000060' })).toBeUndefined();
+    expect(check({ status: 'down', error: 'connection refused' })).toBeUndefined();
+    expect(check({ status: 'up', lag: 1 })).toMatch(/additional properties 'lag'/);
+    expect(check({ status: 'stale' })).toMatch(/must be equal to one of the allowed values/);
+  });
 
   it('reads from the primary once the replica is stopped, and readiness reports it without failing', async () => {
     pair.stopReplica();

@@ -22,7 +22,39 @@ export class HealthReportResponse {
   @ApiProperty({
     type: 'object',
     description:
-      'One entry per check (`process`; or `database`, `queue_backend`, `redis` while it carries the queues and, on a worker, `queues`, `schedules`)',
+      'One entry per check (`process`; or `database`, `queue_backend`, `redis` while it carries the queues and, on a worker, `queues`, `schedules`; on an API with read replicas, `database_replicas`)',
+    properties: {
+      database_replicas: {
+        type: 'object',
+        description:
+          'The read replicas (DATABASE_REPLICA_URLS), only when some are configured: always `up`, as the primary serves every read a replica cannot',
+        properties: {
+          status: { type: 'string', enum: ['up', 'down'] },
+          latency_ms: { type: 'integer' },
+          error: { type: 'string' },
+          in_use: { type: 'integer', description: 'Replicas that account reads may go to now' },
+          replicas: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                replica: { type: 'string', description: 'Host, port and database, without credentials' },
+                status: {
+                  type: 'string',
+                  enum: ['up', 'lagging', 'down'],
+                  description: '`lagging`: further behind than DATABASE_REPLICA_MAX_LAG_SECONDS; skipped until back',
+                },
+                lag_seconds: { type: 'number', description: 'How old the oldest write it has not replayed is' },
+                replayed_lsn: { type: 'string', description: 'The WAL position it had replayed at its last check' },
+                error: { type: 'string', description: 'Why it is down' },
+              },
+              required: ['replica', 'status'],
+            },
+          },
+        },
+        required: ['status'],
+      },
+    },
     additionalProperties: {
       type: 'object',
       properties: {
