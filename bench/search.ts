@@ -404,9 +404,17 @@ async function measure(title: string, phases: Phase[], knowledgebases: Loaded[],
 function searchAt(commit: string, dataSource: DataSource): SearchStatement {
   const directory = join(__dirname, '.cache', `search-${commit}`);
   mkdirSync(directory, { recursive: true });
-  for (const file of ['passage-search.ts', 'search-query.ts']) {
-    const source = execFileSync('git', ['show', `${commit}:libs/database/src/${file}`], { cwd: ROOT });
-    writeFileSync(join(directory, file), source);
+  const copied = ['passage-search', 'search-query'];
+  for (const file of copied) {
+    const source = execFileSync('git', ['show', `${commit}:libs/database/src/${file}.ts`], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    // Its other imports (read replicas, say) are today's: only the statement and its parser are that commit's.
+    const imports = source.replace(/from '\.\/([\w-]+)'/g, (whole, name: string) =>
+      copied.includes(name) ? whole : `from '${join(ROOT, 'libs', 'database', 'src', name)}'`,
+    );
+    writeFileSync(join(directory, `${file}.ts`), imports);
   }
   const { PassageSearch: Before } = require(join(directory, 'passage-search.ts')) as {
     PassageSearch: new (dataSource: DataSource) => SearchStatement;
