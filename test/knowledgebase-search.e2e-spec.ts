@@ -279,6 +279,32 @@ describe('Knowledgebase search', () => {
     });
   });
 
+  describe('precise queries beside related words, in English', () => {
+    const PARAGRAPHS = [
+      'Order 1234 arrived damaged and was replaced.',
+      'Order 5678 arrived broken in two pieces.',
+      'Replacement parts for model DW-45 ship within a week.',
+    ];
+    let knowledgebaseId: number;
+    beforeAll(async () => {
+      knowledgebaseId = await knowledgebaseWith(PARAGRAPHS, english);
+    }, 60_000);
+
+    it('lets a number or a code decide over a related word', async () => {
+      // "damaged" stands for "broken" at a discount, yet the order number is what the caller means.
+      const [first, second] = await search(knowledgebaseId, 'broken order 1234');
+      expect([first.document_name, second.document_name]).toEqual(['Answer 1', 'Answer 2']);
+      expect(first.highlight).toBe('**Order** **1234** arrived **damaged** and was replaced.');
+      expect(names(await search(knowledgebaseId, 'broken order 5678'))[0]).toBe('Answer 2');
+      expect(names(await search(knowledgebaseId, 'DW-45 broken'))[0]).toBe('Answer 3');
+    });
+
+    it('matches a quoted phrase as written, never by its related words', async () => {
+      expect(names(await search(knowledgebaseId, '"arrived broken"'))).toEqual(['Answer 2']);
+      expect(names(await search(knowledgebaseId, '"arrived damaged"'))).toEqual(['Answer 1']);
+    });
+  });
+
   describe('without a language', () => {
     it('matches words as they are, and re-indexes in the background when a language is set', async () => {
       const knowledgebaseId = await knowledgebaseWithFaq(null);
