@@ -230,9 +230,10 @@ SELECT passage.document_id, document.name AS document_name, passage.content, pas
   LATERAL (
     SELECT part.sentence
       FROM regexp_split_to_table(passage.content, '(?<=[.!?])\\s+') WITH ORDINALITY AS part(sentence, at),
-           LATERAL (SELECT passage_search_vector(config.name, part.sentence) AS vector) sentence
+           -- OFFSET 0 keeps the sentence's words computed once, not once for every word of the query.
+           LATERAL (SELECT tsvector_to_array(passage_search_vector(config.name, part.sentence)) AS words OFFSET 0) sentence
      ORDER BY (SELECT coalesce(sum(weight), 0) FROM (
-                 SELECT max(matches.weight) AS weight FROM matches WHERE sentence.vector @@ matches.query
+                 SELECT max(matches.weight) AS weight FROM matches WHERE matches.lexeme = ANY (sentence.words)
                   GROUP BY matches.term) per_term) DESC,
               part.at
      LIMIT 1) answer
