@@ -81,7 +81,10 @@ const MAX_METADATA_BYTES = 512 * 1024;
 
 const invalid = (message: string) => new TwirpError('invalid_argument', message);
 
-const guid = (prefix: string) => `${prefix}${randomBytes(9).toString('base64url')}`;
+/** livekit/protocol utils/guid: the prefix and 12 characters of shortuuid's base57 alphabet (no `-` or `_`). */
+const GUID_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const guid = (prefix: string) =>
+  prefix + Array.from(randomBytes(12), (byte) => GUID_ALPHABET[byte % GUID_ALPHABET.length]).join('');
 
 /** livekit/protocol livekit/sip.go `NormalizeNumber`: only number-like strings are normalised. */
 export function normalizeNumber(number: string): string {
