@@ -95,8 +95,10 @@ corrected AS (
          WHERE vocabulary.knowledgebase_id = $2 AND left(vocabulary.lexeme, 1) = left(terms.term, 1)
            AND length(vocabulary.lexeme) BETWEEN length(terms.term) - 2 AND length(terms.term) + 2
         UNION
+        -- lower(), as the trigram index has it: an index over the bare column would also serve the exact look-ups
+        -- above and below, far slower than the primary key.
         SELECT vocabulary.lexeme, vocabulary.passages FROM knowledgebase_lexemes vocabulary
-         WHERE vocabulary.knowledgebase_id = $2 AND vocabulary.lexeme % terms.term
+         WHERE vocabulary.knowledgebase_id = $2 AND lower(vocabulary.lexeme) % terms.term
       ) candidate
        WHERE passages > 0
          AND levenshtein(lexeme, terms.term) <= CASE WHEN length(terms.term) >= 7 THEN 2 ELSE 1 END

@@ -23,6 +23,7 @@ import { PurgedCallCounts1764119260000 } from './1764119260000-purged-call-count
 import { DeploymentIdentity1764120000000 } from './1764120000000-deployment-identity';
 import { CallsClientNumberPerAccount1764121000000 } from './1764121000000-calls-client-number-per-account';
 import { CallWebhooksDue1764122000000 } from './1764122000000-call-webhooks-due';
+import { SearchLexemesSimilarIndex1764123000000 } from './1764123000000-search-lexemes-similar-index';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -51,4 +52,5 @@ export const migrations = [
   DeploymentIdentity1764120000000,
   CallsClientNumberPerAccount1764121000000,
   CallWebhooksDue1764122000000,
+  SearchLexemesSimilarIndex1764123000000,
 ];
