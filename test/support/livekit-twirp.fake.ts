@@ -81,7 +81,7 @@ const MAX_METADATA_BYTES = 512 * 1024;
 
 const invalid = (message: string) => new TwirpError('invalid_argument', message);
 
-/** livekit/protocol utils/guid: the prefix and 12 characters of shortuuid's base57 alphabet (no `-` or `_`). */
+/** livekit/protocol utils `NewGuid`: the prefix and the first 12 characters of a shortuuid (base57: no `-` or `_`). */
 const GUID_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const guid = (prefix: string) =>
   prefix + Array.from(randomBytes(12), (byte) => GUID_ALPHABET[byte % GUID_ALPHABET.length]).join('');
