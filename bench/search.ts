@@ -17,7 +17,9 @@
  * today's on the copy, interleaved round by round. Uses its own throwaway databases and drops only them.
  *
  *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/search.ts \
- *     [large passages] [runs per kind] [--before <commit>]
+ *     [large passages] [runs per kind] [--before <commit>] [--keep]
+ *
+ * `--keep` leaves the run's database in place (its name is printed) for EXPLAIN by hand; drop it when done.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -535,6 +537,8 @@ async function main(): Promise<void> {
   const options = process.argv.slice(2);
   const beforeAt = options.indexOf('--before');
   const before = beforeAt >= 0 ? options.splice(beforeAt, 2)[1] : undefined;
+  const keepAt = options.indexOf('--keep');
+  const keep = keepAt >= 0 && options.splice(keepAt, 1).length > 0;
   const total = Number(options[0] ?? 1_000_000);
   const runs = Number(options[1] ?? 100);
   const environment = await createBenchEnvironment();
@@ -547,7 +551,8 @@ async function main(): Promise<void> {
     // 0 passages: recall only.
     if (total > 0) await latency(environment, corpus, total, runs, before);
   } finally {
-    await environment.clean();
+    if (keep) console.log(`\nkept ${environment.databaseUrl}`);
+    else await environment.clean();
   }
 }
 

@@ -16,7 +16,11 @@ export interface PassageHit {
 /** The part of node-postgres' client this uses. */
 interface PreparedStatementClient {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: PassageHit[] }>;
+  query(text: string): Promise<unknown>;
 }
+
+/** Connections already told to plan each search for its own knowledgebase and words. */
+const customPlanning = new WeakSet<object>();
 
 /** The most passages one search scores; candidates come from the query's rarest words first. */
 export const SEARCH_CANDIDATE_CAP = 200;
@@ -171,7 +175,8 @@ candidates AS (
 ),
 -- A word in a large share of the passages is found faster by walking the knowledgebase's passages than by building
 -- its whole bitmap from the full-text index: at a share of s, the cap is met after about cap / s passages. The
--- concatenation keeps the condition off the full-text index. Only when the query has a common word and the rarer
+-- concatenation keeps the condition off the full-text index, and the cast takes the walk's own btree (an expression
+-- the seeds never write, so that no plan of theirs can walk instead of reading the index). Only when the query has a common word and the rarer
 -- words bring too few candidates (both are one-time filters: otherwise the walk never starts), and never over more
 -- than 40 times the cap: a word in at least 5% of the passages fills the cap within that, on average.
 walked AS (
@@ -179,7 +184,7 @@ walked AS (
     SELECT id, search_vector FROM passages
      WHERE EXISTS (SELECT 1 FROM seeds WHERE seeds.common)
        AND (SELECT count(*) FROM candidates) < $7
-       AND knowledgebase_id = $2
+       AND knowledgebase_id::bigint = $2
      LIMIT $7 * 40) passage
    WHERE (passage.search_vector || ''::tsvector) @@ (SELECT tsquery_or_agg(query) FROM seeds WHERE seeds.common)
    LIMIT $7
@@ -250,8 +255,11 @@ export class PassageSearch {
   ) {}
 
   /**
-   * Runs as a named prepared statement: planning this statement costs more than running it, and a connection
-   * plans a named one once.
+   * Runs as a named prepared statement, parsed once a connection, and planned on every run for the knowledgebase
+   * and words at hand: after five runs PostgreSQL may otherwise keep one plan made for any knowledgebase, and that
+   * plan walked a knowledgebase's passages past other tenants' rows (40 ms where the plan for the knowledgebase took
+   * 13; docs/benchmarks.md section 9). Only this statement is named, so the connection's setting changes nothing
+   * else: unnamed statements are always planned for their parameters.
    */
   async search(
     ownerId: number,
@@ -267,6 +275,10 @@ export class PassageSearch {
       const runner = dataSource.createQueryRunner('slave');
       try {
         const client = (await runner.connect()) as PreparedStatementClient;
+        if (!customPlanning.has(client)) {
+          await client.query('SET plan_cache_mode = force_custom_plan');
+          customPlanning.add(client);
+        }
         const result = await client.query({ name: 'passage-search', text, values });
         return result.rows;
       } finally {

@@ -23,7 +23,7 @@ export class KnowledgebaseReindex {
         `UPDATE passages SET search_config = target.config
            FROM (SELECT knowledgebase_search_config($1) AS config) target
           WHERE passages.id IN (SELECT id FROM passages
-                                 WHERE knowledgebase_id = $1 AND search_config <> knowledgebase_search_config($1)
+                                 WHERE knowledgebase_id::bigint = $1 AND search_config <> knowledgebase_search_config($1)
                                  ORDER BY id LIMIT $2)`,
         [knowledgebaseId, REINDEX_BATCH],
       )) as [unknown, number];

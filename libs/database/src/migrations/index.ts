@@ -24,6 +24,7 @@ import { DeploymentIdentity1764120000000 } from './1764120000000-deployment-iden
 import { CallsClientNumberPerAccount1764121000000 } from './1764121000000-calls-client-number-per-account';
 import { CallWebhooksDue1764122000000 } from './1764122000000-call-webhooks-due';
 import { SearchLexemesSimilarIndex1764123000000 } from './1764123000000-search-lexemes-similar-index';
+import { PassagesWalkIndex1764124000000 } from './1764124000000-passages-walk-index';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -53,4 +54,5 @@ export const migrations = [
   CallsClientNumberPerAccount1764121000000,
   CallWebhooksDue1764122000000,
   SearchLexemesSimilarIndex1764123000000,
+  PassagesWalkIndex1764124000000,
 ];
