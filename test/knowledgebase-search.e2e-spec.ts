@@ -220,7 +220,7 @@ describe('Knowledgebase search', () => {
           } else {
             await runner.query(`SET plan_cache_mode = force_generic_plan`);
             await runner.query(
-              `PREPARE probe (int, int, text[], text[], text[], int, int, float8, text[], int) AS ${sql}`,
+              `PREPARE probe (int, int, text[], text[], text[], int, int, float8, text[], int, text[]) AS ${sql}`,
             );
             // EXECUTE takes its parameters as SQL, not bound.
             const literal = (value: unknown): string =>
@@ -282,6 +282,7 @@ describe('Knowledgebase search', () => {
       'Damaged goods are replaced within thirty days.',
       'The decision is sent by post within a week.',
       'The kid menu is served until seven.',
+      'An order can be cancelled free of charge until it ships.',
     ];
     let knowledgebaseId: number;
     beforeAll(async () => {
@@ -294,6 +295,16 @@ describe('Knowledgebase search', () => {
       expect(synonym.highlight).toBe('Every **child** under twelve **travels** **free**.');
       expect(names(await search(knowledgebaseId, 'when will you decide'))).toEqual(['Answer 3']);
       expect(names(await search(knowledgebaseId, 'it arrived broken'))).toEqual(['Answer 2']);
+    });
+
+    it('finds what a phrasal verb stands for, in any form of the verb, and only when its words stand together', async () => {
+      const [called] = await search(knowledgebaseId, 'can I call off my order');
+      expect(called.document_name).toBe('Answer 5');
+      expect(called.highlight).toBe('An **order** can be **cancelled** free of charge until it ships.');
+      expect(names(await search(knowledgebaseId, 'we called off the party'))).toEqual(['Answer 5']);
+      // Apart, or quoted, the words are only themselves: nothing holds "call", "off" or "party".
+      expect(await search(knowledgebaseId, 'call the party off')).toEqual([]);
+      expect(await search(knowledgebaseId, '"call off" party')).toEqual([]);
     });
 
     it('ranks the word as typed above its synonyms', async () => {

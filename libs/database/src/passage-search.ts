@@ -35,8 +35,9 @@ export const EXPANSIONS_PER_WORD = 5;
  * Ranks in one statement:
  * - `terms`: the query's meaningful words as the knowledgebase's language indexes them (stemmed, stop words
  *   dropped). A word the knowledgebase never uses is replaced by its nearest words one or two edits away.
- * - `expanded`: for the words typed as common words (`expandable`), the related words this knowledgebase uses
- *   (search_related_lexemes: WordNet's synonyms, derivations and similar adjectives for English), the closest
+ * - `expanded`: for the words typed as common words (`expandable`), and for their runs that are phrasal verbs
+ *   (a term of their own: "call off"), the related words this knowledgebase uses (search_related_lexemes: WordNet's
+ *   synonyms, derivations and similar adjectives for English), the closest
  *   EXPANSIONS_PER_WORD, each at its relation's weight. They count for the word they expand, never as words of
  *   their own, so a passage holding a word and its synonym counts the word once.
  * - `matches`: each term's words with a weight from their rarity in this knowledgebase (an idf), discounted
@@ -81,6 +82,11 @@ terms AS (
 expandable AS (
   SELECT DISTINCT lexeme AS term
     FROM config, unnest($9::text[]) word, unnest(tsvector_to_array(passage_search_vector(config.name, word))) lexeme
+  UNION
+  -- Runs of words that may be a phrasal verb ("call off"), keyed as search_related_lexemes keys them; a run that
+  -- is none relates nothing.
+  SELECT key FROM config, unnest($11::text[]) run, LATERAL (SELECT search_phrase_key(config.name, run) AS key) phrase
+   WHERE key IS NOT NULL
 ),
 total AS (
   SELECT greatest(coalesce((SELECT passages FROM knowledgebase_search_stats WHERE knowledgebase_id = $2), 0), 1)::float8
@@ -295,8 +301,8 @@ export class PassageSearch {
     query: string,
     limit: number,
     candidateCap = SEARCH_CANDIDATE_CAP,
-  ): [string, [number, number, string[], string[], string[], number, number, number, string[], number]] {
-    const { words, phrases, excluded, expandable } = parseSearchQuery(query);
+  ): [string, [number, number, string[], string[], string[], number, number, number, string[], number, string[]]] {
+    const { words, phrases, excluded, expandable, runs } = parseSearchQuery(query);
     return [
       SEARCH_SQL,
       [
@@ -310,6 +316,7 @@ export class PassageSearch {
         COMMON_WORD_SHARE,
         expandable,
         EXPANSIONS_PER_WORD,
+        runs,
       ],
     ];
   }

@@ -7,6 +7,7 @@ describe('parseSearchQuery', () => {
       phrases: ['nine to five'],
       excluded: ['closed', 'bank holiday'],
       expandable: ['opening', 'hours', 'friday'],
+      runs: ['opening hours'],
     });
   });
 
@@ -24,19 +25,30 @@ describe('parseSearchQuery', () => {
     expect(parseSearchQuery('Paris Hilton').expandable).toEqual(['Paris']);
   });
 
+  it('offers runs of two and three common words in a row, for phrasal verbs', () => {
+    expect(parseSearchQuery('Get rid of it').runs).toEqual(['get rid', 'rid of', 'get rid of', 'of it', 'rid of it']);
+    // Punctuation, a name, a quoted phrase or an exclusion ends a run.
+    expect(parseSearchQuery('call, off').runs).toEqual([]);
+    expect(parseSearchQuery('call Ada off').runs).toEqual([]);
+    expect(parseSearchQuery('call "now" off -x on').runs).toEqual([]);
+    expect(parseSearchQuery('(call off)').runs).toEqual(['call off']);
+  });
+
   it('never fails on what it cannot read', () => {
     expect(parseSearchQuery('"unterminated phrase')).toEqual({
       words: ['unterminated phrase'],
       phrases: ['unterminated phrase'],
       excluded: [],
       expandable: [],
+      runs: [],
     });
     expect(parseSearchQuery(' - "" -- or ')).toEqual({
       words: ['-', 'or'],
       phrases: [],
       excluded: ['-'],
       expandable: ['or'],
+      runs: [],
     });
-    expect(parseSearchQuery('   ')).toEqual({ words: [], phrases: [], excluded: [], expandable: [] });
+    expect(parseSearchQuery('   ')).toEqual({ words: [], phrases: [], excluded: [], expandable: [], runs: [] });
   });
 });

@@ -11,6 +11,11 @@ export interface ParsedSearchQuery {
    * case, or capitalised at the start. A name, a number, a code or a quoted phrase is meant exactly.
    */
   expandable: string[];
+  /**
+   * Runs of two and three such words in a row, lower-cased, for the phrasal verbs among the related words
+   * ("call off", "get rid of"); punctuation, a quoted phrase or any other word ends a run.
+   */
+  runs: string[];
 }
 
 const PUNCTUATION = /^\p{P}+|\p{P}+$/gu;
@@ -24,8 +29,11 @@ const TOKEN = /(-?)"([^"]*)"?|(\S+)/g;
  * `OR` is accepted and changes nothing (any word already matches). Never fails: what cannot be read is a word.
  */
 export function parseSearchQuery(query: string): ParsedSearchQuery {
-  const parsed: ParsedSearchQuery = { words: [], phrases: [], excluded: [], expandable: [] };
+  const parsed: ParsedSearchQuery = { words: [], phrases: [], excluded: [], expandable: [], runs: [] };
+  let run: string[] = [];
   for (const [, minus, quoted, bare] of query.matchAll(TOKEN)) {
+    const before = run;
+    run = [];
     if (quoted !== undefined) {
       const phrase = quoted.trim();
       if (!phrase) continue;
@@ -41,6 +49,12 @@ export function parseSearchQuery(query: string): ParsedSearchQuery {
     const word = bare.replace(PUNCTUATION, '');
     if (LOWER_CASE_WORD.test(word) || (parsed.words.length === 0 && CAPITALISED_WORD.test(word))) {
       parsed.expandable.push(word);
+      // A word with punctuation before it starts no run with the words before; with punctuation after, none after.
+      const joined = bare.startsWith(word) ? [...before, word.toLowerCase()] : [word.toLowerCase()];
+      for (const length of [2, 3]) {
+        if (joined.length >= length) parsed.runs.push(joined.slice(-length).join(' '));
+      }
+      if (bare.endsWith(word)) run = joined;
     }
     parsed.words.push(bare);
   }

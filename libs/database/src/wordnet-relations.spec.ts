@@ -26,10 +26,15 @@ describe('readWordnetRelations', () => {
     expect(related('kid').has('goat')).toBe(false);
   });
 
-  it('relates no names and no multi-word terms', () => {
+  it('relates no names, and multi-word terms only as phrasal verbs standing for single words', () => {
     // Paris the city and Ada the language are names in WordNet (capitalised): nothing stands for them.
     expect(related('paris').size).toBe(0);
     expect(related('ada').size).toBe(0);
-    expect(relations.some(([word, to]) => /[^a-z-]/.test(word) || /[^a-z-]/.test(to))).toBe(false);
+    expect(relations.some(([, to]) => /[^a-z-]/.test(to))).toBe(false);
+    expect(relations.some(([word]) => !/^[a-z-]+$|^[a-z]+( [a-z]+){1,2}$/.test(word))).toBe(false);
+    // A verb's phrase, kept though the tagged corpus rarely saw it; a noun's (credit card) is not.
+    expect(related('call off').get('cancel')).toBe(RELATION_WEIGHTS.synonym);
+    expect(related('get rid of').get('remove')).toBeGreaterThan(0);
+    expect(related('credit card').size).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { QueryRunner } from 'typeorm';
 import { join } from 'node:path';
 
 /** A word, a word it may stand for, and how much a match of the second counts for the first (0 to 1). */
@@ -77,10 +78,16 @@ export function readWordnetRelations(directory = wordnetDirectory()): WordRelati
 
   const single = (word: string) => /^[a-z]+(-[a-z]+)*$/.test(word);
   const relations: WordRelation[] = [];
-  for (const [lemma, list] of senses) {
+  for (const [key, allSenses] of senses) {
+    // A phrasal verb (call off, send back, get rid of) is asked for in speech far more often than the tagged
+    // corpus saw it, so its senses are kept whatever their counts; it is related under its words with spaces.
+    const phrasal = /^[a-z]+(_[a-z]+){1,2}$/.test(key);
+    const lemma = phrasal ? key.replace(/_/g, ' ') : key;
+    const list = phrasal ? allSenses.filter(([partOfSpeech]) => partOfSpeech === 'v') : allSenses;
+    if (phrasal ? list.length === 0 : !single(lemma)) continue;
     // A word never seen in the tagged corpus is too rare to be asked for; its relations would mostly be noise
     // from words that stem like common ones (cancellous, cancel).
-    if (!single(lemma) || list.every(([, , count]) => count === 0)) continue;
+    if (!phrasal && list.every(([, , count]) => count === 0)) continue;
     const most = Math.max(...list.map(([, , count]) => count + 1));
     const best = new Map<string, number>();
     const relate = (word: string, weight: number) => {
@@ -94,9 +101,9 @@ export function readWordnetRelations(directory = wordnetDirectory()): WordRelati
       if (share < RARE_SENSE) continue;
       const scale = 0.5 + 0.5 * share;
       const found = synset(partOfSpeech, offset);
-      const own = found.words.findIndex((word) => word.toLowerCase() === lemma) + 1;
+      const own = found.words.findIndex((word) => word.toLowerCase() === key) + 1;
       // The sense of a name (Paris the city), not of the common word.
-      if (found.words[own - 1] !== lemma) continue;
+      if (found.words[own - 1] !== key) continue;
       for (const word of found.words) relate(word, RELATION_WEIGHTS.synonym * scale);
       for (const pointer of found.pointers) {
         if (pointer.symbol === '+' && pointer.source === own) {
@@ -114,4 +121,52 @@ export function readWordnetRelations(directory = wordnetDirectory()): WordRelati
     for (const [related, weight] of best) relations.push([lemma, related, Math.round(weight * 1000) / 1000]);
   }
   return relations;
+}
+
+/**
+ * Replaces a search configuration's related words with `relations`, stemmed as that configuration indexes words,
+ * so a search joins them to a knowledgebase's vocabulary directly. A phrasal verb is keyed as its first word
+ * stemmed and the others as written (`cancel` under `call off`, also for "called off"), which is how the search
+ * looks up its query's runs of words. Runs in the caller's transaction.
+ */
+export async function writeRelatedLexemes(
+  queryRunner: QueryRunner,
+  searchConfig: string,
+  relations: WordRelation[],
+): Promise<void> {
+  await queryRunner.query(`CREATE TEMPORARY TABLE wordnet_relations (word text, related text, weight real)`);
+  for (let start = 0; start < relations.length; start += 20_000) {
+    const chunk = relations.slice(start, start + 20_000);
+    await queryRunner.query(`INSERT INTO wordnet_relations SELECT * FROM unnest($1::text[], $2::text[], $3::real[])`, [
+      chunk.map(([word]) => word),
+      chunk.map(([, related]) => related),
+      chunk.map(([, , weight]) => weight),
+    ]);
+  }
+  await queryRunner.query(`DELETE FROM search_related_lexemes WHERE search_config = $1`, [searchConfig]);
+  // Phrases are keyed by search_phrase_key, which the migrations before phrasal verbs do not have.
+  const phrases = relations.some(([word]) => word.includes(' '))
+    ? `UNION ALL
+       SELECT word, search_phrase_key($1, word) FROM (SELECT DISTINCT word FROM wordnet_relations WHERE word LIKE '% %') phrase
+        WHERE search_phrase_key($1, word) IS NOT NULL`
+    : '';
+  // A word that stems to nothing (a stop word) or to several lexemes (a hyphenated one) relates nothing.
+  await queryRunner.query(
+    `INSERT INTO search_related_lexemes (search_config, lexeme, related, weight)
+     WITH stems AS (
+       SELECT word, (tsvector_to_array(passage_search_vector($1, word)))[1] AS lexeme
+         FROM (SELECT word FROM wordnet_relations WHERE word NOT LIKE '% %'
+               UNION SELECT related FROM wordnet_relations) words
+        WHERE length(passage_search_vector($1, word)) = 1
+       ${phrases}
+     )
+     SELECT $1, word.lexeme, related.lexeme, max(relation.weight)
+       FROM wordnet_relations relation
+       JOIN stems word ON word.word = relation.word
+       JOIN stems related ON related.word = relation.related
+      WHERE word.lexeme <> related.lexeme
+      GROUP BY word.lexeme, related.lexeme`,
+    [searchConfig],
+  );
+  await queryRunner.query(`DROP TABLE wordnet_relations`);
 }

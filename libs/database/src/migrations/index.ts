@@ -25,6 +25,7 @@ import { CallsClientNumberPerAccount1764121000000 } from './1764121000000-calls-
 import { CallWebhooksDue1764122000000 } from './1764122000000-call-webhooks-due';
 import { SearchLexemesSimilarIndex1764123000000 } from './1764123000000-search-lexemes-similar-index';
 import { PassagesWalkIndex1764124000000 } from './1764124000000-passages-walk-index';
+import { SearchPhrasalVerbs1764125000000 } from './1764125000000-search-phrasal-verbs';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -55,4 +56,5 @@ export const migrations = [
   CallWebhooksDue1764122000000,
   SearchLexemesSimilarIndex1764123000000,
   PassagesWalkIndex1764124000000,
+  SearchPhrasalVerbs1764125000000,
 ];
