@@ -253,6 +253,42 @@ describe('Campaigns and leads', () => {
       });
     });
 
+    it('matches a lead by any part of its number, among the account’s own leads only', async () => {
+      const fresh = await createAccount(stack);
+      const stranger = await createAccount(stack);
+      const ownerAssistant = async (owner: TestAccount) =>
+        (await post('assistant', { name: 'P', type: 'outbound', language_id: english }, owner).expect(201)).body.data
+          .id;
+      const mine = (await campaign({}, fresh, await ownerAssistant(fresh))).id;
+      const theirs = (await campaign({}, stranger, await ownerAssistant(stranger))).id;
+      const numbers = ['+14155550901', '+14155555555', '+442079460123', '+33612345678'];
+      const ids = new Map<number, string>();
+      for (const number of numbers) {
+        const created = await post('lead', { phone_number: number, campaign_id: mine }, fresh).expect(201);
+        ids.set(created.body.data.id, number);
+        await post('lead', { phone_number: number, campaign_id: theirs }, stranger).expect(201);
+      }
+      const matching = async (part: string) => {
+        const page = (
+          await stack.http
+            .get('/api/user/leads')
+            .query({ phone_number: part, per_page: 100 })
+            .set(fresh.auth)
+            .expect(200)
+        ).body;
+        const found = page.data.map((item: { id: number }) => ids.get(item.id) ?? `another account's lead ${item.id}`);
+        expect(page.total).toBe(found.length);
+        return found.sort();
+      };
+      // Whatever the part's length, repeats or plus sign: exactly the numbers that contain it, as a substring.
+      for (const part of ['+14155550901', '+44', '0901', '555', '5555555', '55555555', '009', '1', '12', '99999']) {
+        expect({ part, found: await matching(part) }).toEqual({
+          part,
+          found: numbers.filter((number) => number.includes(part)).sort(),
+        });
+      }
+    });
+
     it('lists with every filter, newest first, in the full envelope', async () => {
       const fresh = await createAccount(stack);
       const assistant = (

@@ -93,18 +93,7 @@ export class CallsService {
     const add = filter.where.bind(filter);
     if (query.status) add((p) => `status = ${p}`, query.status);
     if (query.type) add((p) => `type = ${p}`, query.type);
-    if (query.phone_number) {
-      add((p) => `client_phone_number LIKE ${p}`, `%${query.phone_number}%`);
-      // Every three characters in a row of the part are three of a matching number: the account's index of its
-      // numbers' character triples finds the candidates (exact, as LIKE rechecks them) among its own calls only.
-      if (query.phone_number.length >= 3) {
-        add(
-          (p) =>
-            `account_number_trigrams(user_id, client_phone_number) @> account_number_trigrams($1::int, ${p}::text)`,
-          query.phone_number,
-        );
-      }
-    }
+    if (query.phone_number) filter.numberContaining('client_phone_number', 'user_id', query.phone_number);
     if (query.assistant_id !== undefined) add((p) => `assistant_id = ${p}`, query.assistant_id);
     if (query.campaign_id !== undefined) add((p) => `campaign_id = ${p}`, query.campaign_id);
     if (query.date_from) add((p) => `created_at >= ${p}::date`, query.date_from);

@@ -75,7 +75,7 @@ export class LeadsService {
     const add = filter.where.bind(filter);
     if (query.status) add((p) => `l.status = ${p}`, query.status);
     if (query.campaign_id !== undefined) add((p) => `l.campaign_id = ${p}`, query.campaign_id);
-    if (query.phone_number) add((p) => `l.phone_number LIKE ${p}`, `%${query.phone_number}%`);
+    if (query.phone_number) filter.numberContaining('l.phone_number', 'l.user_id', query.phone_number);
     if (query.date_from) add((p) => `l.created_at >= ${p}::date`, query.date_from);
     if (query.date_to) add((p) => `l.created_at < ${p}::date + 1`, query.date_to);
     const where = filter.sql;

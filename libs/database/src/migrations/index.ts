@@ -26,6 +26,7 @@ import { CallWebhooksDue1764122000000 } from './1764122000000-call-webhooks-due'
 import { SearchLexemesSimilarIndex1764123000000 } from './1764123000000-search-lexemes-similar-index';
 import { PassagesWalkIndex1764124000000 } from './1764124000000-passages-walk-index';
 import { SearchPhrasalVerbs1764125000000 } from './1764125000000-search-phrasal-verbs';
+import { LeadsPhoneNumberPerAccount1764126000000 } from './1764126000000-leads-phone-number-per-account';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -57,4 +58,5 @@ export const migrations = [
   SearchLexemesSimilarIndex1764123000000,
   PassagesWalkIndex1764124000000,
   SearchPhrasalVerbs1764125000000,
+  LeadsPhoneNumberPerAccount1764126000000,
 ];

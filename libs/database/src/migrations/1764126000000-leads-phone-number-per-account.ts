@@ -1,0 +1,28 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * The lead list's phone number filter reads only the account's own entries, as the call list's does since migration
+ * 1764121000000 (which says why pg_trgm's index could not): the same keys, the account and a hash of every three
+ * characters in a row of the number. Built concurrently, the pg_trgm index dropped once the new one is valid.
+ */
+export class LeadsPhoneNumberPerAccount1764126000000 implements MigrationInterface {
+  name = 'LeadsPhoneNumberPerAccount1764126000000';
+  transaction = false as const;
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    // A build interrupted earlier leaves an invalid index of the same name behind.
+    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS leads_account_phone_number`);
+    await queryRunner.query(
+      `CREATE INDEX CONCURRENTLY leads_account_phone_number ON leads USING gin (account_number_trigrams(user_id, phone_number))`,
+    );
+    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS leads_phone_number_trgm`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS leads_phone_number_trgm`);
+    await queryRunner.query(
+      `CREATE INDEX CONCURRENTLY leads_phone_number_trgm ON leads USING gin (phone_number gin_trgm_ops)`,
+    );
+    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS leads_account_phone_number`);
+  }
+}
