@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { replaceIndexConcurrently } from '../replace-index';
 
 /**
  * The full-text index and the vocabulary's trigram index answer per knowledgebase: each leads with the
@@ -13,28 +14,32 @@ export class SearchPerKnowledgebase1764117300000 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`CREATE EXTENSION IF NOT EXISTS btree_gin`);
-    // A build interrupted earlier leaves an invalid index of the same name behind.
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS passages_knowledgebase_search`);
-    await queryRunner.query(
-      `CREATE INDEX CONCURRENTLY passages_knowledgebase_search ON passages USING gin (knowledgebase_id, search_vector)`,
+    await replaceIndexConcurrently(
+      queryRunner,
+      'passages_knowledgebase_search',
+      'passages USING gin (knowledgebase_id, search_vector)',
+      'passages_search_vector',
     );
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS passages_search_vector`);
-
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS knowledgebase_lexemes_knowledgebase_trigram`);
-    await queryRunner.query(`
-      CREATE INDEX CONCURRENTLY knowledgebase_lexemes_knowledgebase_trigram
-        ON knowledgebase_lexemes USING gin (knowledgebase_id, lexeme gin_trgm_ops)`);
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS knowledgebase_lexemes_trigram`);
+    await replaceIndexConcurrently(
+      queryRunner,
+      'knowledgebase_lexemes_knowledgebase_trigram',
+      'knowledgebase_lexemes USING gin (knowledgebase_id, lexeme gin_trgm_ops)',
+      'knowledgebase_lexemes_trigram',
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS knowledgebase_lexemes_trigram`);
-    await queryRunner.query(
-      `CREATE INDEX CONCURRENTLY knowledgebase_lexemes_trigram ON knowledgebase_lexemes USING gin (lexeme gin_trgm_ops)`,
+    await replaceIndexConcurrently(
+      queryRunner,
+      'knowledgebase_lexemes_trigram',
+      'knowledgebase_lexemes USING gin (lexeme gin_trgm_ops)',
+      'knowledgebase_lexemes_knowledgebase_trigram',
     );
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS knowledgebase_lexemes_knowledgebase_trigram`);
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS passages_search_vector`);
-    await queryRunner.query(`CREATE INDEX CONCURRENTLY passages_search_vector ON passages USING gin (search_vector)`);
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS passages_knowledgebase_search`);
+    await replaceIndexConcurrently(
+      queryRunner,
+      'passages_search_vector',
+      'passages USING gin (search_vector)',
+      'passages_knowledgebase_search',
+    );
   }
 }

@@ -17,7 +17,7 @@ export class PurgedCallCounts1764119260000 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
-      CREATE FUNCTION call_count_buckets(status text, type text, assistant_id integer, campaign_id integer,
+      CREATE OR REPLACE FUNCTION call_count_buckets(status text, type text, assistant_id integer, campaign_id integer,
                                          created_at timestamptz) RETURNS text[] LANGUAGE sql STABLE AS $$
         SELECT array_remove(ARRAY['', 's:' || status, 't:' || type, 'a:' || assistant_id, 'c:' || campaign_id,
                                   'd:' || to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')], NULL)

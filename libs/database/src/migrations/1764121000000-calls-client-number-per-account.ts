@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { replaceIndexConcurrently } from '../replace-index';
 
 /**
  * The call list's client number filter (a part of the number, `LIKE '%digits%'`) reads only the account's own
@@ -30,22 +31,21 @@ export class CallsClientNumberPerAccount1764121000000 implements MigrationInterf
           RETURN keys;
         END
         $$`);
-    // A build interrupted earlier leaves an invalid index of the same name behind.
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS calls_account_client_number`);
-    await queryRunner.query(
-      `CREATE INDEX CONCURRENTLY calls_account_client_number ON calls USING gin (account_number_trigrams(user_id, client_phone_number))`,
+    await replaceIndexConcurrently(
+      queryRunner,
+      'calls_account_client_number',
+      'calls USING gin (account_number_trigrams(user_id, client_phone_number))',
+      'calls_client_phone_trgm',
     );
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS calls_client_phone_trgm`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const statement of [
-      `DROP INDEX CONCURRENTLY IF EXISTS calls_client_phone_trgm`,
-      `CREATE INDEX CONCURRENTLY calls_client_phone_trgm ON calls USING gin (client_phone_number gin_trgm_ops)`,
-      `DROP INDEX CONCURRENTLY IF EXISTS calls_account_client_number`,
-      `DROP FUNCTION IF EXISTS account_number_trigrams(integer, text)`,
-    ]) {
-      await queryRunner.query(statement);
-    }
+    await replaceIndexConcurrently(
+      queryRunner,
+      'calls_client_phone_trgm',
+      'calls USING gin (client_phone_number gin_trgm_ops)',
+      'calls_account_client_number',
+    );
+    await queryRunner.query(`DROP FUNCTION IF EXISTS account_number_trigrams(integer, text)`);
   }
 }

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { replaceIndexConcurrently } from '../replace-index';
 
 /**
  * The knowledgebase's words similar to a misspelt one are found through a trigram index. Over the plain `lexeme`
@@ -13,19 +14,20 @@ export class SearchLexemesSimilarIndex1764123000000 implements MigrationInterfac
   transaction = false as const;
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    // A build interrupted earlier leaves an invalid index of this name behind.
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS knowledgebase_lexemes_similar`);
-    await queryRunner.query(`
-      CREATE INDEX CONCURRENTLY knowledgebase_lexemes_similar
-        ON knowledgebase_lexemes USING gin (knowledgebase_id, lower(lexeme) gin_trgm_ops)`);
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS knowledgebase_lexemes_knowledgebase_trigram`);
+    await replaceIndexConcurrently(
+      queryRunner,
+      'knowledgebase_lexemes_similar',
+      'knowledgebase_lexemes USING gin (knowledgebase_id, lower(lexeme) gin_trgm_ops)',
+      'knowledgebase_lexemes_knowledgebase_trigram',
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS knowledgebase_lexemes_knowledgebase_trigram`);
-    await queryRunner.query(`
-      CREATE INDEX CONCURRENTLY knowledgebase_lexemes_knowledgebase_trigram
-        ON knowledgebase_lexemes USING gin (knowledgebase_id, lexeme gin_trgm_ops)`);
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS knowledgebase_lexemes_similar`);
+    await replaceIndexConcurrently(
+      queryRunner,
+      'knowledgebase_lexemes_knowledgebase_trigram',
+      'knowledgebase_lexemes USING gin (knowledgebase_id, lexeme gin_trgm_ops)',
+      'knowledgebase_lexemes_similar',
+    );
   }
 }

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { replaceIndexConcurrently } from '../replace-index';
 
 /**
  * Wherever the planner takes `knowledgebase_id = $2` for a few rows (a plan made once for any knowledgebase, or a
@@ -15,17 +16,20 @@ export class PassagesWalkIndex1764124000000 implements MigrationInterface {
   transaction = false as const;
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    // A build interrupted earlier leaves an invalid index of this name behind.
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS passages_knowledgebase_walk`);
-    await queryRunner.query(
-      `CREATE INDEX CONCURRENTLY passages_knowledgebase_walk ON passages ((knowledgebase_id::bigint), id)`,
+    await replaceIndexConcurrently(
+      queryRunner,
+      'passages_knowledgebase_walk',
+      'passages ((knowledgebase_id::bigint), id)',
+      'passages_knowledgebase_id',
     );
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS passages_knowledgebase_id`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS passages_knowledgebase_id`);
-    await queryRunner.query(`CREATE INDEX CONCURRENTLY passages_knowledgebase_id ON passages (knowledgebase_id)`);
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS passages_knowledgebase_walk`);
+    await replaceIndexConcurrently(
+      queryRunner,
+      'passages_knowledgebase_id',
+      'passages (knowledgebase_id)',
+      'passages_knowledgebase_walk',
+    );
   }
 }

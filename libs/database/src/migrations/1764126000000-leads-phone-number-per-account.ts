@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { replaceIndexConcurrently } from '../replace-index';
 
 /**
  * The lead list's phone number filter reads only the account's own entries, as the call list's does since migration
@@ -10,19 +11,20 @@ export class LeadsPhoneNumberPerAccount1764126000000 implements MigrationInterfa
   transaction = false as const;
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    // A build interrupted earlier leaves an invalid index of the same name behind.
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS leads_account_phone_number`);
-    await queryRunner.query(
-      `CREATE INDEX CONCURRENTLY leads_account_phone_number ON leads USING gin (account_number_trigrams(user_id, phone_number))`,
+    await replaceIndexConcurrently(
+      queryRunner,
+      'leads_account_phone_number',
+      'leads USING gin (account_number_trigrams(user_id, phone_number))',
+      'leads_phone_number_trgm',
     );
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS leads_phone_number_trgm`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS leads_phone_number_trgm`);
-    await queryRunner.query(
-      `CREATE INDEX CONCURRENTLY leads_phone_number_trgm ON leads USING gin (phone_number gin_trgm_ops)`,
+    await replaceIndexConcurrently(
+      queryRunner,
+      'leads_phone_number_trgm',
+      'leads USING gin (phone_number gin_trgm_ops)',
+      'leads_account_phone_number',
     );
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS leads_account_phone_number`);
   }
 }
