@@ -8,6 +8,7 @@ import { DocumentSweeper } from '../documents/document-sweeper.service';
 import { DocumentRefresh } from '../documents/document-refresh.service';
 import { CallWebhooks } from '../calls/call-webhooks.service';
 import { LeadImport } from '../leads/lead-import.service';
+import { CALL_PURGE_BATCH, CALL_PURGE_REST } from './call-purge-pacing';
 
 @Injectable()
 export class MaintenanceProcessor extends JobProcessor {
@@ -57,11 +58,11 @@ export class MaintenanceProcessor extends JobProcessor {
   }
 
   /**
-   * Calls older than CALL_RETENTION_DAYS go, oldest first, a thousand a statement (`purge_calls_before`): each batch
-   * is its own short transaction that counts what it removed in the purge's own counter shard, and rows another
+   * Calls older than CALL_RETENTION_DAYS go, oldest first, CALL_PURGE_BATCH a statement (`purge_calls_before`): each
+   * batch is its own short transaction that counts what it removed in the purge's own counter shard, and rows another
    * transaction holds are skipped for the next run, so ingestion and lists never wait on the purge and the lists'
-   * exact totals stay exact. Each batch is followed by a pause as long as it took. A run stops after a minute; the
-   * next one, five minutes later, goes on.
+   * exact totals stay exact. Each batch is followed by a rest CALL_PURGE_REST times as long as it took. A run stops
+   * after a minute; the next one, five minutes later, goes on.
    */
   private async purgeOldCalls(): Promise<{ deleted: number }> {
     const days = this.config.callRetentionDays;
@@ -76,14 +77,12 @@ export class MaintenanceProcessor extends JobProcessor {
       )) as { removed: number }[];
       deleted += removed;
       if (removed < CALL_PURGE_BATCH || Date.now() > until) break;
-      // As long again at rest: flat out, the purge took enough of a small machine's cores to raise ingestion's p99
-      // by half (docs/benchmarks.md, section 7).
-      await new Promise((resolve) => setTimeout(resolve, Date.now() - started));
+      // At rest for a multiple of the batch's time: flat out, the purge took enough of a small machine's cores to
+      // raise ingestion's p99 by half (see call-purge-pacing.ts).
+      await new Promise((resolve) => setTimeout(resolve, (Date.now() - started) * CALL_PURGE_REST));
     }
     if (deleted > 0) this.logger.log({ deleted, retentionDays: days }, 'removed calls past their retention');
     return { deleted };
   }
 }
 
-/** Calls removed per statement: small enough that a batch's locks and trigger work stay short. */
-const CALL_PURGE_BATCH = 1000;
