@@ -115,6 +115,9 @@ async function main(): Promise<void> {
           ORDER BY ${order.replaceAll('l.', 'page.')}`,
       [user, ...parameters],
     ];
+    // As SqlFilter.numberContaining writes it: the account's own number index finds the candidates, LIKE decides.
+    const numberFilter =
+      'AND l.phone_number LIKE $2 AND account_number_trigrams(l.user_id, l.phone_number) @> account_number_trigrams($1::int, $3::text)';
     const cases: ListCase[] = [
       {
         name: 'first page',
@@ -146,8 +149,8 @@ async function main(): Promise<void> {
         name: 'phone number (partial)',
         query: `phone_number=${data.phone}`,
         sql: [
-          page(0, 'AND l.phone_number LIKE $2', [`%${data.phone}%`]),
-          [`SELECT count(*) FROM leads l WHERE l.user_id = $1 AND l.phone_number LIKE $2`, [user, `%${data.phone}%`]],
+          page(0, numberFilter, [`%${data.phone}%`, data.phone]),
+          [`SELECT count(*) FROM leads l WHERE l.user_id = $1 ${numberFilter}`, [user, `%${data.phone}%`, data.phone]],
         ],
       },
       {
