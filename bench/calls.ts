@@ -13,7 +13,7 @@ import { bareServerCases, LIST_CASE_HEADERS, ListCase, measureListCases } from '
 import { startBareListServer, startBuiltApi } from './support/processes';
 import { seedCalls } from './support/call-seed';
 import { ApiClient } from './support/stack';
-import { fixed, nowMs, printTable, runMain } from './support/report';
+import { fixed, nowMs, percentile, printTable, runMain } from './support/report';
 import { CALL_PURGE_BATCH, CALL_PURGE_REST } from '../apps/worker/src/maintenance/call-purge-pacing';
 
 const TOTAL_CALLS = Number(process.env.BENCH_CALLS ?? 20_000_000);
@@ -240,7 +240,7 @@ async function main(): Promise<void> {
       [
         throughout.length > 0
           ? `p99 beside / alone, median of the ${throughout.length} rounds the run went on throughout: ` +
-            fixed(throughout.sort((a, b) => a - b)[Math.floor(throughout.length / 2)], 2)
+            fixed(percentile(throughout, 50), 2)
           : 'the run ended during the first round: remove more calls, or pace the run more slowly',
       ],
     );

@@ -182,9 +182,10 @@ candidates AS (
 -- A word in a large share of the passages is found faster by walking the knowledgebase's passages than by building
 -- its whole bitmap from the full-text index: at a share of s, the cap is met after about cap / s passages. The
 -- concatenation keeps the condition off the full-text index, and the cast takes the walk's own btree (an expression
--- the seeds never write, so that no plan of theirs can walk instead of reading the index). Only when the query has a common word and the rarer
--- words bring too few candidates (both are one-time filters: otherwise the walk never starts), and never over more
--- than 40 times the cap: a word in at least 5% of the passages fills the cap within that, on average.
+-- the seeds never write, so that no plan of theirs can walk instead of reading the index). Only when the query has
+-- a common word and the rarer words bring too few candidates (both are one-time filters: otherwise the walk never
+-- starts), and never over more than 40 times the cap: a word in at least 5% of the passages fills the cap within
+-- that, on average.
 walked AS (
   SELECT passage.id FROM (
     SELECT id, search_vector FROM passages

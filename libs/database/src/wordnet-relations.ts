@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { QueryRunner } from 'typeorm';
 import { join } from 'node:path';
+import { QueryRunner } from 'typeorm';
 
 /** A word, a word it may stand for, and how much a match of the second counts for the first (0 to 1). */
 export type WordRelation = [word: string, related: string, weight: number];
@@ -147,8 +147,9 @@ export async function writeRelatedLexemes(
   // Phrases are keyed by search_phrase_key, which the migrations before phrasal verbs do not have.
   const phrases = relations.some(([word]) => word.includes(' '))
     ? `UNION ALL
-       SELECT word, search_phrase_key($1, word) FROM (SELECT DISTINCT word FROM wordnet_relations WHERE word LIKE '% %') phrase
-        WHERE search_phrase_key($1, word) IS NOT NULL`
+       SELECT word, key FROM (SELECT DISTINCT word FROM wordnet_relations WHERE word LIKE '% %') phrase,
+              LATERAL (SELECT search_phrase_key($1, word) AS key) keyed
+        WHERE key IS NOT NULL`
     : '';
   // A word that stems to nothing (a stop word) or to several lexemes (a hyphenated one) relates nothing.
   await queryRunner.query(
