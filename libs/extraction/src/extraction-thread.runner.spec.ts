@@ -1,7 +1,12 @@
 import { PNG_BYTES, buildSamplePdf, samplePdfBody } from '../test/document-fixtures';
 import { extractDocument } from './document.extractor';
 import { ExtractionError } from './extraction.error';
-import { closeExtractionThreads, runExtractionInThread } from './extraction-thread.runner';
+import {
+  OWN_THREAD_MIN_BYTES,
+  closeExtractionThreads,
+  extractionThreadCount,
+  runExtractionInThread,
+} from './extraction-thread.runner';
 
 // Each new thread compiles the TypeScript sources with ts-node, which takes a moment on a cold start.
 jest.setTimeout(20_000);
@@ -43,6 +48,23 @@ describe('runExtractionInThread', () => {
     const inThread = await runExtractionInThread('txt', bytes, { timeoutMs: 15_000 });
     expect(inThread.passages.length).toBeGreaterThan(2 * 256); // several messages
     expect(inThread).toEqual(await extractDocument('txt', bytes));
+  });
+
+  it('ends the thread of a large file as soon as it is done, and keeps one warm for small files', async () => {
+    await closeExtractionThreads();
+    const small = Buffer.from('A small file.');
+    await runExtractionInThread('txt', small, { timeoutMs: 15_000 });
+    expect(extractionThreadCount()).toBe(1);
+
+    const sentence = 'The large file has many sentences like this one. ';
+    const large = Buffer.from(sentence.repeat(Math.ceil(OWN_THREAD_MIN_BYTES / sentence.length)));
+    const extracted = runExtractionInThread('txt', large, { timeoutMs: 15_000 });
+    expect(extractionThreadCount()).toBe(2); // its own thread beside the warm one
+    expect((await extracted).contentLength).toBeGreaterThan(OWN_THREAD_MIN_BYTES - sentence.length);
+    await waitFor(() => extractionThreadCount() === 1, 5_000);
+
+    await runExtractionInThread('txt', small, { timeoutMs: 15_000 });
+    expect(extractionThreadCount()).toBe(1);
   });
 
   it('re-throws an ExtractionError from the thread with its code and message', async () => {
@@ -94,3 +116,11 @@ describe('runExtractionInThread', () => {
     );
   });
 });
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -36,24 +36,41 @@ const MAX_THREADS = 16;
 /** Threads beyond the one kept warm exit after this long idle, returning their memory. */
 const IDLE_THREAD_MS = 30_000;
 
-/** One pool per heap limit (resource limits are per pool); each keeps one thread warm. */
-const pools = new Map<number, Piscina<ExtractionThreadInput, ExtractionThreadOutcome>>();
+/**
+ * A thread keeps what a document made it grow to: PDFium's WebAssembly memory never shrinks and V8 gives a
+ * thread's heap back slowly. After the 20 MiB PDF the warm thread still held about 130 MiB while the worker stored
+ * the passages, which made the worker's peak (372 MiB; 332 with the thread gone). A file this large is extracted in
+ * a thread that ends as soon as it is done. Starting one costs about half a second (the thread and PDFium's
+ * compilation), under a tenth of such a file's extraction; smaller files keep the warm threads.
+ */
+export const OWN_THREAD_MIN_BYTES = 4 * 1024 * 1024;
 
-function poolFor(maxMemoryMb: number): Piscina<ExtractionThreadInput, ExtractionThreadOutcome> {
-  let pool = pools.get(maxMemoryMb);
+type ExtractionPool = Piscina<ExtractionThreadInput, ExtractionThreadOutcome>;
+
+/** One pool per heap limit (resource limits are per pool) and kind: warm threads, or threads that end when idle. */
+const pools = new Map<string, ExtractionPool>();
+
+function poolFor(maxMemoryMb: number, ownThread: boolean): ExtractionPool {
+  const key = `${maxMemoryMb}:${ownThread ? 'own' : 'warm'}`;
+  let pool = pools.get(key);
   if (!pool) {
     const entry = resolveThreadEntry();
     pool = new Piscina({
       filename: entry.filename,
       execArgv: entry.execArgv,
       resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb, maxYoungGenerationSizeMb: MAX_YOUNG_GENERATION_MB },
-      minThreads: 1,
       maxThreads: MAX_THREADS,
-      idleTimeout: IDLE_THREAD_MS,
+      // A large file's thread leaves as soon as nothing waits for it; the warm pool keeps one thread ready.
+      ...(ownThread ? { minThreads: 0, idleTimeout: 0 } : { minThreads: 1, idleTimeout: IDLE_THREAD_MS }),
     });
-    pools.set(maxMemoryMb, pool);
+    pools.set(key, pool);
   }
   return pool;
+}
+
+/** The extraction threads alive in this process, for tests and diagnostics. */
+export function extractionThreadCount(): number {
+  return [...pools.values()].reduce((count, pool) => count + pool.threads.length, 0);
 }
 
 /**
@@ -83,6 +100,7 @@ export async function runExtractionInThread(
   if (!(timeoutMs > 0) || !(maxMemoryMb > 0)) throw new RangeError('timeoutMs and maxMemoryMb must be positive');
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  const pool = poolFor(maxMemoryMb, bytes.byteLength >= OWN_THREAD_MIN_BYTES);
   const transferableBytes = options.handOver && ownsWholeBlock(bytes) ? bytes.buffer : copyToArrayBuffer(bytes);
   const channel = new MessageChannel();
   const passages: string[] = [];
@@ -95,7 +113,7 @@ export async function runExtractionInThread(
   };
   let outcome: ExtractionThreadOutcome;
   try {
-    outcome = await poolFor(maxMemoryMb).run(input, { transferList: [transferableBytes, channel.port2], signal });
+    outcome = await pool.run(input, { transferList: [transferableBytes, channel.port2], signal });
     // Every batch was posted before the outcome, so those not yet delivered are already waiting on the port.
     receiveRemaining(channel.port1, passages);
   } catch (error) {
