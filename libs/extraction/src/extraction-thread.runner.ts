@@ -39,9 +39,10 @@ const IDLE_THREAD_MS = 30_000;
 /**
  * A thread keeps what a document made it grow to: PDFium's WebAssembly memory never shrinks and V8 gives a
  * thread's heap back slowly. After the 20 MiB PDF the warm thread still held about 130 MiB while the worker stored
- * the passages, which made the worker's peak (372 MiB; 332 with the thread gone). A file this large is extracted in
- * a thread that ends as soon as it is done. Starting one costs about half a second (the thread and PDFium's
- * compilation), under a tenth of such a file's extraction; smaller files keep the warm threads.
+ * the passages, which made the worker's peak. A file this large is extracted in a thread that ends as soon as it is
+ * done (that peak: 404-429 MB before, 332-391 MB after; docs/benchmarks.md, section 4). Starting one costs about half
+ * a second (the thread and PDFium's compilation), under a tenth of such a file's extraction; smaller files keep the
+ * warm threads.
  */
 export const OWN_THREAD_MIN_BYTES = 4 * 1024 * 1024;
 
