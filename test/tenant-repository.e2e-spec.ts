@@ -2,6 +2,7 @@ import { In, type ObjectLiteral, type Repository } from 'typeorm';
 import { ApiKey, Assistant, Document, Knowledgebase, PhoneNumber, Tool, TenantRepository } from '@app/database';
 import { createAccount, sipTrunkRequest, TestAccount } from './support/factories';
 import { Stack, startStack } from './support/stack';
+import { waitForDocument } from './support/wait-for';
 
 /**
  * The account repositories answer the lists and checks read on every request without TypeORM's query builder. What
@@ -35,16 +36,18 @@ describe('TenantRepository', () => {
         await post('assistant', { name: `Agent ${index}`, type: 'inbound', language_id: language.id });
       }
       await post('phone-numbers/sip-trunks', sipTrunkRequest());
-      for (const day of ['Monday', 'Tuesday'])
-        await stack.http
-          .post(
-            `/api/user/knowledgebases/${account === owner ? knowledgebase : await firstKnowledgebase(account)}/documents`,
-          )
+      const documentsKnowledgebase = account === owner ? knowledgebase : await firstKnowledgebase(account);
+      for (const day of ['Monday', 'Tuesday']) {
+        const uploaded = await stack.http
+          .post(`/api/user/knowledgebases/${documentsKnowledgebase}/documents`)
           .set(account.auth)
           .field('name', day)
           .field('type', 'txt')
           .attach('file', Buffer.from(`Open on ${day}.`), `${day}.txt`)
           .expect(201);
+        // The worker moves each document on once: compared while it does, two reads could see different rows.
+        await waitForDocument(stack, account, documentsKnowledgebase, uploaded.body.data.id);
+      }
     }
   }, 60_000);
   afterAll(() => stack.close());
