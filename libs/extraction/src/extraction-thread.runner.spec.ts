@@ -1,3 +1,4 @@
+import { waitFor } from '../../../test/support/wait-for';
 import { PNG_BYTES, buildSamplePdf, samplePdfBody } from '../test/document-fixtures';
 import { extractDocument } from './document.extractor';
 import { ExtractionError } from './extraction.error';
@@ -61,7 +62,7 @@ describe('runExtractionInThread', () => {
     const extracted = runExtractionInThread('txt', large, { timeoutMs: 15_000 });
     expect(extractionThreadCount()).toBe(2); // its own thread beside the warm one
     expect((await extracted).contentLength).toBeGreaterThan(OWN_THREAD_MIN_BYTES - sentence.length);
-    await waitFor(() => extractionThreadCount() === 1, 5_000);
+    await waitFor(async () => (extractionThreadCount() === 1 ? true : undefined), 5_000, 20);
 
     await runExtractionInThread('txt', small, { timeoutMs: 15_000 });
     expect(extractionThreadCount()).toBe(1);
@@ -117,10 +118,3 @@ describe('runExtractionInThread', () => {
   });
 });
 
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
