@@ -8,8 +8,8 @@
  *   BENCH_CALLS=5000000 npm run bench:calls
  */
 import { Client, Pool } from 'pg';
-import { BENCH_RUNTIME_TOKEN, callIngester, LoadResult, runLoad } from './support/http-load';
-import { bareServerCases, LIST_CASE_HEADERS, ListCase, measureListCases } from './support/list-cases';
+import { BENCH_RUNTIME_TOKEN, callIngester, type LoadResult, runLoad } from './support/http-load';
+import { bareServerCases, LIST_CASE_HEADERS, type ListCase, measureListCases } from './support/list-cases';
 import { startBareListServer, startBuiltApi } from './support/processes';
 import { seedCalls } from './support/call-seed';
 import { ApiClient } from './support/stack';

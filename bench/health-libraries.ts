@@ -121,7 +121,7 @@ async function shutdownTimeline(
     .then(() => void (closedAfterMs = nowMs() - started));
   const counts = new Map<number, number>();
   let firstBody = '';
-  let refusedAfterMs = Number.NaN;
+  let refusedAfterMs: number;
   for (;;) {
     const answer = await probe(`${origin}/api/health/ready`);
     if ('refused' in answer) {

@@ -8,7 +8,13 @@
  *   npm run bench:leads [-- requests per case]
  */
 import { Client, Pool } from 'pg';
-import { bareServerCases, LIST_CASE_HEADERS, ListCase, measureListCases, Statement } from './support/list-cases';
+import {
+  bareServerCases,
+  LIST_CASE_HEADERS,
+  type ListCase,
+  measureListCases,
+  type Statement,
+} from './support/list-cases';
 import { startBareListServer, startBuiltApi } from './support/processes';
 import { ApiClient } from './support/stack';
 import { fixed, nowMs, printTable, runMain } from './support/report';

@@ -76,7 +76,6 @@ function buildsFromArguments(): { label: string; lib: ExtractionLib }[] {
   const given = buildRootsFromArguments();
   if (given.length === 0) return [{ label: 'sources', lib: loadCompiledExtraction() }];
   return given.map(({ label, root }) => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const lib = require(join(root, 'dist', 'libs', 'extraction', 'src', 'index.js')) as ExtractionLib;
     return { label, lib };
   });

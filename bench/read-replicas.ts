@@ -11,7 +11,7 @@
 import { Client } from 'pg';
 import { postgresBinaries, startStreamingPair } from '../test/support/streaming-replica';
 import { seedCalls } from './support/call-seed';
-import { combineLoads, LoadResult, runLoad } from './support/http-load';
+import { combineLoads, type LoadResult, runLoad } from './support/http-load';
 import { API_ENTRY, apiNodeArguments, freePort, productionEnv, startServer, waitForHttp } from './support/processes';
 import { ApiClient, createBenchEnvironment } from './support/stack';
 import { fixed, printTable, runMain } from './support/report';

@@ -32,7 +32,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { extractCleanPdfPages, normaliseWhitespace, splitIntoPassages } from '@app/extraction';
 import { createBenchEnvironment } from './support/stack';
 import { fixed, nowMs, onInterrupt, percentile, printTable, runMain } from './support/report';
-import { PARAPHRASED_QUESTIONS, SEARCH_QUESTIONS, SearchQuestion } from './search-questions';
+import { PARAPHRASED_QUESTIONS, SEARCH_QUESTIONS, type SearchQuestion } from './search-questions';
 
 const ROOT = join(__dirname, '..');
 const SOURCES = [

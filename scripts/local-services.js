@@ -151,6 +151,7 @@ async function startEmbeddedPostgres({ dataDir = DATA_DIR, port = EMBEDDED_PORT 
       throw new Error(
         `The embedded PostgreSQL could not create its data directory ${dataDir}` +
           `${ids.name ? ` as the user ${ids.name}` : ''}: ${reason}. Set DATABASE_URL to use another PostgreSQL.`,
+        { cause: error },
       );
     }
   }

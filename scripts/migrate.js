@@ -25,6 +25,7 @@ async function migrate() {
       throw new Error(
         `The PostgreSQL at ${host} asks for a password that DATABASE_URL does not give (or gives wrongly): ` +
           `set DATABASE_URL=postgres://USER:PASSWORD@${host}/${database}`,
+        { cause: error },
       );
     }
     throw error;

@@ -1,5 +1,5 @@
 import { bearer, createAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { type Stack, startStack } from './support/stack';
 
 describe('API keys', () => {
   let stack: Stack;

@@ -1,5 +1,5 @@
-import { createAccount, TestAccount, unheldNumber } from './support/factories';
-import { Stack, startStack, recordQueries } from './support/stack';
+import { createAccount, type TestAccount, unheldNumber } from './support/factories';
+import { type Stack, startStack, recordQueries } from './support/stack';
 
 describe('Assistants, folders and labels', () => {
   let stack: Stack;

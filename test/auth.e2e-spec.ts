@@ -1,6 +1,6 @@
 import { generateToken } from '@app/platform';
 import { bearer, createAccount } from './support/factories';
-import { Stack, startStack, recordQueries } from './support/stack';
+import { type Stack, startStack, recordQueries } from './support/stack';
 
 describe('Authentication', () => {
   let stack: Stack;

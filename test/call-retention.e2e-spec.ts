@@ -1,6 +1,6 @@
 import { JobQueue, Jobs } from '@app/jobs';
-import { createAccount, TestAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { createAccount, type TestAccount } from './support/factories';
+import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
 const RUNTIME_TOKEN = 'runtime-token-for-retention-0123456789';

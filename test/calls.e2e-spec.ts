@@ -4,9 +4,9 @@ import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import { JobQueue, Jobs } from '@app/jobs';
 import { CallWebhooks } from '../apps/worker/src/calls/call-webhooks.service';
-import { LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
-import { createAccount, TestAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { type LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
+import { createAccount, type TestAccount } from './support/factories';
+import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
 const RUNTIME_TOKEN = 'runtime-token-for-tests-0123456789abcdef';

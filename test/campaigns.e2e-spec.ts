@@ -1,7 +1,7 @@
 import { JobQueue, Jobs } from '@app/jobs';
 import { AppProcess } from './support/app-process';
-import { createAccount, TestAccount, unheldNumber } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { createAccount, type TestAccount, unheldNumber } from './support/factories';
+import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
 describe('Campaigns and leads', () => {

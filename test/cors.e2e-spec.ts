@@ -1,4 +1,4 @@
-import { Stack, startStack } from './support/stack';
+import { type Stack, startStack } from './support/stack';
 
 describe('CORS', () => {
   describe('when no origins are configured (the default)', () => {

@@ -1,11 +1,11 @@
 import { Clock } from '@app/calls';
 import { JobQueue, Jobs } from '@app/jobs';
-import { CALL_DIALER, LocalCallDialer } from '@app/telephony';
+import { CALL_DIALER, type LocalCallDialer } from '@app/telephony';
 import { createWorkerApp } from '../apps/worker/src/worker.app';
 import { DialScheduler } from '../apps/worker/src/dialer/dial-scheduler.service';
 import { AppProcess } from './support/app-process';
-import { createAccount, sipTrunkRequest, TestAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
+import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
 const RUNTIME_TOKEN = 'runtime-token-for-dialer-tests-0123456789';

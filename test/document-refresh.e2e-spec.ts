@@ -1,7 +1,7 @@
-import { LocalSite, RouteHandler, sendPage, startLocalSite } from '../libs/outbound-http/test/local-site';
-import { createAccount, TestAccount } from './support/factories';
+import { type LocalSite, type RouteHandler, sendPage, startLocalSite } from '../libs/outbound-http/test/local-site';
+import { createAccount, type TestAccount } from './support/factories';
 import { HeldPage } from './support/held-page';
-import { Stack, startStack } from './support/stack';
+import { type Stack, startStack } from './support/stack';
 import { waitFor, waitForDocument } from './support/wait-for';
 
 describe('Website refresh', () => {

@@ -1,10 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { JobQueue, Jobs } from '@app/jobs';
-import { LocalSite, RouteHandler, sendHtml, startLocalSite } from '../libs/outbound-http/test/local-site';
+import { type LocalSite, type RouteHandler, sendHtml, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { createWorkerApp } from '../apps/worker/src/worker.app';
 import { createAccount } from './support/factories';
-import { Stack, startStack, testConfig } from './support/stack';
+import { type Stack, startStack, testConfig } from './support/stack';
 import { HeldPage } from './support/held-page';
 import { waitForDocument } from './support/wait-for';
 

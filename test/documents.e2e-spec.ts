@@ -10,9 +10,9 @@ import {
 } from '../libs/extraction/test/document-fixtures';
 import { JobQueue, Jobs } from '@app/jobs';
 import { createWorkerApp } from '../apps/worker/src/worker.app';
-import { createAccount, TestAccount } from './support/factories';
-import { LocalSite, RouteHandler, sendPage, startLocalSite } from '../libs/outbound-http/test/local-site';
-import { Stack, startStack } from './support/stack';
+import { createAccount, type TestAccount } from './support/factories';
+import { type LocalSite, type RouteHandler, sendPage, startLocalSite } from '../libs/outbound-http/test/local-site';
+import { type Stack, startStack } from './support/stack';
 import { HeldPage } from './support/held-page';
 import { waitFor, waitForDocument } from './support/wait-for';
 

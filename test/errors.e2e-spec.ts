@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { generateToken } from '@app/platform';
-import { bearer, createAccount, TestAccount } from './support/factories';
-import { Stack, startStack, recordQueries } from './support/stack';
+import { bearer, createAccount, type TestAccount } from './support/factories';
+import { type Stack, startStack, recordQueries } from './support/stack';
 import { QUEUE_BACKEND, REDIS_URL } from './support/test-environment';
 import { TestRoutesModule } from './support/test-routes.module';
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
-import { Stack, startStack } from './support/stack';
+import { type Stack, startStack } from './support/stack';
 
 const run = promisify(execFile);
 const DIRECTORY = join(__dirname, 'generated-client');

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { connect, type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { createAccount, TestAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { createAccount, type TestAccount } from './support/factories';
+import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
 /** The spec's three error shapes; anything else reaching a client is a defect. */
@@ -25,6 +25,9 @@ describe('Hostile input', () => {
   let stack: Stack;
   let account: TestAccount;
   let knowledgebaseId: number;
+  /** A request of the method the OpenAPI document names, for routes walked from it. */
+  const requestOf = (method: string, path: string) =>
+    (stack.http as unknown as Record<string, (path: string) => import('supertest').Test>)[method](path);
 
   beforeAll(async () => {
     stack = await startStack({ worker: false, env: { RUNTIME_API_TOKEN: RUNTIME_TOKEN } });
@@ -298,8 +301,7 @@ describe('Hostile input', () => {
               ? hostileValues.map((value) => Object.fromEntries(properties.map((name) => [name, value])))
               : [{}];
             for (const payload of payloads.slice(0, id === '0x1' ? undefined : 1)) {
-              const call = (stack.http as unknown as Record<string, (path: string) => import('supertest').Test>)
-                [method](path)
+              const call = requestOf(method, path)
                 .set(account.auth)
                 .query({ page: '\u0000', per_page: 'x'.repeat(300), query: '\ud800' });
               const response =
@@ -324,9 +326,7 @@ describe('Hostile input', () => {
     let owner: TestAccount;
     let ownKnowledgebaseId: number;
     const call = (method: string, path: string) =>
-      (stack.http as unknown as Record<string, (path: string) => import('supertest').Test>)
-        [method](path)
-        .set(path.startsWith('/api/internal/') ? runtime : owner.auth);
+      requestOf(method, path).set(path.startsWith('/api/internal/') ? runtime : owner.auth);
 
     beforeAll(async () => {
       owner = await createAccount(stack);

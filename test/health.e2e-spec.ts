@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createApiApp } from '../apps/api/src/api.app';
 import { createAccount } from './support/factories';
-import { Stack, startStack, testConfig } from './support/stack';
+import { type Stack, startStack, testConfig } from './support/stack';
 import { QUEUE_BACKEND } from './support/test-environment';
 import { JobQueue, Queues } from '@app/jobs';
 import { waitFor, waitForDocument } from './support/wait-for';

@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { createApiApp } from '../apps/api/src/api.app';
-import { createAccount, TestAccount } from './support/factories';
-import { Stack, startStack, testConfig } from './support/stack';
+import { createAccount, type TestAccount } from './support/factories';
+import { type Stack, startStack, testConfig } from './support/stack';
 import { TestRoutesModule } from './support/test-routes.module';
 import { waitFor } from './support/wait-for';
 

@@ -4,8 +4,8 @@ import { ModulesContainer } from '@nestjs/core';
 import { JobQueue, Jobs } from '@app/jobs';
 import { IdempotencyStore, requestFingerprint } from '../apps/api/src/idempotency/idempotency.store';
 import { POST_ROUTE_INTERCEPTORS } from '../apps/api/src/idempotency/post-route.decorator';
-import { createAccount, TestAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { createAccount, type TestAccount } from './support/factories';
+import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
 describe('Idempotency-Key on creates', () => {

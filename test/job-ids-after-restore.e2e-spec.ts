@@ -1,7 +1,7 @@
 import { dropDatabase, ensureDatabase, runMigrations } from '@app/database';
-import { LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
-import { createAccount, sipTrunkRequest, TestAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { type LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
+import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
+import { type Stack, startStack } from './support/stack';
 import { waitFor, waitForDocument } from './support/wait-for';
 
 /** What a user sees once everything one pass set in motion has settled. */

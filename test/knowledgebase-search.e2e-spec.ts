@@ -1,6 +1,6 @@
 import { PassageSearch } from '@app/database';
-import { createAccount, TestAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { createAccount, type TestAccount } from './support/factories';
+import { type Stack, startStack } from './support/stack';
 import { waitFor, waitForDocument } from './support/wait-for';
 
 const FAQ = [

@@ -1,5 +1,5 @@
-import { createAccount, TestAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { createAccount, type TestAccount } from './support/factories';
+import { type Stack, startStack } from './support/stack';
 import { waitForDocument } from './support/wait-for';
 
 describe('Knowledgebases', () => {

@@ -1,5 +1,5 @@
 import { createAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { type Stack, startStack } from './support/stack';
 
 describe('GET /api/user/assistants/languages', () => {
   let stack: Stack;

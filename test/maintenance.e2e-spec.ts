@@ -1,6 +1,6 @@
 import { JobQueue, Jobs, QueueBackend } from '@app/jobs';
 import { createAccount } from './support/factories';
-import { Stack, startStack, testConfig } from './support/stack';
+import { type Stack, startStack, testConfig } from './support/stack';
 import { waitFor } from './support/wait-for';
 import { createWorkerApp } from '../apps/worker/src/worker.app';
 

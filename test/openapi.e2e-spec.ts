@@ -8,7 +8,7 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
 import { OpenApiConformance } from './support/openapi-conformance';
 import { createAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { type Stack, startStack } from './support/stack';
 
 describe('OpenAPI document', () => {
   let stack: Stack;

@@ -1,6 +1,6 @@
 import { SEEDED_LANGUAGES } from '@app/database';
-import { createAccount, TestAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { createAccount, type TestAccount } from './support/factories';
+import { type Stack, startStack } from './support/stack';
 import { TestRoutesModule } from './support/test-routes.module';
 
 const TOTAL = SEEDED_LANGUAGES.length;

@@ -1,5 +1,5 @@
 import { JobQueue, Queues } from '@app/jobs';
-import { Stack, startStack } from './support/stack';
+import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { runMigrations } from '@app/database';
-import { createAccount, TestAccount } from './support/factories';
+import { createAccount, type TestAccount } from './support/factories';
 import { OpenApiConformance } from './support/openapi-conformance';
-import { Stack, startStack } from './support/stack';
-import { postgresBinaries, startStreamingPair, StreamingPair } from './support/streaming-replica';
+import { type Stack, startStack } from './support/stack';
+import { postgresBinaries, startStreamingPair, type StreamingPair } from './support/streaming-replica';
 import { waitFor } from './support/wait-for';
 
 const RUNTIME_TOKEN = 'runtime-token-for-read-replicas-0123456789';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { readmeFirstSession } from './support/readme';
-import { Stack, startStack } from './support/stack';
+import { type Stack, startStack } from './support/stack';
 
 const run = promisify(execFile);
 

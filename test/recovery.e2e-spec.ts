@@ -2,8 +2,8 @@ import type { RedisQueueBackend } from 'bullmq';
 import Redis from 'ioredis';
 import { JobQueue, Jobs } from '@app/jobs';
 import { DocumentSweeper } from '../apps/worker/src/documents/document-sweeper.service';
-import { createAccount, TestAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { createAccount, type TestAccount } from './support/factories';
+import { type Stack, startStack } from './support/stack';
 import { QUEUE_BACKEND, REDIS_URL } from './support/test-environment';
 import { waitFor } from './support/wait-for';
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
+import { type LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { AppProcess } from './support/app-process';
 import { unheldNumber } from './support/factories';
 

@@ -1,10 +1,10 @@
 import { JobQueue, Jobs } from '@app/jobs';
 import { MetricsRegistry } from '@app/platform';
-import { LiveKitSipProvisioner, ownerOf, TrunkOwner } from '@app/telephony';
+import { LiveKitSipProvisioner, ownerOf, type TrunkOwner } from '@app/telephony';
 import { ProviderReconcile } from '../apps/worker/src/telephony/provider-reconcile.service';
-import { createAccount, sipTrunkRequest, TestAccount, unheldNumber } from './support/factories';
-import { FailureMode, FakeLiveKit } from './support/livekit-twirp.fake';
-import { Stack, startStack } from './support/stack';
+import { createAccount, sipTrunkRequest, type TestAccount, unheldNumber } from './support/factories';
+import { type FailureMode, FakeLiveKit } from './support/livekit-twirp.fake';
+import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
 /**

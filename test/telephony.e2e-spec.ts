@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { JobQueue, Jobs } from '@app/jobs';
-import { LocalSipProvisioner, SIP_PROVISIONER } from '@app/telephony';
-import { createAccount, TestAccount, unheldNumber } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { type LocalSipProvisioner, SIP_PROVISIONER } from '@app/telephony';
+import { createAccount, type TestAccount, unheldNumber } from './support/factories';
+import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
 const SECRET = 'pw-NEVER-SHOWN-123';

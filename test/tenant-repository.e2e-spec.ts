@@ -1,7 +1,7 @@
 import { In, type ObjectLiteral, type Repository } from 'typeorm';
 import { ApiKey, Assistant, Document, Knowledgebase, PhoneNumber, Tool, TenantRepository } from '@app/database';
-import { createAccount, sipTrunkRequest, TestAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
+import { type Stack, startStack } from './support/stack';
 import { waitForDocument } from './support/wait-for';
 
 /**

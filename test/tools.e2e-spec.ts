@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
+import { type LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { restrictSocketsToLoopback } from '../libs/outbound-http/test/loopback-only-sockets';
-import { createAccount, TestAccount } from './support/factories';
-import { Stack, startStack } from './support/stack';
+import { createAccount, type TestAccount } from './support/factories';
+import { type Stack, startStack } from './support/stack';
 
 const echo = (request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) =>
   response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, path: request.url }));

@@ -96,8 +96,8 @@ async function scenario(name: string, outage: { stop(): Promise<void>; start(): 
   const database = new Client({ connectionString: env.databaseUrl });
   await database.connect();
   let settledIn: number | undefined;
-  let states: Record<string, number> = {};
-  let orphans = 0;
+  let states: Record<string, number>;
+  let orphans: number;
   try {
     settledIn = await waitUntil(async () => {
       const { rows } = await database.query(

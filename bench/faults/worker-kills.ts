@@ -188,7 +188,7 @@ async function main(): Promise<void> {
       await database.end();
     }
   } finally {
-    await Promise.all([api, ...workers].map((service) => service?.kill('SIGKILL')));
+    await Promise.all([api, ...workers].flatMap((service) => (service ? [service.kill('SIGKILL')] : [])));
     site.close();
     await redis.stop();
     await postgres.remove();

@@ -29,7 +29,7 @@ export function loadCompiledExtraction(): ExtractionLib {
     const { outputText } = ts.transpileModule(source, { compilerOptions, fileName: file });
     writeFileSync(join(outDir, file.replace(/\.ts$/, '.js')), outputText);
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+
   return require(join(outDir, 'index.js')) as ExtractionLib;
 }
 

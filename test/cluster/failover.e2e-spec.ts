@@ -1,9 +1,9 @@
 import { QueueBackend, Queues, type QueueName } from '@app/jobs';
-import { LocalSite, startLocalSite } from '../../libs/outbound-http/test/local-site';
+import { type LocalSite, startLocalSite } from '../../libs/outbound-http/test/local-site';
 import { AppProcess, startAll } from '../support/app-process';
-import { createAccount, sipTrunkRequest, TestAccount } from '../support/factories';
+import { createAccount, sipTrunkRequest, type TestAccount } from '../support/factories';
 import { LocalRedisCluster } from '../support/redis-cluster';
-import { Stack, startStack, testConfig } from '../support/stack';
+import { type Stack, startStack, testConfig } from '../support/stack';
 import { waitFor } from '../support/wait-for';
 
 /** Run by `npm run test:cluster` only: it starts a cluster of its own, whose master it kills. */
@@ -222,8 +222,8 @@ onCluster('Redis Cluster failover under load', () => {
     const acceptedSince = (since: number) =>
       answers.filter((answer) => answer.startedAt > since && answer.status === 201).length;
     let bigImport = { id: 0 };
-    let atKill = { import: { status: '', rows_done: 0 }, calls: 0 };
-    let webhooksAtKill = 0;
+    let atKill: { import: { status: string; rows_done: number }; calls: number };
+    let webhooksAtKill: number;
     // The load stops whatever happens below, so a failed wait cannot leave requests running past the test.
     try {
       bigImport = await created(

@@ -4,7 +4,7 @@ import { QueueBackend } from '@app/jobs';
 import { createRedisClient } from '@app/platform';
 import { createAccount } from '../support/factories';
 import type { RecordedCommand } from '../support/redis-cluster';
-import { Stack, startStack } from '../support/stack';
+import { type Stack, startStack } from '../support/stack';
 import { REDIS_CLUSTER_NODES } from '../support/test-environment';
 import { waitForDocument } from '../support/wait-for';
 

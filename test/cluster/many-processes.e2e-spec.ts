@@ -1,6 +1,6 @@
 import { AppProcess, startAll } from '../support/app-process';
-import { createAccount, sipTrunkRequest, TestAccount } from '../support/factories';
-import { Stack, startStack } from '../support/stack';
+import { createAccount, sipTrunkRequest, type TestAccount } from '../support/factories';
+import { type Stack, startStack } from '../support/stack';
 import { REDIS_CLUSTER_NODES } from '../support/test-environment';
 import { waitFor } from '../support/wait-for';
 

@@ -15,7 +15,7 @@ import { TokenVerifier } from 'livekit-server-sdk';
  * `applied-timeout` does the work and then never answers, as a server whose reply is lost does.
  */
 
-export type Twirp = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Twirp = Record<string, any>;
 export type FailureMode = 'unavailable' | 'timeout' | 'applied-timeout';
 
 export interface FakeInboundTrunk {

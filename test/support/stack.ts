@@ -1,7 +1,7 @@
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { AppConfig, loadConfig } from '@app/config';
+import { type AppConfig, loadConfig } from '@app/config';
 import { createApiApp } from '../../apps/api/src/api.app';
 import { createWorkerApp } from '../../apps/worker/src/worker.app';
 import { OpenApiConformance } from './openapi-conformance';

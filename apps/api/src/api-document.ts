@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { OperationObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { REQUEST_BODIES_EXTENSION } from '@app/platform';
 

@@ -1,5 +1,5 @@
 import type { DynamicModule, INestApplication } from '@nestjs/common';
-import { AppConfig } from '@app/config';
+import { type AppConfig } from '@app/config';
 import { createHttpApp, httpMetrics, MetricsRegistry } from '@app/platform';
 import { mountQueueDashboard } from './admin/queue-dashboard';
 import { serveApiDocument } from './api-document';

@@ -1,5 +1,5 @@
-import { AppConfig } from '@app/config';
-import { JobQueue, queueBackendReadiness } from '@app/jobs';
+import { type AppConfig } from '@app/config';
+import { type JobQueue, queueBackendReadiness } from '@app/jobs';
 import type { ReadinessChecks } from '@app/platform';
 import { missingSchedules } from './maintenance/maintenance-schedule.service';
 

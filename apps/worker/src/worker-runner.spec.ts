@@ -1,5 +1,5 @@
 import { Jobs, JobProcessor, QueueBackend, Queues, type QueueName } from '@app/jobs';
-import { AppConfig } from '@app/config';
+import { type AppConfig } from '@app/config';
 import type { JobMetrics } from './job-metrics';
 import { WorkerRunner } from './worker-runner';
 

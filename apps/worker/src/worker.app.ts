@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { AppConfig } from '@app/config';
+import { type AppConfig } from '@app/config';
 import { createHttpApp } from '@app/platform';
 import { WorkerModule } from './worker.module';
 

@@ -1,5 +1,5 @@
 import { Client, escapeIdentifier } from 'pg';
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { entities } from './entities';
 import { migrations } from './migrations';
 

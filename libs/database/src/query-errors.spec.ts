@@ -1,4 +1,4 @@
-import { DataSource, QueryFailedError } from 'typeorm';
+import { type DataSource, QueryFailedError } from 'typeorm';
 import { retryingTransaction } from './query-errors';
 
 const refused = (code: string) => new QueryFailedError('UPDATE ...', [], Object.assign(new Error(code), { code }));

@@ -1,4 +1,4 @@
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { type DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 
 /** The SQLSTATE of a failed query, if it is one. */
 export function sqlState(error: unknown): string | undefined {

@@ -1,4 +1,4 @@
-import { QueryRunner } from 'typeorm';
+import { type QueryRunner } from 'typeorm';
 
 /**
  * Builds the index `name` (`definition`: what follows `ON`) concurrently, then drops `replaced`, so writes and reads

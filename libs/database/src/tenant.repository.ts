@@ -1,6 +1,13 @@
 import { Inject } from '@nestjs/common';
 import type { Provider } from '@nestjs/common';
-import { DataSource, EntityManager, FindOperator, FindOptionsOrder, FindOptionsWhere, Repository } from 'typeorm';
+import {
+  DataSource,
+  type EntityManager,
+  FindOperator,
+  type FindOptionsOrder,
+  type FindOptionsWhere,
+  type Repository,
+} from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { queryPool } from './pool-query';
@@ -238,10 +245,10 @@ function orderById(order: object): string | undefined {
   return direction === 'ASC' || direction === 'DESC' ? direction : undefined;
 }
 
-const tokenFor = (entity: Function) => `TenantRepository<${entity.name}>`;
+const tokenFor = (entity: abstract new (...args: never[]) => unknown) => `TenantRepository<${entity.name}>`;
 
 /** Injects the TenantRepository of an entity registered with `tenantRepositoryProvider`. */
-export const InjectTenantRepository = (entity: Function) => Inject(tokenFor(entity));
+export const InjectTenantRepository = (entity: abstract new (...args: never[]) => unknown) => Inject(tokenFor(entity));
 
 export function tenantRepositoryProvider(entity: new () => Owned): Provider {
   return {

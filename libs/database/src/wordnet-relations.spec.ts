@@ -1,4 +1,4 @@
-import { RELATION_WEIGHTS, readWordnetRelations, WordRelation } from './wordnet-relations';
+import { RELATION_WEIGHTS, readWordnetRelations, type WordRelation } from './wordnet-relations';
 
 describe('readWordnetRelations', () => {
   let relations: WordRelation[];

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { QueryRunner } from 'typeorm';
+import { type QueryRunner } from 'typeorm';
 
 /** A word, a word it may stand for, and how much a match of the second counts for the first (0 to 1). */
 export type WordRelation = [word: string, related: string, weight: number];

@@ -109,7 +109,11 @@ export const Jobs = {
     ({ callId }) => `webhook-${callId}`,
   ),
   /** Queues again the webhook deliveries still owed whose job was lost. Repeats on the worker. */
-  sweepUndeliveredWebhooks: defineJob<Record<string, never>>(Queues.maintenance, 'sweep-undelivered-webhooks', retried(3)),
+  sweepUndeliveredWebhooks: defineJob<Record<string, never>>(
+    Queues.maintenance,
+    'sweep-undelivered-webhooks',
+    retried(3),
+  ),
   /** Ends calls the runtime never finished (`failed`), so each reaches a final state and its webhook fires. */
   reapStaleCalls: defineJob<Record<string, never>>(Queues.maintenance, 'reap-stale-calls', retried(3)),
   /** Re-enqueues lead imports whose job was lost or given up as stalled; they resume where they stopped. */

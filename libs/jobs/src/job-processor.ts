@@ -1,4 +1,4 @@
-import { Job, UnrecoverableError } from 'bullmq';
+import { type Job, UnrecoverableError } from 'bullmq';
 import type { JobDefinition, QueueName } from './job-definitions';
 
 export type JobHandler = (job: Job) => Promise<unknown>;

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import pino from 'pino';
-import { AppConfig, ConfigurationError, loadConfig } from '@app/config';
+import { type AppConfig, ConfigurationError, loadConfig } from '@app/config';
 import { exitAfterGracePeriod } from './shutdown';
 
 /**

@@ -1,5 +1,5 @@
 import { FakeLiveKit } from '../../../test/support/livekit-twirp.fake';
-import { CallDialError, DialRequest } from './call-dialer';
+import { CallDialError, type DialRequest } from './call-dialer';
 import { CALLEE_IDENTITY, LiveKitCallDialer } from './livekit-call-dialer';
 import { LiveKitSipProvisioner } from './livekit-sip-provisioner';
 

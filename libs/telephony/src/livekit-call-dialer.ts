@@ -1,5 +1,5 @@
 import { AgentDispatchClient, RoomServiceClient, SipClient } from 'livekit-server-sdk';
-import { CallDialError, CallDialer, DialRequest } from './call-dialer';
+import { CallDialError, type CallDialer, type DialRequest } from './call-dialer';
 import type { LiveKitSettings } from './livekit-sip-provisioner';
 
 /** How long one provider call may take before the dial fails. */

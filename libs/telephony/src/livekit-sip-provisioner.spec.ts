@@ -1,6 +1,6 @@
 import { FakeLiveKit } from '../../../test/support/livekit-twirp.fake';
 import { LiveKitSipProvisioner } from './livekit-sip-provisioner';
-import { InboundTrunkSpec, ownerOf, SipProvisioningError, TrunkOwner } from './sip-provisioner';
+import { type InboundTrunkSpec, ownerOf, SipProvisioningError, type TrunkOwner } from './sip-provisioner';
 
 const owner: TrunkOwner = { deployment: 'dep-1', trunk: 7, createdAt: 1_700_000_000_000 };
 

@@ -7,15 +7,15 @@ import {
   SipClient,
 } from 'livekit-server-sdk';
 import {
-  InboundTrunkSpec,
-  OutboundTrunkSpec,
+  type InboundTrunkSpec,
+  type OutboundTrunkSpec,
   ownerMetadata,
   ownerOf,
-  ProviderInventory,
-  ProvisionedInbound,
+  type ProviderInventory,
+  type ProvisionedInbound,
   releasedNumber,
   SipNumberTakenError,
-  SipProvisioner,
+  type SipProvisioner,
   SipProvisioningError,
 } from './sip-provisioner';
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CallDialError, CallDialer, DialRequest } from './call-dialer';
+import { CallDialError, type CallDialer, type DialRequest } from './call-dialer';
 
 /** Where the local dialer keeps the dial requests it was given (a table, so every process and test sees them). */
 export interface DialRequestLog {

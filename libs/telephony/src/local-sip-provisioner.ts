@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import {
-  InboundTrunkSpec,
-  OutboundTrunkSpec,
-  ProviderInventory,
-  ProvisionedInbound,
+  type InboundTrunkSpec,
+  type OutboundTrunkSpec,
+  type ProviderInventory,
+  type ProvisionedInbound,
   releasedNumber,
   SipNumberTakenError,
-  SipProvisioner,
+  type SipProvisioner,
   SipProvisioningError,
 } from './sip-provisioner';
 

@@ -1,4 +1,4 @@
-import { OutboundHttpClient, OutboundRequestError } from '@app/outbound-http';
+import { type OutboundHttpClient, OutboundRequestError } from '@app/outbound-http';
 import { buildToolRequest, InvalidToolEndpointError } from './tool-request.builder';
 import type { ToolCallResult, ToolDefinition } from './tool-call.types';
 

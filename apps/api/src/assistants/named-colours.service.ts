@@ -1,19 +1,19 @@
-import { DataSource } from 'typeorm';
+import { type DataSource } from 'typeorm';
 import {
-  CreateNamedColourRequest,
-  DomainError,
-  MessageResponse,
-  NamedColourMessageEnvelope,
-  NamedColourResponse,
-  NamedColourRow,
-  PageQuery,
-  SlimPage,
+  type CreateNamedColourRequest,
+  type DomainError,
+  type MessageResponse,
+  type NamedColourMessageEnvelope,
+  type NamedColourResponse,
+  type NamedColourRow,
+  type PageQuery,
+  type SlimPage,
   slimPage,
   toNamedColourResponse,
-  UpdateNamedColourRequest,
+  type UpdateNamedColourRequest,
   ValidationFailed,
 } from '@app/contracts';
-import { ReadReplicas, whenUnique } from '@app/database';
+import { type ReadReplicas, whenUnique } from '@app/database';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
 const nameTaken = () => ValidationFailed.field('name', 'The name has already been taken.');

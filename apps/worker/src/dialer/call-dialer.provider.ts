@@ -4,9 +4,9 @@ import { AppConfig } from '@app/config';
 import { CallIngestion } from '@app/calls';
 import {
   CALL_DIALER,
-  CallDialer,
-  DialRequest,
-  DialRequestLog,
+  type CallDialer,
+  type DialRequest,
+  type DialRequestLog,
   LiveKitCallDialer,
   LocalCallDialer,
 } from '@app/telephony';
@@ -49,12 +49,12 @@ function demoPlayOut(ingestion: CallIngestion, delayMs: number): (request: DialR
         : {}),
     });
   return (request) => {
-    setImmediate(() =>
-      write(request, 'in-progress')
+    setImmediate(() => {
+      void write(request, 'in-progress')
         .then(() => new Promise((resolve) => setTimeout(resolve, delayMs).unref()))
         .then(() => write(request, 'completed'))
-        .catch((error: Error) => logger.warn({ callId: request.callId, error: error.message }, 'demo call failed')),
-    );
+        .catch((error: Error) => logger.warn({ callId: request.callId, error: error.message }, 'demo call failed'));
+    });
   };
 }
 

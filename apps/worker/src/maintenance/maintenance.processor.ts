@@ -85,4 +85,3 @@ export class MaintenanceProcessor extends JobProcessor {
     return { deleted };
   }
 }
-

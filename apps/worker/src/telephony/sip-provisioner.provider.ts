@@ -1,6 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { LiveKitSipProvisioner, LocalSipProvisioner, SIP_PROVISIONER, SipProvisioner } from '@app/telephony';
+import { LiveKitSipProvisioner, LocalSipProvisioner, SIP_PROVISIONER, type SipProvisioner } from '@app/telephony';
 
 /** The provider adapter chosen by SIP_PROVISIONER (`local` for development and tests, `livekit`). */
 export const sipProvisionerProvider: Provider = {

@@ -75,7 +75,7 @@ export const Id = (options: { each?: boolean } = {}) =>
   );
 
 /** A list of ids that replaces the stored one: at most `max`, each an `Id`. */
-export const IdList = (max: number) => applyDecorators(Array(), ArrayMax(max), Id({ each: true }));
+export const IdList = (max: number) => applyDecorators(ArrayRule(), ArrayMax(max), Id({ each: true }));
 
 /**
  * An integer sent as text (query string, multipart field). Only plain decimal digits become a number; `0x5`,
@@ -88,7 +88,9 @@ export const DecimalInteger = () =>
   );
 export const Numeric = () => IsNumber({ allowNaN: false, allowInfinity: false }, field('must be a number.'));
 export const Boolean = () => IsBoolean(field('must be true or false.'));
-export const Array = () => IsArray(field('must be an array.'));
+/** Laravel's `array` rule, exported as `Rule.Array`; named apart here so the global `Array` stays in reach. */
+const ArrayRule = () => IsArray(field('must be an array.'));
+export { ArrayRule as Array };
 export const ArrayMin = (min: number) => ArrayMinSize(min, field(`must have at least ${min} items.`));
 export const ArrayMax = (max: number) => ArrayMaxSize(max, field(`must not have more than ${max} items.`));
 export const PlainObject = () => IsObject(field('must be an object.'));
@@ -141,7 +143,7 @@ export const DISTINCT_CONSTRAINT = 'distinct';
 
 /** Paths (`index.key`) of the items of `list` whose `key` repeats that of an earlier item. */
 export function repeatedItemPaths(list: unknown, key: string): string[] {
-  if (!globalThis.Array.isArray(list)) return [];
+  if (!Array.isArray(list)) return [];
   const seen = new Set<unknown>();
   return list.flatMap((item, index) => {
     const value = item !== null && typeof item === 'object' ? (item as Record<string, unknown>)[key] : undefined;
@@ -173,16 +175,14 @@ export const DistinctBy = (key: string) =>
 export const EACH_OBJECT_CONSTRAINT = 'eachObject';
 
 const listItemIndexes = (list: unknown): number[] =>
-  globalThis.Array.isArray(list)
-    ? list.flatMap((item, index) =>
-        item === null || typeof item !== 'object' || globalThis.Array.isArray(item) ? [index] : [],
-      )
+  Array.isArray(list)
+    ? list.flatMap((item, index) => (item === null || typeof item !== 'object' || Array.isArray(item) ? [index] : []))
     : [];
 
 /** Validates each item of an array of objects with the given DTO class; an item that is not an object is 422. */
 export const EachNested = (type: () => new () => object) =>
   applyDecorators(
-    Array(),
+    ArrayRule(),
     ValidateBy({
       name: EACH_OBJECT_CONSTRAINT,
       validator: {

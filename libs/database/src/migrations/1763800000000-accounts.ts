@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class Accounts1763800000000 implements MigrationInterface {
   name = 'Accounts1763800000000';

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /** Languages an assistant can speak, with their ISO 639-1 codes. */
 export const SEEDED_LANGUAGES: ReadonlyArray<readonly [name: string, iso2: string]> = [

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class Knowledgebases1763800000002 implements MigrationInterface {
   name = 'Knowledgebases1763800000002';

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class Tools1763800000010 implements MigrationInterface {
   name = 'Tools1763800000010';

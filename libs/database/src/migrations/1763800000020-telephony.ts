@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class Telephony1763800000020 implements MigrationInterface {
   name = 'Telephony1763800000020';

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 import { SEEDED_LANGUAGES } from './1763800000001-languages';
 
 /** Snowball stemmers Postgres may ship, by ISO 639-1 code; only those this server has are used. */

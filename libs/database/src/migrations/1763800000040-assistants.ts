@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class Assistants1763800000040 implements MigrationInterface {
   name = 'Assistants1763800000040';

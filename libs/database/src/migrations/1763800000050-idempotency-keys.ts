@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class IdempotencyKeys1763800000050 implements MigrationInterface {
   name = 'IdempotencyKeys1763800000050';

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class Campaigns1763800000060 implements MigrationInterface {
   name = 'Campaigns1763800000060';

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class Calls1763800000070 implements MigrationInterface {
   name = 'Calls1763800000070';

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class Dialer1763800000080 implements MigrationInterface {
   name = 'Dialer1763800000080';

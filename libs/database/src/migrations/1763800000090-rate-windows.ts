@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class RateWindows1763800000090 implements MigrationInterface {
   name = 'RateWindows1763800000090';

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
  * Replay answers are kept sealed (they can carry an API key's token, a tool's header values, a webhook secret), and

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
  * A phone number (E.164, `+...`) has one holder across all accounts: a SIP trunk's number, and a number bought from a

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
  * Calls by age, for CALL_RETENTION_DAYS: the purge reads the oldest calls of every account through this index

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
  * The primary's WAL position after each account's last write, for read-your-writes with DATABASE_REPLICA_URLS: an

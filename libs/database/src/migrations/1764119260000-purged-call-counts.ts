@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 const COUNT_CHANGES = `IF TG_OP IN ('DELETE', 'UPDATE') THEN PERFORM call_counts_apply(OLD, -1); END IF;
         IF TG_OP IN ('INSERT', 'UPDATE') THEN PERFORM call_counts_apply(NEW, 1); END IF;

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
  * Marks the ended calls whose webhook is still to be delivered, so a sweep can find a delivery whose job was lost

@@ -1,6 +1,6 @@
-import { Logger, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { AppConfig } from '@app/config';
+import { Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { type DataSource } from 'typeorm';
+import { type AppConfig } from '@app/config';
 import { closeRedisClient, createRedisClient, type RedisClient } from '../redis/redis-clients';
 
 /** A counter's value in its window, and the milliseconds until the window ends. */

@@ -1,4 +1,4 @@
-import { ArgumentsHost, Logger } from '@nestjs/common';
+import { type ArgumentsHost, Logger } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { ApiExceptionFilter } from './exception.filter';
 

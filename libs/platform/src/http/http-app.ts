@@ -1,6 +1,6 @@
-import { ConsoleLogger, DynamicModule, Type } from '@nestjs/common';
+import { ConsoleLogger, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { NestExpressApplication } from '@nestjs/platform-express';
+import { type NestExpressApplication } from '@nestjs/platform-express';
 import type { HttpTimeouts } from '@app/config';
 import { AppLogger, RequestLogging } from '../logging/logging.module';
 import { ManagedExpressAdapter } from './managed-express.adapter';

@@ -26,9 +26,9 @@ export class ManagedExpressAdapter extends ExpressAdapter {
     // when the close began or not, without a listener per request.
     const responses = this.getInstance().response as ServerResponse;
     const writeHead = responses.writeHead;
-    const adapter = this;
+    const closing = () => this.closing;
     responses.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
-      if (adapter.closing) this.setHeader('Connection', 'close');
+      if (closing()) this.setHeader('Connection', 'close');
       return writeHead.apply(this, args);
     } as ServerResponse['writeHead'];
   }

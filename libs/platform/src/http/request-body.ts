@@ -3,7 +3,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'qs';
 import getRawBody from 'raw-body';
-import { DomainError, Errors, MAX_INPUT_DEPTH } from '@app/contracts';
+import { type DomainError, Errors, MAX_INPUT_DEPTH } from '@app/contracts';
 
 /** Largest JSON or form body accepted, after decompression; file uploads have their own limit. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -37,7 +37,11 @@ function parserOf(request: IncomingMessage): BodyParser | undefined {
  * to be over the limit is answered at once and never read further: the answer closes the connection (see
  * ApiExceptionFilter), so a client cannot make the server read a gigabyte it has already refused.
  */
-export function bodyParser(): (request: IncomingMessage, response: ServerResponse, next: (error?: unknown) => void) => void {
+export function bodyParser(): (
+  request: IncomingMessage,
+  response: ServerResponse,
+  next: (error?: unknown) => void,
+) => void {
   return (request, _response, next) => {
     // A GET or HEAD takes no body (RFC 9110 section 9.3.1): one sent anyway is left unread, never refused.
     if (request.method === 'GET' || request.method === 'HEAD') return next();

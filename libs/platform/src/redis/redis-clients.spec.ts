@@ -1,4 +1,4 @@
-import { Cluster } from 'ioredis';
+import { type Cluster } from 'ioredis';
 import { loadConfig } from '@app/config';
 import { closeRedisClient, createRedisClient, isClusterClient } from './redis-clients';
 

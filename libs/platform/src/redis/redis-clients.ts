@@ -1,5 +1,5 @@
 import Redis, { Cluster } from 'ioredis';
-import { AppConfig, redisOptionsFromUrl } from '@app/config';
+import { type AppConfig, redisOptionsFromUrl } from '@app/config';
 
 /** A client of the configured Redis: one server (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES). */
 export type RedisClient = Redis | Cluster;

@@ -44,13 +44,13 @@ export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdow
       await this.checkEvictionPolicy(redis);
     } catch (error) {
       if (error instanceof UnsafeRedisError) throw error;
-      redis.once('ready', () =>
-        this.checkEvictionPolicy(redis).catch((late: Error) => {
+      redis.once('ready', () => {
+        void this.checkEvictionPolicy(redis).catch((late: Error) => {
           if (!(late instanceof UnsafeRedisError)) return;
           this.logger.fatal(late.message);
           process.exit(1);
-        }),
-      );
+        });
+      });
     }
   }
 

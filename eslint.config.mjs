@@ -1,0 +1,68 @@
+// Lint for faults the compiler does not catch: promises nobody awaits or that are passed where a callback's result
+// is ignored, switches over a union that miss a member, and imports that exist only for their types. Type-aware, so
+// it reads tsconfig.json (every app, lib, test, bench and script). `npm run lint`; .ci/run runs it before the tests.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/generated-client/**', 'examples/**/dist/**'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-for-in-array': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true, requireDefaultForNonUnion: false },
+      ],
+      '@typescript-eslint/consistent-type-imports': [
+        'error',
+        // Nest reads constructor parameter types at run time (emitDecoratorMetadata): an import used only as a
+        // parameter's type must stay a value import, or injection breaks. Inline `type` keeps that decision per name.
+        { prefer: 'type-imports', fixStyle: 'inline-type-imports', disallowTypeAnnotations: false },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Turned off, each for its reason:
+      // - `any` marks where a library's generic is erased on purpose (a BullMQ queue of any job, rows as loose as
+      //   DataSource.query's) and the JSON bodies tests and benchmarks read; `unknown` there only adds casts.
+      '@typescript-eslint/no-explicit-any': 'off',
+      // - Control characters in a pattern are what those patterns are for: the code strips or refuses them.
+      'no-control-regex': 'off',
+      // - `require` reads the plain JavaScript of scripts/ (shared with `npm start`, untyped) and paths known only at
+      //   run time; each such call asserts the type it gets.
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    languageOptions: {
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        process: 'readonly',
+        console: 'readonly',
+        __dirname: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+        AbortSignal: 'readonly',
+        performance: 'readonly',
+      },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off', 'no-control-regex': 'off' },
+  },
+);
