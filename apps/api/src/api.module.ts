@@ -25,6 +25,7 @@ import { ReadYourWritesInterceptor } from './http/read-your-writes.interceptor';
 import { RequestInterceptorsModule } from './idempotency/request-interceptors.module';
 import { KnowledgebasesModule } from './knowledgebases/knowledgebases.module';
 import { LanguagesModule } from './languages/languages.module';
+import { RuntimeModule } from './runtime/runtime.module';
 import { TelephonyModule } from './telephony/telephony.module';
 import { ToolsModule } from './tools/tools.module';
 
@@ -60,6 +61,7 @@ export class ApiModule {
         AssistantsModule,
         CampaignsModule,
         CallsModule,
+        RuntimeModule,
         KnowledgebasesModule,
         ToolsModule,
         TelephonyModule,

@@ -25,6 +25,14 @@ import { JobQueue, Jobs } from '@app/jobs';
 const statusConflict = (from: string, to: string) =>
   new DomainError('call_status_conflict', 409, { message: `The call is already ${from}; it cannot become ${to}.` });
 
+/**
+ * A final write that sends no transcript gets the runtime's transcript turns joined in their order, one line a turn
+ * (`Assistant: ...`, `Customer: ...`, as the calls' transcripts read); a call without turns keeps what it had.
+ */
+const TRANSCRIPT_OF_TURNS = `(SELECT string_agg(CASE WHEN turn.data->>'role' = 'assistant' THEN 'Assistant: ' ELSE 'Customer: ' END
+                                 || (turn.data->>'text'), E'\n' ORDER BY turn.seq)
+     FROM call_events turn WHERE turn.call_id = calls.id AND turn.type = 'transcript')`;
+
 /** Reads of a call that another write changed before this one could apply; past them the runtime gets a 409. */
 const WRITE_ATTEMPTS = 5;
 
@@ -220,7 +228,9 @@ export class CallIngestion {
       keep('campaign_name', seen.campaign_name, 'varchar'),
       keep('lead_id', request.lead_id, 'int'),
       keep('duration', request.duration, 'int'),
-      keep('transcript', request.transcript, 'text'),
+      request.transcript === undefined && TERMINAL_CALL_STATUSES.includes(request.status)
+        ? `transcript = COALESCE(${TRANSCRIPT_OF_TURNS}, transcript)`
+        : keep('transcript', request.transcript, 'text'),
       keep('variables', json(request.variables), 'jsonb'),
       keep('evaluation', json(request.evaluation), 'jsonb'),
       keep('carrier_cost', request.carrier_cost, 'numeric'),

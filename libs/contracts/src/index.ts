@@ -18,3 +18,4 @@ export * from './dto/lead.dto';
 export * from './phone-numbers';
 export * from './dto/call.dto';
 export * from './dto/call-response';
+export * from './dto/runtime.dto';

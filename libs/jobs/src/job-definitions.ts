@@ -108,6 +108,16 @@ export const Jobs = {
     retried(14),
     ({ callId }) => `webhook-${callId}`,
   ),
+  /**
+   * Tells a call's assistant webhook that its voice runtime's session started (`call.started`). Worth little once
+   * the call is long over: a few quick retries (5 s up to 40 s), no sweep.
+   */
+  deliverCallStartedWebhook: defineJob<CallJob>(
+    Queues.calls,
+    'deliver-call-started-webhook',
+    retried(5),
+    ({ callId }) => `webhook-started-${callId}`,
+  ),
   /** Queues again the webhook deliveries still owed whose job was lost. Repeats on the worker. */
   sweepUndeliveredWebhooks: defineJob<Record<string, never>>(
     Queues.maintenance,

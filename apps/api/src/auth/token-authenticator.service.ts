@@ -27,7 +27,8 @@ export class TokenAuthenticator {
 
   async authenticate(token: string): Promise<AuthContext | null> {
     const kind = parseToken(token);
-    if (!kind) return null;
+    // A call token opens only its call's runtime routes, never the user API.
+    if (!kind || kind === 'call') return null;
     const table = kind === 'apiKey' ? 'api_keys' : 'session_tokens';
     const notExpired = kind === 'session' ? 'AND credential.expires_at > now()' : '';
     const rows = await queryPool<CredentialRow>(

@@ -1,11 +1,9 @@
 import { Module } from '@nestjs/common';
-import { CallIngestion } from '@app/calls';
-import { CallsController, InternalCallsController } from './calls.controllers';
+import { CallsController } from './calls.controller';
 import { CallsService } from './calls.service';
-import { RuntimeTokenGuard } from './runtime-token.guard';
 
 @Module({
-  controllers: [CallsController, InternalCallsController],
-  providers: [CallsService, CallIngestion, RuntimeTokenGuard],
+  controllers: [CallsController],
+  providers: [CallsService],
 })
 export class CallsModule {}

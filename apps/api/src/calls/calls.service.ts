@@ -5,16 +5,20 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
   CallEnvelope,
+  type CallEventResponse,
+  type CallEventRow,
   CallListQuery,
   CallResponse,
   Errors,
   LengthAwarePage,
   lengthAwarePage,
   MessageResponse,
+  type PageQuery,
   CallRow,
   INVALID_PHONE_NUMBER,
   MakeCallRequest,
   MakeCallResponse,
+  toCallEventResponse,
   toCallResponse,
   toE164,
   ValidationFailed,
@@ -161,6 +165,34 @@ export class CallsService {
     ])) as CallRow[];
     if (!row) throw Errors.callNotFound();
     return { data: toCallResponse(row) };
+  }
+
+  /** The call's events, oldest first; the call is the owner's or it is not found. */
+  async events(
+    user: AuthenticatedUser,
+    id: number,
+    query: PageQuery,
+    request: Request,
+  ): Promise<LengthAwarePage<CallEventResponse>> {
+    const [call] = await this.reads.query<{ events: number }>(
+      user.id,
+      `SELECT (SELECT count(*)::int FROM call_events WHERE call_id = calls.id) AS events
+         FROM calls WHERE id = $1 AND user_id = $2`,
+      [id, user.id],
+    );
+    if (!call) throw Errors.callNotFound();
+    const rows = await this.reads.query<CallEventRow>(
+      user.id,
+      `SELECT type, seq, at, data FROM call_events WHERE call_id = $1
+        ORDER BY at, seq NULLS LAST, id LIMIT $2 OFFSET $3`,
+      [id, query.per_page, (query.page - 1) * query.per_page],
+    );
+    return lengthAwarePage(
+      rows.map(toCallEventResponse),
+      call.events,
+      { page: query.page, perPage: query.per_page },
+      pageLocation(request, this.config.appUrl),
+    );
   }
 
   async delete(user: AuthenticatedUser, id: number): Promise<MessageResponse> {

@@ -21,5 +21,6 @@ import { KnowledgebasesService } from './knowledgebases.service';
     tenantRepositoryProvider(Knowledgebase),
     tenantRepositoryProvider(Document),
   ],
+  exports: [KnowledgebasesService],
 })
 export class KnowledgebasesModule {}

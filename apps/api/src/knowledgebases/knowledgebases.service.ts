@@ -106,9 +106,14 @@ export class KnowledgebasesService {
   }
 
   /** Ranked passages for an assistant to use as context (see PassageSearch for how they are ranked). */
-  async search(user: AuthenticatedUser, id: number, query: SearchKnowledgebaseQuery): Promise<SearchResponse> {
-    if (!(await this.knowledgebases.exists(user.id, { id }))) throw Errors.knowledgebaseNotFound();
-    const hits = await this.passages.search(user.id, id, query.query, query.limit);
+  search(user: AuthenticatedUser, id: number, query: SearchKnowledgebaseQuery): Promise<SearchResponse> {
+    return this.searchOwned(user.id, id, query);
+  }
+
+  /** The same search for whoever acts for the owner (the voice runtime, for its call's assistant). */
+  async searchOwned(ownerId: number, id: number, query: SearchKnowledgebaseQuery): Promise<SearchResponse> {
+    if (!(await this.knowledgebases.exists(ownerId, { id }))) throw Errors.knowledgebaseNotFound();
+    const hits = await this.passages.search(ownerId, id, query.query, query.limit);
     return {
       data: hits.map((hit) => ({
         document_id: hit.document_id,

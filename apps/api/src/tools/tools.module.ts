@@ -18,5 +18,6 @@ import { ToolsService } from './tools.service';
       useFactory: (http: OutboundHttp) => new ToolExecutor(http.client),
     },
   ],
+  exports: [ToolsService],
 })
 export class ToolsModule {}

@@ -18,9 +18,9 @@ import {
   ValidationFailed,
   toToolResponse,
 } from '@app/contracts';
-import { SecretBox } from '@app/crypto';
+import { SecretBox, SecretContexts } from '@app/crypto';
 import { InjectTenantRepository, whenUnique, TenantRepository, Tool } from '@app/database';
-import { ToolExecutor, validateToolArguments } from '@app/tools';
+import { type ToolCallResult, ToolExecutor, validateToolArguments } from '@app/tools';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
 const nameTaken = () => new ValidationFailed({ name: ['The name has already been taken.'] }, TOOL_VALIDATION_MESSAGE);
@@ -112,15 +112,7 @@ export class ToolsService {
   }
 
   async test(user: AuthenticatedUser, id: number, request: TestToolRequest): Promise<ToolTestEnvelope> {
-    const tool = await this.find(user, id);
-    const values = request.arguments ?? {};
-    const errors = validateToolArguments(tool.schema, values);
-    if (Object.keys(errors).length > 0) throw new ValidationFailed(errors);
-    const result = await this.executor.call(
-      { ...tool, headers: this.openHeaders(tool) },
-      values,
-      request.variables ?? {},
-    );
+    const { result } = await this.run(user.id, id, request.arguments ?? {}, request.variables ?? {});
     return {
       data: {
         request: result.request,
@@ -134,6 +126,25 @@ export class ToolsService {
         error: result.error,
       },
     };
+  }
+
+  /**
+   * Makes the tool's request as an assistant's call does: the arguments checked against its schema (422 naming the
+   * field), its header values opened only here, in memory, for this request. The test route and the voice runtime's
+   * invocations both come through here.
+   */
+  async run(
+    ownerId: number,
+    id: number,
+    values: Record<string, unknown>,
+    variables: Record<string, unknown>,
+  ): Promise<{ tool: Tool; result: ToolCallResult }> {
+    const tool = await this.tools.findOne(ownerId, id);
+    if (!tool) throw Errors.toolNotFound();
+    const errors = validateToolArguments(tool.schema, values);
+    if (Object.keys(errors).length > 0) throw new ValidationFailed(errors);
+    const result = await this.executor.call({ ...tool, headers: this.openHeaders(tool) }, values, variables);
+    return { tool, result };
   }
 
   private async find(user: AuthenticatedUser, id: number): Promise<Tool> {
@@ -150,14 +161,14 @@ export class ToolsService {
   private sealHeaders(toolId: number, headers: ToolHeader[]): Tool['headers'] {
     return headers.map((header) => ({
       name: header.name,
-      sealedValue: this.secrets.seal(header.value, headerContext(toolId)),
+      sealedValue: this.secrets.seal(header.value, SecretContexts.toolHeader(toolId)),
     }));
   }
 
   private openHeaders(tool: Tool): ToolHeader[] {
     return tool.headers.map((header) => ({
       name: header.name,
-      value: this.secrets.open(header.sealedValue, headerContext(tool.id)),
+      value: this.secrets.open(header.sealedValue, SecretContexts.toolHeader(tool.id)),
     }));
   }
 
@@ -165,8 +176,6 @@ export class ToolsService {
     return toToolResponse(tool, this.openHeaders(tool));
   }
 }
-
-const headerContext = (toolId: number) => `tool:${toolId}:header`;
 
 function normaliseSchema(schema: ToolParameter[]): Tool['schema'] {
   return schema.map((parameter) => ({

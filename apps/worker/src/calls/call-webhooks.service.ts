@@ -5,7 +5,15 @@ import { Job, UnrecoverableError } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { CallJob, isFinalAttempt } from '@app/jobs';
 import { AppConfig } from '@app/config';
-import { CallRow, OPEN_CALL_STATUSES, toCallResponse, utcDateTime } from '@app/contracts';
+import {
+  type CallEventResponse,
+  type CallEventRow,
+  CallRow,
+  OPEN_CALL_STATUSES,
+  toCallEventResponse,
+  toCallResponse,
+  utcDateTime,
+} from '@app/contracts';
 import { SecretBox, SecretContexts } from '@app/crypto';
 import { settleLeadOfEndedCall } from '@app/database';
 import { JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
@@ -15,6 +23,8 @@ import { JobMetrics } from '../job-metrics';
 /** The part of the receiver's answer kept in the call's `webhook_response`. */
 const RESPONSE_BODY_LIMIT = 4096;
 const DELIVERY_TIMEOUT_MS = 10_000;
+/** Refusals of the outbound guard that every retry would meet again. */
+const UNRETRIABLE_CODES: ReadonlySet<string> = new Set(['blocked_address', 'invalid_url', 'unsupported_protocol']);
 
 /**
  * Standard Webhooks signature: `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`, keyed with the
@@ -72,47 +82,88 @@ export class CallWebhooks {
       return { status: 'skipped' };
     }
     const body = JSON.stringify(await this.payload(call));
-    const timestamp = Math.floor(Date.now() / 1000);
-    const secret = this.secrets.open(call.webhook_secret_sealed, SecretContexts.webhookSecret(call.assistant_id));
     const attempt = job.attemptsMade + 1;
-    let recorded: Record<string, unknown>;
-    let failure: string | undefined;
+    const sent = await this.send(call, call.webhook_event_id, body);
+    const recorded: Record<string, unknown> =
+      sent.error === undefined
+        ? { status: sent.status, body: sent.body, attempts: attempt, delivered_at: utcDateTime(new Date()) }
+        : { status: null, error: sent.error, attempts: attempt, delivered_at: utcDateTime(new Date()) };
+    const failure = sent.failure;
+    if (failure?.final) {
+      await this.record(call.id, recorded, true);
+      throw new UnrecoverableError(failure.reason);
+    }
+    const final = !failure || isFinalAttempt(job);
+    await this.record(call.id, recorded, final);
+    if (!failure) return { status: 'delivered' };
+    if (final) this.logger.warn({ callId: call.id, attempts: attempt, error: failure.reason }, 'webhook gave up');
+    throw new Error(`Webhook delivery failed: ${failure.reason}`);
+  }
+
+  /**
+   * POSTs `call.started` to the assistant's webhook, signed like `call.ended`, once the runtime's session started. The
+   * call's `webhook_response` stays the ended event's; this one is settled by clearing what the session marked owed.
+   */
+  async deliverStarted(job: Job<CallJob>): Promise<{ status: string }> {
+    const [call] = (await this.dataSource.query(
+      `SELECT c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed
+         FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1 AND c.started_webhook_due`,
+      [job.data.callId],
+    )) as (DeliveryRow & { started_event_id: string })[];
+    if (!call || !call.webhook_url || !call.is_webhook_active || !call.webhook_secret_sealed) {
+      await this.settleStarted(job.data.callId);
+      return { status: 'skipped' };
+    }
+    const body = JSON.stringify({ event: 'call.started', call: await this.callWithLead(call) });
+    const { failure } = await this.send(call, call.started_event_id, body);
+    if (!failure || failure.final || isFinalAttempt(job)) await this.settleStarted(call.id);
+    if (!failure) return { status: 'delivered' };
+    if (failure.final) throw new UnrecoverableError(failure.reason);
+    throw new Error(`Webhook delivery failed: ${failure.reason}`);
+  }
+
+  private async settleStarted(callId: number): Promise<void> {
+    await this.dataSource.query(`UPDATE calls SET started_webhook_due = false WHERE id = $1 AND started_webhook_due`, [
+      callId,
+    ]);
+  }
+
+  /**
+   * One signed POST of an event's body: the receiver's status and the start of its answer, or why none came; and what
+   * went wrong, if anything (`final` when no retry can help: the guard refuses the address).
+   */
+  private async send(
+    call: DeliveryRow,
+    eventId: string,
+    body: string,
+  ): Promise<{ status?: number; body?: string; error?: string; failure?: { reason: string; final: boolean } }> {
+    const timestamp = Math.floor(Date.now() / 1000);
+    const secret = this.secrets.open(call.webhook_secret_sealed!, SecretContexts.webhookSecret(call.assistant_id));
     try {
-      const answer = await this.http.client.request(call.webhook_url, {
+      const answer = await this.http.client.request(call.webhook_url!, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          'webhook-id': call.webhook_event_id,
+          'webhook-id': eventId,
           'webhook-timestamp': String(timestamp),
-          'webhook-signature': signWebhook(secret, call.webhook_event_id, timestamp, body),
+          'webhook-signature': signWebhook(secret, eventId, timestamp, body),
         },
         body,
         timeoutMs: DELIVERY_TIMEOUT_MS,
         maxBytes: RESPONSE_BODY_LIMIT,
         truncateBody: true,
       });
-      recorded = {
+      const delivered = answer.status >= 200 && answer.status < 300;
+      return {
         status: answer.status,
         body: answer.body.toString('utf8'),
-        attempts: attempt,
-        delivered_at: utcDateTime(new Date()),
+        ...(delivered ? {} : { failure: { reason: `the receiver answered ${answer.status}`, final: false } }),
       };
-      if (answer.status < 200 || answer.status >= 300) failure = `the receiver answered ${answer.status}`;
     } catch (error) {
       if (!(error instanceof OutboundRequestError)) throw error;
-      recorded = { status: null, error: error.message, attempts: attempt, delivered_at: utcDateTime(new Date()) };
-      failure = error.message;
       // An address the guard refuses will be refused on every retry.
-      if (error.code === 'blocked_address' || error.code === 'invalid_url' || error.code === 'unsupported_protocol') {
-        await this.record(call.id, recorded, true);
-        throw new UnrecoverableError(failure);
-      }
+      return { error: error.message, failure: { reason: error.message, final: UNRETRIABLE_CODES.has(error.code) } };
     }
-    const final = !failure || isFinalAttempt(job);
-    await this.record(call.id, recorded, final);
-    if (!failure) return { status: 'delivered' };
-    if (final) this.logger.warn({ callId: call.id, attempts: attempt, error: failure }, 'webhook gave up');
-    throw new Error(`Webhook delivery failed: ${failure}`);
   }
 
   /**
@@ -188,8 +239,30 @@ export class CallWebhooks {
     );
   }
 
-  /** The call as the receiver gets it: its fields, and the lead with its campaign when there is one. */
+  /**
+   * The ended call as the receiver gets it: its fields, the lead with its campaign when there is one, and what the
+   * runtime reported during the call (its transcript turns, and the tools the service called for it), in order.
+   */
   private async payload(call: DeliveryRow) {
+    const events = (await this.dataSource.query(
+      `SELECT type, seq, at, data FROM call_events WHERE call_id = $1 AND type IN ('transcript', 'tool_call')
+        ORDER BY at, seq NULLS LAST, id`,
+      [call.id],
+    )) as CallEventRow[];
+    const entries = events.map((event) => ({ type: event.type, entry: toCallEventResponse(event) }));
+    const strip = ({ type: _type, ...rest }: CallEventResponse) => rest;
+    return {
+      event: 'call.ended',
+      call: {
+        ...(await this.callWithLead(call)),
+        turns: entries.filter(({ type }) => type === 'transcript').map(({ entry }) => strip(entry)),
+        tool_calls: entries.filter(({ type }) => type === 'tool_call').map(({ entry }) => strip(entry)),
+      },
+    };
+  }
+
+  /** The call's fields, and the lead with its campaign when there is one. */
+  private async callWithLead(call: DeliveryRow) {
     const { webhook_response: _response, ...fields } = toCallResponse(call);
     const [lead] = call.lead_id
       ? await this.dataSource.query(
@@ -199,19 +272,16 @@ export class CallWebhooks {
         )
       : [];
     return {
-      event: 'call.ended',
-      call: {
-        ...fields,
-        lead: lead
-          ? {
-              id: lead.id,
-              phone_number: lead.phone_number,
-              variables: lead.variables,
-              status: lead.status,
-              campaign: { id: lead.campaign_id, name: lead.campaign_name },
-            }
-          : null,
-      },
+      ...fields,
+      lead: lead
+        ? {
+            id: lead.id,
+            phone_number: lead.phone_number,
+            variables: lead.variables,
+            status: lead.status,
+            campaign: { id: lead.campaign_id, name: lead.campaign_name },
+          }
+        : null,
     };
   }
 }

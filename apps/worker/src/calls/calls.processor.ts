@@ -13,6 +13,7 @@ export class CallsProcessor extends JobProcessor {
 
   protected readonly handlers: Record<string, JobHandler> = {
     [Jobs.deliverCallWebhook.name]: (job) => this.webhooks.deliver(job as Job<CallJob>),
+    [Jobs.deliverCallStartedWebhook.name]: (job) => this.webhooks.deliverStarted(job as Job<CallJob>),
   };
 
   constructor(private readonly webhooks: CallWebhooks) {

@@ -37,13 +37,20 @@ export class MaintenanceProcessor extends JobProcessor {
     super();
   }
 
-  /** Expired sessions are already refused when presented; this keeps the table from growing without bound. */
+  /**
+   * Expired session tokens and call tokens are already refused when presented; this keeps their tables from growing
+   * without bound.
+   */
   private async purgeExpiredSessions(): Promise<{ deleted: number }> {
-    const [, deleted] = (await this.dataSource.query(`DELETE FROM session_tokens WHERE expires_at <= now()`)) as [
-      unknown,
-      number,
-    ];
-    if (deleted > 0) this.logger.log({ deleted }, 'purged expired session tokens');
+    let deleted = 0;
+    for (const table of ['session_tokens', 'call_tokens']) {
+      const [, count] = (await this.dataSource.query(`DELETE FROM ${table} WHERE expires_at <= now()`)) as [
+        unknown,
+        number,
+      ];
+      if (count > 0) this.logger.log({ deleted: count, table }, 'purged expired tokens');
+      deleted += count;
+    }
     return { deleted };
   }
 

@@ -124,6 +124,22 @@ export const DateYmd = () =>
     },
     { message: 'The :attribute field must match the format Y-m-d.' },
   );
+/** Laravel's `date` for an instant: ISO 8601 with a time and an offset (`2026-01-02T03:04:05.678Z`), a real one. */
+export const DateTime = () =>
+  ValidateBy(
+    {
+      name: 'dateTime',
+      validator: {
+        validate: (value) =>
+          typeof value === 'string' &&
+          /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
+          !Number.isNaN(Date.parse(value)) &&
+          // An impossible day (2026-02-31) rolls over; the date part must survive the round trip in UTC's terms.
+          new Date(`${value.slice(0, 10)}T00:00:00Z`).toISOString().startsWith(value.slice(0, 10)),
+      },
+    },
+    { message: 'The :attribute field must be a valid date.' },
+  );
 export const Pattern = (pattern: RegExp) => Matches(pattern, { message: 'The :attribute field format is invalid.' });
 export const HttpUrl = () =>
   IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, field('must be a valid URL.'));

@@ -27,6 +27,7 @@ import { SearchLexemesSimilarIndex1764123000000 } from './1764123000000-search-l
 import { PassagesWalkIndex1764124000000 } from './1764124000000-passages-walk-index';
 import { SearchPhrasalVerbs1764125000000 } from './1764125000000-search-phrasal-verbs';
 import { LeadsPhoneNumberPerAccount1764126000000 } from './1764126000000-leads-phone-number-per-account';
+import { VoiceRuntime1764127000000 } from './1764127000000-voice-runtime';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -59,4 +60,5 @@ export const migrations = [
   PassagesWalkIndex1764124000000,
   SearchPhrasalVerbs1764125000000,
   LeadsPhoneNumberPerAccount1764126000000,
+  VoiceRuntime1764127000000,
 ];

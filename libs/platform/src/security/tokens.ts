@@ -2,11 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
- * Bearer tokens look like `vak_<43 base62 chars><6 base62 checksum chars>`. The prefix says what kind of
- * token it is (and lets secret scanners find leaked keys); the CRC32 checksum lets the API refuse a
- * mistyped or made-up token without touching the database.
+ * Bearer tokens look like `vak_<43 base62 chars><6 base62 checksum chars>`: `vak` an API key, `vas` a session, `vrc`
+ * the voice runtime's token for one call. The prefix says what kind of token it is (and lets secret scanners find
+ * leaked keys); the CRC32 checksum lets the API refuse a mistyped or made-up token without touching the database.
  */
-export const TokenKinds = { apiKey: 'vak', session: 'vas' } as const;
+export const TokenKinds = { apiKey: 'vak', session: 'vas', call: 'vrc' } as const;
 export type TokenKind = keyof typeof TokenKinds;
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

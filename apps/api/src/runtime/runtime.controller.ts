@@ -1,0 +1,174 @@
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Injectable,
+  Param,
+  type PipeTransform,
+  Post,
+  Put,
+  Query,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import {
+  CallSessionEnvelope,
+  CallSessionRequest,
+  Errors,
+  IngestCallRequest,
+  IngestCallResponse,
+  InvokeToolRequest,
+  MessageResponse,
+  RuntimeEventsEnvelope,
+  RuntimeEventsRequest,
+  SearchKnowledgebaseQuery,
+  SearchResponse,
+  ToolInvocationEnvelope,
+} from '@app/contracts';
+import { CallIngestion } from '@app/calls';
+import {
+  ApiNotFoundAs,
+  ApiPublicResource,
+  ApiValidatedInput,
+  ApiValidatedQuery,
+  Public,
+  ResourceIdPipe,
+  SkipRateLimit,
+} from '@app/platform';
+import { CallRuntime } from './call-runtime.service';
+import { CallSessions } from './call-sessions.service';
+import { CallTokenAccepted, RuntimeTokenGuard } from './runtime-token.guard';
+
+/** The runtime's own id of a call: its room's name at the provider. */
+const EXTERNAL_ID = /^[A-Za-z0-9._:+-]{1,128}$/;
+
+/** An external id the service could never have stored answers like a call it does not have. */
+@Injectable()
+class ExternalIdPipe implements PipeTransform<string, string> {
+  transform(value: string): string {
+    if (!EXTERNAL_ID.test(value)) throw Errors.callNotFound();
+    return value;
+  }
+}
+
+const ExternalId = () => Param('externalId', ExternalIdPipe);
+const ToolId = () => Param('toolId', new ResourceIdPipe(Errors.toolNotFound));
+
+/**
+ * The voice runtime's API (a LiveKit agent, or any other): with the deployment's RUNTIME_API_TOKEN, or for the
+ * routes of one call with the call token its session handed out. Never a user's token; not rate limited.
+ */
+@ApiPublicResource('Voice runtime')
+@ApiBearerAuth()
+@ApiUnauthorizedResponse({ type: MessageResponse, description: 'Unauthenticated.' })
+@Public()
+@SkipRateLimit()
+@UseGuards(RuntimeTokenGuard)
+@Controller('internal/calls/:externalId')
+export class RuntimeController {
+  constructor(
+    private readonly sessions: CallSessions,
+    private readonly runtime: CallRuntime,
+    private readonly ingestion: CallIngestion,
+  ) {}
+
+  @Post('session')
+  @ApiOperation({
+    operationId: 'openCallSession',
+    summary: 'Open a call’s session: the assistant to run, its tools and knowledgebase, and a call token (201 first)',
+  })
+  @ApiCreatedResponse({ type: CallSessionEnvelope, description: 'The call is new' })
+  @ApiOkResponse({ type: CallSessionEnvelope, description: 'The call existed (placed by the service, or a retry)' })
+  @ApiValidatedInput()
+  @ApiNotFoundAs('message', 'No assistant answers this number.')
+  @ApiConflictResponse({ type: MessageResponse, description: 'The call has already ended' })
+  async session(
+    @ExternalId() externalId: string,
+    @Body() body: CallSessionRequest,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<CallSessionEnvelope> {
+    const result = await this.sessions.open(externalId, body);
+    response.status(result.created ? 201 : 200);
+    return result.body;
+  }
+
+  @Get('knowledge')
+  @CallTokenAccepted()
+  @ApiOperation({
+    operationId: 'searchCallKnowledge',
+    summary: 'Search the call’s assistant’s knowledgebase, as the user search answers',
+  })
+  @ApiOkResponse({ type: SearchResponse, description: 'Ranked passages, best first; none without a knowledgebase' })
+  @ApiValidatedQuery()
+  @ApiNotFoundAs('message', 'Call not found.')
+  knowledge(@ExternalId() externalId: string, @Query() query: SearchKnowledgebaseQuery): Promise<SearchResponse> {
+    return this.runtime.knowledge(externalId, query);
+  }
+
+  @Post('tools/:toolId/invoke')
+  @HttpCode(200)
+  @CallTokenAccepted()
+  @ApiOperation({
+    operationId: 'invokeCallTool',
+    summary: 'Call one of the assistant’s tools; the endpoint’s answer, or why none came, within the tool’s timeout',
+  })
+  @ApiOkResponse({ type: ToolInvocationEnvelope })
+  @ApiValidatedInput('An argument breaks the tool’s schema')
+  @ApiNotFoundAs('message', 'Tool not found (or not the call’s assistant’s), or call not found.')
+  invoke(
+    @ExternalId() externalId: string,
+    @ToolId() toolId: number,
+    @Body() body: InvokeToolRequest,
+  ): Promise<ToolInvocationEnvelope> {
+    return this.runtime.invoke(externalId, toolId, body);
+  }
+
+  @Post('events')
+  @HttpCode(200)
+  @CallTokenAccepted()
+  @ApiOperation({
+    operationId: 'recordCallEvents',
+    summary: 'Record transcript turns and notes, idempotent on their seq, in any order and in batches',
+  })
+  @ApiOkResponse({ type: RuntimeEventsEnvelope })
+  @ApiValidatedInput()
+  @ApiNotFoundAs('message', 'Call not found.')
+  events(@ExternalId() externalId: string, @Body() body: RuntimeEventsRequest): Promise<RuntimeEventsEnvelope> {
+    return this.runtime.record(externalId, body);
+  }
+
+  @Put()
+  @CallTokenAccepted()
+  @ApiOperation({
+    operationId: 'ingestCall',
+    summary: 'Create or update a call by the runtime’s id (201 first, 200 after)',
+  })
+  @ApiCreatedResponse({ type: IngestCallResponse, description: 'First write of this call' })
+  @ApiOkResponse({ type: IngestCallResponse, description: 'A later write' })
+  @ApiValidatedInput()
+  @ApiConflictResponse({
+    type: MessageResponse,
+    description: 'The call already has another final status, or belongs to another account than the assistant',
+  })
+  @ApiNotFoundAs('message', 'Not found.')
+  async ingest(
+    @Param('externalId') externalId: string,
+    @Body() body: IngestCallRequest,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<IngestCallResponse> {
+    if (!EXTERNAL_ID.test(externalId)) throw Errors.routeNotFound();
+    const result = await this.ingestion.write(externalId, body);
+    response.status(result.created ? 201 : 200);
+    return result.body;
+  }
+}

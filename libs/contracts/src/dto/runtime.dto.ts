@@ -1,0 +1,264 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ValidateIf } from 'class-validator';
+import { Rule } from '../validation';
+import { ScalarMap } from './assistant.dto';
+import { CALL_TYPES, CallResponse } from './call.dto';
+import { LanguageResponse } from './language.dto';
+
+/** Events one request may carry: a runtime batches the turns of a few seconds, never a whole call. */
+export const MAX_EVENTS_PER_REQUEST = 100;
+/** One turn's text; a call's whole transcript is at most 1,000,000 characters. */
+export const MAX_EVENT_TEXT = 10_000;
+export const CALL_EVENT_TYPES = ['transcript', 'note'] as const;
+export const TRANSCRIPT_ROLES = ['assistant', 'user'] as const;
+
+/** POST /internal/calls/{external_id}/session: the runtime has a call and asks what to run. */
+export class CallSessionRequest {
+  @ApiProperty({ enum: CALL_TYPES })
+  @Rule.Required()
+  @Rule.OneOf(CALL_TYPES)
+  type: (typeof CALL_TYPES)[number];
+
+  @ApiProperty({ type: String, maxLength: 32, example: '+14155550123', description: 'The caller, or the callee' })
+  @Rule.RequiredText(32)
+  client_phone_number: string;
+
+  @ApiProperty({
+    type: String,
+    maxLength: 32,
+    example: '+14155550100',
+    description: 'The dialled number of an inbound call (finds the assistant), or the number calling out',
+  })
+  @Rule.RequiredText(32)
+  assistant_phone_number: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    description: 'For a call the service did not place and that no number routes (a web call)',
+  })
+  @Rule.Optional()
+  @Rule.Id()
+  assistant_id?: number | null;
+
+  @ApiPropertyOptional({ type: 'integer', nullable: true })
+  @Rule.Optional()
+  @Rule.Id()
+  campaign_id?: number | null;
+
+  @ApiPropertyOptional({ type: 'integer', nullable: true })
+  @Rule.Optional()
+  @Rule.Id()
+  lead_id?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The call’s own variables (text, number or boolean), over the lead’s and the assistant’s',
+  })
+  @Rule.Sometimes()
+  @ScalarMap()
+  variables?: Record<string, string | number | boolean | null>;
+}
+
+export class SessionAssistant {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ type: String }) name: string;
+  @ApiProperty({ type: String, enum: ['inbound', 'outbound'] }) type: string;
+  @ApiProperty({ type: LanguageResponse }) language: LanguageResponse;
+  @ApiProperty({ type: [LanguageResponse] }) secondary_languages: LanguageResponse[];
+  @ApiProperty({ type: String, nullable: true }) voice_id: string | null;
+  @ApiProperty({ type: String, example: 'Europe/Berlin' }) timezone: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Spoken first; `{{variables}}` already filled in' })
+  initial_message: string | null;
+  @ApiProperty({ type: String, nullable: true, description: '`{{variables}}` already filled in' })
+  system_prompt: string | null;
+  @ApiProperty({ type: 'integer', description: 'Seconds; the runtime ends the call then' }) max_duration: number;
+  @ApiProperty({ type: Boolean }) record: boolean;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The assistant’s variables, then the lead’s, then the call’s: a later one wins',
+  })
+  variables: Record<string, unknown>;
+  @ApiProperty({
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { name: { type: 'string' }, type: { type: 'string' }, description: { type: 'string' } },
+    },
+    description: 'What to extract from the call when it ends, for the final write’s `evaluation`',
+  })
+  post_call_schema: { name: string; type: string; description: string }[];
+}
+
+export class SessionTool {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ type: String, example: 'check_order' }) name: string;
+  @ApiProperty({ type: String }) description: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The arguments as JSON Schema (an object of named properties); what the invoke route checks',
+    example: {
+      type: 'object',
+      properties: { order_id: { type: 'string', description: 'The order number' } },
+      required: ['order_id'],
+      additionalProperties: false,
+    },
+  })
+  parameters: Record<string, unknown>;
+}
+
+export class SessionKnowledgebase {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ type: String }) name: string;
+}
+
+export class CallSession {
+  @ApiProperty({ type: CallResponse }) call: CallResponse;
+  @ApiProperty({
+    type: String,
+    example: 'vrc_4Jd9...',
+    description: 'For this call’s knowledge, tools, events and final write only; shown once',
+  })
+  token: string;
+  @ApiProperty({ type: String, format: 'date-time', description: 'The call’s `max_duration` and ten minutes on' })
+  expires_at: string;
+  @ApiProperty({ type: SessionAssistant }) assistant: SessionAssistant;
+  @ApiProperty({ type: [SessionTool] }) tools: SessionTool[];
+  @ApiProperty({ type: SessionKnowledgebase, nullable: true }) knowledgebase: SessionKnowledgebase | null;
+}
+
+export class CallSessionEnvelope {
+  @ApiProperty({ type: CallSession }) data: CallSession;
+}
+
+/** POST /internal/calls/{external_id}/tools/{tool_id}/invoke */
+export class InvokeToolRequest {
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'What the model filled in, checked against the tool’s parameters',
+  })
+  @Rule.Optional()
+  @Rule.PlainObject()
+  arguments?: Record<string, unknown>;
+}
+
+export class ToolInvocation {
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The endpoint’s HTTP status; null without an answer' })
+  status: number | null;
+  @ApiProperty({
+    nullable: true,
+    description: 'Parsed JSON when the answer is a complete JSON object or array, else its text (at most 64 KB)',
+  })
+  body: unknown;
+  @ApiProperty({ type: 'integer' }) duration_ms: number;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why no answer came (timeout, refused address, ...), to tell the caller',
+  })
+  error: string | null;
+}
+
+export class ToolInvocationEnvelope {
+  @ApiProperty({ type: ToolInvocation }) data: ToolInvocation;
+}
+
+export class RuntimeEvent {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'The runtime’s order of events in the call; unique' })
+  @Rule.Required()
+  @Rule.Integer()
+  @Rule.Between(0, Rule.MAX_ID)
+  seq: number;
+
+  @ApiProperty({ enum: CALL_EVENT_TYPES })
+  @Rule.Required()
+  @Rule.OneOf(CALL_EVENT_TYPES)
+  type: (typeof CALL_EVENT_TYPES)[number];
+
+  @ApiProperty({ type: String, format: 'date-time', example: '2026-01-02T03:04:05.678Z' })
+  @Rule.Required()
+  @Rule.DateTime()
+  at: string;
+
+  @ApiPropertyOptional({ enum: TRANSCRIPT_ROLES, description: 'Required for a transcript turn' })
+  @ValidateIf((event: RuntimeEvent) => event.type === 'transcript' || event.role !== undefined)
+  @Rule.RequiredWhen('type', 'transcript')
+  @Rule.OneOf(TRANSCRIPT_ROLES)
+  role?: (typeof TRANSCRIPT_ROLES)[number];
+
+  @ApiProperty({ type: String, maxLength: MAX_EVENT_TEXT })
+  @Rule.RequiredText(MAX_EVENT_TEXT)
+  text: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Milliseconds from the call’s start' })
+  @Rule.Optional()
+  @Rule.Integer()
+  @Rule.Between(0, 86_400_000)
+  start_ms?: number;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Milliseconds from the call’s start' })
+  @Rule.Optional()
+  @Rule.Integer()
+  @Rule.Between(0, 86_400_000)
+  end_ms?: number;
+}
+
+/** POST /internal/calls/{external_id}/events */
+export class RuntimeEventsRequest {
+  @ApiProperty({ type: [RuntimeEvent], minItems: 1, maxItems: MAX_EVENTS_PER_REQUEST })
+  @Rule.Required()
+  @Rule.ArrayMin(1)
+  @Rule.ArrayMax(MAX_EVENTS_PER_REQUEST)
+  @Rule.EachNested(() => RuntimeEvent)
+  events: RuntimeEvent[];
+}
+
+export class RuntimeEventsReceipt {
+  @ApiProperty({ type: 'integer', description: 'Events stored by this request' }) recorded: number;
+  @ApiProperty({ type: 'integer', description: 'Events whose `seq` the call already had (kept as first sent)' })
+  duplicates: number;
+}
+
+export class RuntimeEventsEnvelope {
+  @ApiProperty({ type: String, example: 'Events recorded.' }) message: string;
+  @ApiProperty({ type: RuntimeEventsReceipt }) data: RuntimeEventsReceipt;
+}
+
+/** One entry of GET /user/calls/{id}/events: a turn, a note or a tool invocation, in the order they happened. */
+export class CallEventResponse {
+  @ApiProperty({ enum: ['transcript', 'note', 'tool_call'] }) type: string;
+  @ApiProperty({ type: String, format: 'date-time' }) at: string;
+  @ApiPropertyOptional({ type: 'integer', description: 'transcript and note' }) seq?: number;
+  @ApiPropertyOptional({ enum: TRANSCRIPT_ROLES, description: 'transcript' }) role?: string;
+  @ApiPropertyOptional({ type: String, description: 'transcript and note' }) text?: string;
+  @ApiPropertyOptional({ type: 'integer', description: 'transcript' }) start_ms?: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'transcript' }) end_ms?: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'tool_call' }) tool_id?: number;
+  @ApiPropertyOptional({ type: String, description: 'tool_call' }) name?: string;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'tool_call' })
+  arguments?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'integer', nullable: true, description: 'tool_call: the endpoint’s HTTP status' })
+  status?: number | null;
+  @ApiPropertyOptional({ type: 'integer', description: 'tool_call' }) duration_ms?: number;
+}
+
+/** A row of `call_events`: the columns every event has, and what its type carries. */
+export interface CallEventRow {
+  type: 'transcript' | 'note' | 'tool_call';
+  seq: number | null;
+  at: Date;
+  data: Record<string, unknown>;
+}
+
+export function toCallEventResponse(row: CallEventRow): CallEventResponse {
+  return {
+    type: row.type,
+    at: row.at.toISOString(),
+    ...(row.seq === null ? {} : { seq: row.seq }),
+    ...row.data,
+  };
+}

@@ -1,0 +1,563 @@
+import { createHmac } from 'node:crypto';
+import { type LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
+import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
+import { type Stack, startStack } from './support/stack';
+import { waitFor, waitForDocument } from './support/wait-for';
+
+const RUNTIME_TOKEN = 'runtime-token-for-voice-runtime-0123456789';
+const deployment = { Authorization: `Bearer ${RUNTIME_TOKEN}` };
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+const TOOL_SECRET = 'sk-live-tool-secret-0123456789';
+
+/** An independent Standard Webhooks check, as a receiver would write it. */
+function verifies(secret: string, headers: Record<string, string | string[] | undefined>, body: string): boolean {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const expected = createHmac('sha256', key)
+    .update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`)
+    .digest('base64');
+  return String(headers['webhook-signature'])
+    .split(' ')
+    .some((signature) => signature === `v1,${expected}`);
+}
+
+describe('Voice runtime API', () => {
+  let stack: Stack;
+  let owner: TestAccount;
+  let other: TestAccount;
+  let site: LocalSite;
+  let english: number;
+  let secondLanguage: number;
+  let webhookSecret: string;
+  let inbound: { id: number; number: string; toolId: number; unlinkedToolId: number; knowledgebaseId: number };
+
+  const http = () => stack.http;
+  const post = (path: string, body: object, auth = owner.auth) => http().post(`/api/user/${path}`).set(auth).send(body);
+
+  /** Deliveries the webhook receiver got for one call, by event. */
+  const deliveries = (event: string, callId: number) =>
+    site.requests
+      .filter((request) => request.path === '/hook')
+      .map((request) => ({ request, body: JSON.parse(request.body) }))
+      .filter(({ body }) => body.event === event && body.call.id === callId);
+
+  beforeAll(async () => {
+    site = await startLocalSite({
+      '/hook': (_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+      '/orders': (_request, response) =>
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ order: 'A-17', status: 'shipped' })),
+      '/slow': () => undefined,
+    });
+    stack = await startStack({ env: { RUNTIME_API_TOKEN: RUNTIME_TOKEN, JOB_RETRY_DELAY_MS: '100' } });
+    owner = await createAccount(stack);
+    other = await createAccount(stack);
+    const languages = (await http().get('/api/user/assistants/languages').set(owner.auth)).body as {
+      id: number;
+      iso_2: string;
+    }[];
+    english = languages.find((language) => language.iso_2 === 'en')!.id;
+    secondLanguage = languages.find((language) => language.iso_2 !== 'en')!.id;
+
+    const knowledgebase = (await post('knowledgebases', { name: 'Support FAQ' }).expect(201)).body.data;
+    const document = await http()
+      .post(`/api/user/knowledgebases/${knowledgebase.id}/documents`)
+      .set(owner.auth)
+      .field('name', 'Returns')
+      .field('type', 'txt')
+      .attach(
+        'file',
+        Buffer.from('Refunds are paid within fourteen days of the returned parcel arriving at our warehouse.'),
+        'returns.txt',
+      )
+      .expect(201);
+    expect((await waitForDocument(stack, owner, knowledgebase.id, document.body.data.id)).status).toBe('active');
+
+    const tool = (
+      await post('tools', {
+        name: 'check_order',
+        description: 'Looks an order up by its number',
+        endpoint: `${site.origin}/orders`,
+        method: 'POST',
+        headers: [{ name: 'X-Api-Key', value: TOOL_SECRET }],
+        static_fields: [{ key: 'company', value: '{{company}}' }],
+        schema: [
+          { name: 'order_id', type: 'string', description: 'The order number', required: true },
+          { name: 'quantity', type: 'integer', description: 'How many' },
+        ],
+      }).expect(201)
+    ).body.data;
+    const unlinked = (
+      await post('tools', {
+        name: 'cancel_order',
+        description: 'Cancels',
+        endpoint: `${site.origin}/orders`,
+        method: 'POST',
+      }).expect(201)
+    ).body.data;
+    const number = (await post('phone-numbers/sip-trunks', sipTrunkRequest()).expect(201)).body.data;
+    const assistant = (
+      await post('assistant', {
+        name: 'Front desk',
+        type: 'inbound',
+        language_id: english,
+        secondary_language_ids: [secondLanguage],
+        phone_number_id: number.id,
+        knowledgebase_id: knowledgebase.id,
+        tool_ids: [tool.id],
+        initial_message: 'Hello, {{company}} here. How can I help, {{name}}?',
+        system_prompt: 'You answer for {{company}}. Caller tier: {{tier}}. Unknown: {{nothing_here}}.',
+        variables: { company: 'Acme', tier: 'gold', name: 'there' },
+        webhook_url: `${site.origin}/hook`,
+        is_webhook_active: true,
+        max_duration: 600,
+      }).expect(201)
+    ).body.data;
+    webhookSecret = (await http().get(`/api/user/assistant/${assistant.id}`).set(owner.auth).expect(200)).body.data
+      .webhook_secret;
+    inbound = {
+      id: assistant.id,
+      number: number.phone_number,
+      toolId: tool.id,
+      unlinkedToolId: unlinked.id,
+      knowledgebaseId: knowledgebase.id,
+    };
+  }, 120_000);
+  afterAll(async () => {
+    await stack.close();
+    await site.close();
+  });
+
+  const session = (externalId: string, body: object, auth: Record<string, string> = deployment) =>
+    http().post(`/api/internal/calls/${externalId}/session`).set(auth).send(body);
+  const inboundSession = (externalId: string, overrides: object = {}) =>
+    session(externalId, {
+      type: 'inbound',
+      client_phone_number: '+14155550199',
+      assistant_phone_number: inbound.number,
+      ...overrides,
+    });
+
+  it('answers a whole inbound call from the service’s data, with secrets that never leave it', async () => {
+    const externalId = `call-inbound-${Date.now()}`;
+    // 1. The session: the assistant holding the dialled number, its tools as JSON Schema, its knowledgebase.
+    const opened = await inboundSession(externalId, { variables: { name: 'Ada' } }).expect(201);
+    const { call, token, expires_at: expiresAt, assistant, tools, knowledgebase } = opened.body.data;
+    expect(token).toMatch(/^vrc_[0-9A-Za-z]{49}$/);
+    expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan((600 + 500) * 1000);
+    expect(call).toMatchObject({ external_id: externalId, type: 'inbound', status: 'in-progress' });
+    expect(assistant).toMatchObject({
+      id: inbound.id,
+      name: 'Front desk',
+      language: { id: english, iso_2: 'en' },
+      secondary_languages: [expect.objectContaining({ id: secondLanguage })],
+      initial_message: 'Hello, Acme here. How can I help, Ada?',
+      system_prompt: 'You answer for Acme. Caller tier: gold. Unknown: {{nothing_here}}.',
+      max_duration: 600,
+      variables: { company: 'Acme', tier: 'gold', name: 'Ada' },
+    });
+    expect(tools).toEqual([
+      {
+        id: inbound.toolId,
+        name: 'check_order',
+        description: 'Looks an order up by its number',
+        parameters: {
+          type: 'object',
+          properties: {
+            order_id: { type: 'string', description: 'The order number' },
+            quantity: { type: 'integer', description: 'How many' },
+          },
+          required: ['order_id'],
+        },
+      },
+    ]);
+    expect(JSON.stringify(opened.body)).not.toContain(TOOL_SECRET);
+    expect(JSON.stringify(opened.body)).not.toContain(site.origin);
+    expect(knowledgebase).toEqual({ id: inbound.knowledgebaseId, name: 'Support FAQ' });
+    const stored = await stack.dataSource.query(`SELECT token_hash FROM call_tokens WHERE call_id = $1`, [call.id]);
+    expect(stored).toHaveLength(1);
+    expect(stored[0].token_hash).not.toContain(token.slice(4));
+
+    // A retried session is the same call, with a token of its own; the first stays valid.
+    const again = await inboundSession(externalId).expect(200);
+    expect(again.body.data.call.id).toBe(call.id);
+    const auth = bearer(token);
+
+    // 2. Knowledge, with the call token.
+    const knowledge = await http()
+      .get(`/api/internal/calls/${externalId}/knowledge`)
+      .query({ query: 'when do I get my refund' })
+      .set(auth)
+      .expect(200);
+    expect(knowledge.body.data[0].content).toContain('fourteen days');
+
+    // 3. A tool: the service makes the request with the stored secret header and the call's variables.
+    const invoked = await http()
+      .post(`/api/internal/calls/${externalId}/tools/${inbound.toolId}/invoke`)
+      .set(auth)
+      .send({ arguments: { order_id: 'A-17', quantity: 2 } })
+      .expect(200);
+    expect(invoked.body.data).toMatchObject({ status: 200, body: { order: 'A-17', status: 'shipped' }, error: null });
+    const sent = site.requests.filter((request) => request.path === '/orders').at(-1)!;
+    expect(sent.headers['x-api-key']).toBe(TOOL_SECRET);
+    expect(JSON.parse(sent.body)).toEqual({ order_id: 'A-17', quantity: 2, company: 'Acme' });
+    await http()
+      .post(`/api/internal/calls/${externalId}/tools/${inbound.toolId}/invoke`)
+      .set(auth)
+      .send({ arguments: { quantity: 'two' } })
+      .expect(422)
+      .expect((response) =>
+        expect(Object.keys(response.body.errors).sort()).toEqual(['arguments.order_id', 'arguments.quantity']),
+      );
+    await http()
+      .post(`/api/internal/calls/${externalId}/tools/${inbound.unlinkedToolId}/invoke`)
+      .set(auth)
+      .send({ arguments: {} })
+      .expect(404, { message: 'Tool not found' });
+
+    // 4. Transcript turns and a note, out of order, one batch retried: each seq once.
+    const turns = [
+      { seq: 2, type: 'transcript', role: 'user', text: 'Where is my order A-17?', at: '2026-01-02T10:00:05.000Z' },
+      { seq: 1, type: 'transcript', role: 'assistant', text: 'Hello, Acme here.', at: '2026-01-02T10:00:01.000Z' },
+      { seq: 3, type: 'note', text: 'Caller sounded in a hurry', at: '2026-01-02T10:00:06.000Z' },
+    ];
+    const events = (batch: object[]) =>
+      http().post(`/api/internal/calls/${externalId}/events`).set(auth).send({ events: batch });
+    expect((await events(turns.slice(0, 2)).expect(200)).body.data).toEqual({ recorded: 2, duplicates: 0 });
+    expect((await events(turns).expect(200)).body.data).toEqual({ recorded: 1, duplicates: 2 });
+    await events([
+      { seq: 4, type: 'transcript', role: 'assistant', text: 'It has shipped.', at: '2026-01-02T10:00:09.000Z' },
+    ]).expect(200);
+
+    // 5. The final write, with the call token: the transcript is the turns joined in order.
+    const ended = await http()
+      .put(`/api/internal/calls/${externalId}`)
+      .set(auth)
+      .send({
+        assistant_id: inbound.id,
+        type: 'inbound',
+        status: 'completed',
+        client_phone_number: '+14155550199',
+        assistant_phone_number: inbound.number,
+        duration: 42,
+        answered_by: 'human',
+      })
+      .expect(200);
+    expect(ended.body.data.transcript).toBe(
+      'Assistant: Hello, Acme here.\nCustomer: Where is my order A-17?\nAssistant: It has shipped.',
+    );
+
+    // 6. The owner reads the events in order; another account does not see the call.
+    const listed = await http().get(`/api/user/calls/${call.id}/events`).set(owner.auth).expect(200);
+    expect(listed.body.total).toBe(5);
+    expect(listed.body.data.slice(0, 4)).toEqual([
+      { type: 'transcript', seq: 1, at: '2026-01-02T10:00:01.000Z', role: 'assistant', text: 'Hello, Acme here.' },
+      { type: 'transcript', seq: 2, at: '2026-01-02T10:00:05.000Z', role: 'user', text: 'Where is my order A-17?' },
+      { type: 'note', seq: 3, at: '2026-01-02T10:00:06.000Z', text: 'Caller sounded in a hurry' },
+      { type: 'transcript', seq: 4, at: '2026-01-02T10:00:09.000Z', role: 'assistant', text: 'It has shipped.' },
+    ]);
+    expect(listed.body.data[4]).toMatchObject({
+      type: 'tool_call',
+      tool_id: inbound.toolId,
+      name: 'check_order',
+      arguments: { order_id: 'A-17', quantity: 2 },
+      status: 200,
+    });
+    expect(JSON.stringify(listed.body)).not.toContain(TOOL_SECRET);
+    await http().get(`/api/user/calls/${call.id}/events`).set(other.auth).expect(404, { message: 'Call not found.' });
+
+    // 7. Both webhooks, signed with the assistant's secret; the end carries the turns and the tool calls.
+    const [started] = await waitFor(async () => {
+      const found = deliveries('call.started', call.id);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(verifies(webhookSecret, started.request.headers, started.request.body)).toBe(true);
+    expect(started.body.call).toMatchObject({ external_id: externalId, status: 'in-progress' });
+    const [end] = await waitFor(async () => {
+      const found = deliveries('call.ended', call.id);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(verifies(webhookSecret, end.request.headers, end.request.body)).toBe(true);
+    expect(end.body.call.turns.map((turn: { seq: number }) => turn.seq)).toEqual([1, 2, 4]);
+    expect(end.body.call.tool_calls).toEqual([
+      expect.objectContaining({ tool_id: inbound.toolId, name: 'check_order', status: 200 }),
+    ]);
+    expect(end.request.body).not.toContain(TOOL_SECRET);
+    // A retried session was no second start.
+    expect(deliveries('call.started', call.id)).toHaveLength(1);
+  });
+
+  it('opens one call for many sessions at once', async () => {
+    const externalId = `call-burst-${Date.now()}`;
+    const answers = await Promise.all(Array.from({ length: 8 }, () => inboundSession(externalId)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+    expect(new Set(answers.map((answer) => answer.body.data.call.id)).size).toBe(1);
+    const [{ count }] = await stack.dataSource.query(
+      `SELECT count(*)::int AS count FROM calls WHERE external_id = $1`,
+      [externalId],
+    );
+    expect(count).toBe(1);
+  });
+
+  it('finds the assistant by the number however it is written, and refuses numbers nobody answers', async () => {
+    const national = inbound.number.replace(/^\+1/, '');
+    await inboundSession(`call-national-${Date.now()}`, {
+      assistant_phone_number: `+1 (${national.slice(0, 3)}) ${national.slice(3)}`,
+    }).expect(201);
+    await inboundSession(`call-nobody-${Date.now()}`, { assistant_phone_number: '+14155550000' }).expect(404, {
+      message: 'No assistant answers this number.',
+    });
+    // An inactive assistant does not answer.
+    const number = (await post('phone-numbers/sip-trunks', sipTrunkRequest()).expect(201)).body.data;
+    await post('assistant', {
+      name: 'Asleep',
+      type: 'inbound',
+      language_id: english,
+      phone_number_id: number.id,
+      status: 'inactive',
+    }).expect(201);
+    await inboundSession(`call-asleep-${Date.now()}`, { assistant_phone_number: number.phone_number }).expect(404, {
+      message: 'No assistant answers this number.',
+    });
+  });
+
+  it('scopes a call token to its own call’s routes, like a wrong token everywhere else', async () => {
+    const first = (await inboundSession(`call-a-${Date.now()}`).expect(201)).body.data;
+    const second = (await inboundSession(`call-b-${Date.now()}`).expect(201)).body.data;
+    const auth = bearer(first.token);
+    const unauthenticated = { message: 'Unauthenticated.' };
+    const otherCall = second.call.external_id;
+    await http()
+      .post(`/api/internal/calls/${otherCall}/events`)
+      .set(auth)
+      .send({ events: [{ seq: 1, type: 'note', text: 'x', at: '2026-01-02T10:00:00Z' }] })
+      .expect(401, unauthenticated);
+    await http().get(`/api/internal/calls/${otherCall}/knowledge?query=refund`).set(auth).expect(401, unauthenticated);
+    await inboundSession(first.call.external_id).set(auth).expect(401, unauthenticated);
+    await session(first.call.external_id, { type: 'inbound' }, auth).expect(401, unauthenticated);
+    await http().get('/api/user/calls').set(auth).expect(401, unauthenticated);
+    // An expired token is refused like any other.
+    await stack.dataSource.query(`UPDATE call_tokens SET expires_at = now() - interval '1 second' WHERE call_id = $1`, [
+      first.call.id,
+    ]);
+    await http().get(`/api/internal/calls/${first.call.external_id}/knowledge?query=refund`).set(auth).expect(401);
+    // A user's own token never opens the runtime's routes.
+    await http().get(`/api/internal/calls/${otherCall}/knowledge?query=refund`).set(owner.auth).expect(401);
+  });
+
+  it('answers a slow tool within its timeout with the reason, and records it', async () => {
+    const slow = (
+      await post('tools', {
+        name: 'slow_lookup',
+        description: 'Never answers',
+        endpoint: `${site.origin}/slow`,
+        method: 'GET',
+        timeout: 1,
+      }).expect(201)
+    ).body.data;
+    const number = (await post('phone-numbers/sip-trunks', sipTrunkRequest()).expect(201)).body.data;
+    await post('assistant', {
+      name: 'Slow',
+      type: 'inbound',
+      language_id: english,
+      phone_number_id: number.id,
+      tool_ids: [slow.id],
+    }).expect(201);
+    const opened = (await inboundSession(`call-slow-${Date.now()}`, { assistant_phone_number: number.phone_number }))
+      .body.data;
+    const started = Date.now();
+    const invoked = await http()
+      .post(`/api/internal/calls/${opened.call.external_id}/tools/${slow.id}/invoke`)
+      .set(bearer(opened.token))
+      .send({})
+      .expect(200);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(invoked.body.data).toMatchObject({ status: null, body: null });
+    expect(invoked.body.data.error).toMatch(/time/i);
+    const listed = await http().get(`/api/user/calls/${opened.call.id}/events`).set(owner.auth).expect(200);
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({ type: 'tool_call', status: null, name: 'slow_lookup' }),
+    ]);
+  });
+
+  it('refuses hostile bodies with 422 and stores nothing', async () => {
+    const opened = (await inboundSession(`call-hostile-${Date.now()}`).expect(201)).body.data;
+    const auth = bearer(opened.token);
+    const events = (body: unknown) =>
+      http()
+        .post(`/api/internal/calls/${opened.call.external_id}/events`)
+        .set(auth)
+        .send(body as object);
+    const valid = { seq: 1, type: 'transcript', role: 'user', text: 'hi', at: '2026-01-02T10:00:00Z' };
+    for (const body of [
+      {},
+      { events: [] },
+      { events: 'x' },
+      { events: [[]] },
+      { events: [null] },
+      { events: [{ ...valid, seq: '1' }] },
+      { events: [{ ...valid, seq: -1 }] },
+      { events: [{ ...valid, role: undefined }] },
+      { events: [{ ...valid, role: 'system' }] },
+      { events: [{ ...valid, type: 'tool_call' }] },
+      { events: [{ ...valid, at: '2026-02-31T10:00:00Z' }] },
+      { events: [{ ...valid, at: 'yesterday' }] },
+      { events: [{ ...valid, text: 'x'.repeat(10_001) }] },
+      { events: Array.from({ length: 101 }, (_, seq) => ({ ...valid, seq })) },
+    ]) {
+      const answer = await events(body);
+      expect([answer.status, body]).toEqual([422, body]);
+      expect(answer.body.message).toEqual(expect.any(String));
+      expect(answer.body.errors).toEqual(expect.any(Object));
+    }
+    await events({ events: [{ ...valid, text: 'x'.repeat(1_100_000) }] }).expect(413);
+    await session(`call-hostile-2-${Date.now()}`, { type: 'phone', client_phone_number: [], variables: 'x' }).expect(
+      422,
+    );
+    await http()
+      .post(`/api/internal/calls/${opened.call.external_id}/tools/${inbound.toolId}/invoke`)
+      .set(auth)
+      .send({ arguments: [] })
+      .expect(422);
+    const [{ count }] = await stack.dataSource.query(
+      `SELECT count(*)::int AS count FROM call_events WHERE call_id = $1`,
+      [opened.call.id],
+    );
+    expect(count).toBe(0);
+    await http()
+      .post('/api/internal/calls/no%20such/events')
+      .set(deployment)
+      .send({ events: [valid] })
+      .expect(404);
+    await http()
+      .post('/api/internal/calls/call-missing/events')
+      .set(deployment)
+      .send({ events: [valid] })
+      .expect(404, {
+        message: 'Call not found.',
+      });
+  });
+});
+
+describe('Voice runtime API: a campaign call', () => {
+  let stack: Stack;
+  let owner: TestAccount;
+  let site: LocalSite;
+
+  beforeAll(async () => {
+    site = await startLocalSite({
+      '/hook': (_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+    });
+    stack = await startStack({ env: { RUNTIME_API_TOKEN: RUNTIME_TOKEN, JOB_RETRY_DELAY_MS: '100' } });
+    owner = await createAccount(stack);
+  }, 60_000);
+  afterAll(async () => {
+    await stack.close();
+    await site.close();
+  });
+
+  it('runs the call the dialer placed, with the lead’s variables over the assistant’s', async () => {
+    const post = (path: string, body: object) => stack.http.post(`/api/user/${path}`).set(owner.auth).send(body);
+    const languages = (await stack.http.get('/api/user/assistants/languages').set(owner.auth)).body;
+    const number = (await post('phone-numbers/sip-trunks', sipTrunkRequest()).expect(201)).body.data;
+    const assistant = (
+      await post('assistant', {
+        name: 'Renewals',
+        type: 'outbound',
+        language_id: languages[0].id,
+        phone_number_id: number.id,
+        initial_message: 'Hi {{name}}, this is {{company}} about your {{plan}} plan.',
+        variables: { company: 'Acme', plan: 'basic', name: 'there' },
+        webhook_url: `${site.origin}/hook`,
+        is_webhook_active: true,
+      }).expect(201)
+    ).body.data;
+    const secret = (await stack.http.get(`/api/user/assistant/${assistant.id}`).set(owner.auth)).body.data
+      .webhook_secret;
+    const campaign = (
+      await post('campaign', { name: 'Renewals', assistant_id: assistant.id, phone_number_ids: [number.id] }).expect(
+        201,
+      )
+    ).body.data;
+    const lead = (
+      await post('lead', {
+        phone_number: '+14155550142',
+        campaign_id: campaign.id,
+        variables: { name: 'Grace', plan: 'premium' },
+      }).expect(201)
+    ).body.data;
+    await post('campaigns/update-status', { campaign_id: campaign.id, action: 'start' }).expect(200);
+
+    // The agent learns the call from its dispatch: the external id is in the dispatch's metadata.
+    const [dial] = await waitFor(async () => {
+      const rows = await stack.dataSource.query(
+        `SELECT d.request FROM local_dial_requests d JOIN calls c ON c.external_id = d.attempt_id
+          WHERE c.campaign_id = $1`,
+        [campaign.id],
+      );
+      return rows.length > 0 ? rows : undefined;
+    });
+    const externalId: string = dial.request.metadata.external_id;
+    expect(externalId).toBe(dial.request.attemptId);
+
+    const opened = await stack.http
+      .post(`/api/internal/calls/${externalId}/session`)
+      .set(deployment)
+      .send({ type: 'outbound', client_phone_number: '+14155550142', assistant_phone_number: number.phone_number })
+      .expect(200);
+    const data = opened.body.data;
+    expect(data.call).toMatchObject({ external_id: externalId, lead_id: lead.id, type: 'outbound' });
+    expect(data.assistant.initial_message).toBe('Hi Grace, this is Acme about your premium plan.');
+    expect(data.tools).toEqual([]);
+    expect(data.knowledgebase).toBeNull();
+    await stack.http
+      .get(`/api/internal/calls/${externalId}/knowledge?query=anything`)
+      .set(bearer(data.token))
+      .expect(200, { data: [] });
+
+    const auth = bearer(data.token);
+    const write = (status: string, extra: object = {}) =>
+      stack.http
+        .put(`/api/internal/calls/${externalId}`)
+        .set(auth)
+        .send({
+          assistant_id: assistant.id,
+          type: 'outbound',
+          status,
+          client_phone_number: '+14155550142',
+          assistant_phone_number: number.phone_number,
+          campaign_id: campaign.id,
+          lead_id: lead.id,
+          ...extra,
+        });
+    await write('in-progress').expect(200);
+    await stack.http
+      .post(`/api/internal/calls/${externalId}/events`)
+      .set(auth)
+      .send({
+        events: [
+          { seq: 1, type: 'transcript', role: 'assistant', text: 'Hi Grace.', at: '2026-01-02T10:00:01Z' },
+          { seq: 2, type: 'transcript', role: 'user', text: 'Renew it, please.', at: '2026-01-02T10:00:03Z' },
+        ],
+      })
+      .expect(200);
+    await write('completed', { duration: 20, answered_by: 'human', evaluation: { renewed: true } }).expect(200);
+
+    const read = (await stack.http.get(`/api/user/calls/${data.call.id}`).set(owner.auth).expect(200)).body.data;
+    expect(read).toMatchObject({
+      status: 'completed',
+      transcript: 'Assistant: Hi Grace.\nCustomer: Renew it, please.',
+    });
+    const hooks = await waitFor(async () => {
+      const found = site.requests.filter((request) => request.path === '/hook');
+      return found.some((request) => JSON.parse(request.body).event === 'call.ended') ? found : undefined;
+    });
+    const events = hooks.map((request) => JSON.parse(request.body).event);
+    expect(events).toEqual(expect.arrayContaining(['call.started', 'call.ended']));
+    for (const hook of hooks) expect(verifies(secret, hook.headers, hook.body)).toBe(true);
+    const ended = JSON.parse(hooks.find((request) => JSON.parse(request.body).event === 'call.ended')!.body);
+    expect(ended.call.lead).toMatchObject({ id: lead.id, campaign: { id: campaign.id } });
+    expect(ended.call.turns).toHaveLength(2);
+    expect((await stack.http.get(`/api/user/leads/${lead.id}`).set(owner.auth)).body.data.status).not.toBe('new');
+  });
+});
