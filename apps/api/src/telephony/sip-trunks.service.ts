@@ -21,7 +21,7 @@ import {
   UpdateSipTrunkRequest,
   ValidationFailed,
 } from '@app/contracts';
-import { SecretBox } from '@app/crypto';
+import { SecretBox, SecretContexts } from '@app/crypto';
 import {
   heldByAnother,
   InjectTenantRepository,
@@ -35,8 +35,6 @@ import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
 const POLL_MS = 100;
-const passwordContext = (trunkId: number) => `sip-trunk:${trunkId}:password`;
-
 const numberTaken = () => ValidationFailed.field('phone_number', PHONE_NUMBER_TAKEN);
 const providerFailed = (message: string) => new DomainError('provider_failed', 502, { error: message });
 
@@ -103,7 +101,7 @@ export class SipTrunksService {
             hasActiveSubscription: true,
             status: 'provisioning',
           });
-          const sealed = this.secrets.seal(request.sip_password, passwordContext(number.id));
+          const sealed = this.secrets.seal(request.sip_password, SecretContexts.sipPassword(number.id));
           await manager.insert(SipTrunk, {
             id: number.id,
             userId: user.id,
@@ -158,7 +156,7 @@ export class SipTrunksService {
       changes.allowed_inbound_ips = request.allowed_inbound_ips;
     }
     if (request.sip_password !== undefined)
-      changes.sip_password_sealed = this.secrets.seal(request.sip_password, passwordContext(id));
+      changes.sip_password_sealed = this.secrets.seal(request.sip_password, SecretContexts.sipPassword(id));
     const requestId = await this.dataSource.transaction((manager) =>
       this.insertRequest(manager, id, 'update', changes),
     );

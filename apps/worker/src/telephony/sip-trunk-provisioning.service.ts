@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { SecretBox } from '@app/crypto';
+import { SecretBox, SecretContexts } from '@app/crypto';
 import { deploymentId, heldByAnother, PHONE_NUMBER_TAKEN, PhoneNumber, SipTrunk } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import {
@@ -36,8 +36,6 @@ interface RequestRow {
   changes: TrunkChanges;
   status: string;
 }
-
-export const passwordContext = (trunkId: number) => `sip-trunk:${trunkId}:password`;
 
 /** The trunk as it should be once the request is applied. */
 interface TrunkState {
@@ -235,7 +233,7 @@ export class SipTrunkProvisioning {
       phoneNumber: number.phoneNumber,
       countryCode: number.countryCode,
       username: trunk.sipUsername,
-      password: this.secrets.open(trunk.sipPasswordSealed, passwordContext(trunk.id)),
+      password: this.secrets.open(trunk.sipPasswordSealed, SecretContexts.sipPassword(trunk.id)),
       address: trunk.sipAddress,
       authorization: trunk.inboundAuthorizationType,
       allowedIps: trunk.inboundAuthorizationType === 'ip' ? trunk.allowedInboundIps : null,
@@ -250,7 +248,7 @@ export class SipTrunkProvisioning {
       countryCode: changes.country_code ?? current.countryCode,
       username: changes.sip_username ?? current.username,
       password: changes.sip_password_sealed
-        ? this.secrets.open(changes.sip_password_sealed, passwordContext(trunkId))
+        ? this.secrets.open(changes.sip_password_sealed, SecretContexts.sipPassword(trunkId))
         : current.password,
       address: changes.sip_address ?? current.address,
       authorization,
