@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { connect, type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { everyRoute, servedDocuments } from './support/api-documents';
 import { createAccount, type TestAccount } from './support/factories';
 import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
@@ -25,6 +26,8 @@ describe('Hostile input', () => {
   let stack: Stack;
   let account: TestAccount;
   let knowledgebaseId: number;
+  /** Every route of both OpenAPI documents, the public one and the voice runtime's. */
+  const documentOfEveryRoute = async () => everyRoute(await servedDocuments(stack.http));
   /** A request of the method the OpenAPI document names, for routes walked from it. */
   const requestOf = (method: string, path: string) =>
     (stack.http as unknown as Record<string, (path: string) => import('supertest').Test>)[method](path);
@@ -289,7 +292,7 @@ describe('Hostile input', () => {
     const oddIds = ['0x1', '+1', '1.0', '1e0', '-1', '99999999999', 'abc', '%00'];
 
     it('never answers 5xx, and always in one of the spec shapes', async () => {
-      const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+      const document = await documentOfEveryRoute();
       const failures: string[] = [];
       let requests = 0;
       for (const [template, operations] of Object.entries<Record<string, { requestBody?: unknown }>>(document.paths)) {
@@ -322,6 +325,7 @@ describe('Hostile input', () => {
     let english: number;
     let assistantId: number;
     let campaignId: number;
+    let callId: number;
     // Its own account: the fuzz above logs the first one out.
     let owner: TestAccount;
     let ownKnowledgebaseId: number;
@@ -342,6 +346,17 @@ describe('Hostile input', () => {
       campaignId = (
         await call('post', '/api/user/campaign').send({ name: 'Renewals', assistant_id: assistantId }).expect(201)
       ).body.data.id;
+      callId = (
+        await call('put', `/api/internal/calls/fuzz-call-${owner.id}`)
+          .send({
+            assistant_id: assistantId,
+            type: 'outbound',
+            status: 'in-progress',
+            client_phone_number: '+14155550100',
+            assistant_phone_number: '+14155550101',
+          })
+          .expect(201)
+      ).body.data.id;
     });
 
     /** A real resource for each path parameter, so that a request reaches its body and query checks. */
@@ -352,7 +367,8 @@ describe('Hostile input', () => {
           (_, kind: string) => `/${kind}/${kind === 'assistant' ? assistantId : campaignId}`,
         )
         .replace(/\/knowledgebases\/\{(id|knowledgebaseId)\}/, `/knowledgebases/${ownKnowledgebaseId}`)
-        .replace(/\{externalId\}/, 'fuzz-call')
+        .replace(/\/calls\/\{id\}/, `/calls/${callId}`)
+        .replace(/\{externalId\}/, `fuzz-call-${owner.id}`)
         .replace(/\{[^}]+\}/g, '1');
     /** Fields a body needs before its integer fields are looked at (`relative_links_limit` is a website's). */
     const baseBodies: Record<string, object> = {
@@ -367,7 +383,7 @@ describe('Hostile input', () => {
     const oddBodyIdLists: unknown[] = [[99999999999], [2147483648], [-1], [0], [1.5], ['1'], [1e308], 99999999999];
 
     it('answers every odd integer in a query string with 422 on that parameter (page is taken as 1)', async () => {
-      const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+      const document = await documentOfEveryRoute();
       const failures: string[] = [];
       let checked = 0;
       for (const [template, operations] of Object.entries<Record<string, any>>(document.paths)) {
@@ -400,7 +416,7 @@ describe('Hostile input', () => {
     }, 120_000);
 
     it('answers every odd integer or id in a JSON body with 422 on that field', async () => {
-      const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+      const document = await documentOfEveryRoute();
       const failures: string[] = [];
       let checked = 0;
       for (const [template, operations] of Object.entries<Record<string, any>>(document.paths)) {
@@ -429,7 +445,7 @@ describe('Hostile input', () => {
     }, 120_000);
 
     it('documents every integer list as an array of integers', async () => {
-      const schemas = (await stack.http.get('/api/docs-json').expect(200)).body.components.schemas;
+      const schemas = (await documentOfEveryRoute()).components.schemas;
       const lists = Object.entries<any>(schemas).flatMap(([schema, { properties = {} }]) =>
         Object.entries<any>(properties)
           .filter(([name]) => name.endsWith('_ids'))
@@ -500,7 +516,7 @@ describe('Hostile input', () => {
     });
 
     it('answers an item of an object list that is not an object with 422 on that item, in every body', async () => {
-      const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+      const document = await documentOfEveryRoute();
       const objectLists: string[] = [];
       for (const [template, operations] of Object.entries<any>(document.paths)) {
         for (const [method, operation] of Object.entries<any>(operations)) {

@@ -6,30 +6,49 @@ import { promisify } from 'node:util';
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
+import { createApiDocuments } from '../apps/api/src/api-document';
+import { DOCUMENT_URLS, everyRoute, type ServedDocuments, servedDocuments } from './support/api-documents';
 import { OpenApiConformance } from './support/openapi-conformance';
 import { createAccount } from './support/factories';
 import { type Stack, startStack } from './support/stack';
 
-describe('OpenAPI document', () => {
+const isInternal = (path: string) => path.startsWith('/api/internal/');
+const isHealth = (path: string) => path === '/api/health' || path.startsWith('/api/health/');
+
+describe('OpenAPI documents', () => {
   let stack: Stack;
+  let documents: ServedDocuments;
 
   beforeAll(async () => {
-    // Discovery lists the app's controllers, to compare them with the document; the worker provisions the SIP trunk
+    // Discovery lists the app's controllers, to compare them with the documents; the worker provisions the SIP trunk
     // that the request examples create.
     stack = await startStack({ apiModules: [DiscoveryModule] });
+    documents = await servedDocuments(stack.http);
   });
   afterAll(() => stack.close());
 
-  it('serves Swagger UI and the JSON document', async () => {
-    const ui = await stack.http.get('/api/docs').expect(200);
-    expect(ui.text).toContain('swagger');
-    const json = await stack.http.get('/api/docs-json').expect(200);
-    expect(json.body.openapi).toMatch(/^3\./);
+  it('serves Swagger UI and the JSON document, the public one and the voice runtime’s', async () => {
+    for (const ui of ['/api/docs', '/api/internal/docs'])
+      expect((await stack.http.get(ui).expect(200)).text).toContain('swagger');
+    for (const url of Object.values(DOCUMENT_URLS)) {
+      const json = await stack.http.get(url).expect(200);
+      expect(json.body.openapi).toMatch(/^3\./);
+    }
   });
 
-  it('lists every route of the API with a response schema, and request schemas for bodies', async () => {
-    const document = (await stack.http.get('/api/docs-json').expect(200)).body;
-    const routes = stack.api
+  it('serves the voice runtime’s document without a token, which the user API’s authentication never refuses', async () => {
+    // Like the public one, outside Nest's router: no token, a user's, the runtime's or a wrong one, all read it.
+    for (const authorization of [undefined, 'Bearer vak_not-a-key', 'Bearer vrc_not-a-call-token', 'Basic eDp5']) {
+      const request = stack.http.get(DOCUMENT_URLS.internal);
+      const response = await (authorization ? request.set('Authorization', authorization) : request);
+      expect({ authorization, status: response.status }).toEqual({ authorization, status: 200 });
+      expect(response.body).toEqual(documents.internal);
+    }
+  });
+
+  /** Every route of the app's controllers, as the documents spell them. */
+  const controllerRoutes = () =>
+    stack.api
       .get(DiscoveryService)
       .getControllers()
       .flatMap((wrapper) => {
@@ -49,14 +68,25 @@ describe('OpenAPI document', () => {
             return { method, path: full };
           });
       });
+
+  it('lists every route of the API in the document for its path, with a response schema, and request schemas for bodies', async () => {
+    const routes = controllerRoutes();
     expect(routes.length).toBeGreaterThan(8);
     for (const route of routes) {
-      const operation = document.paths[route.path]?.[route.method];
-      expect({ route, documented: Boolean(operation) }).toEqual({ route, documented: true });
+      // The voice runtime's routes in its document, health in neither (operations staff's), the rest in the public one.
+      const where = isInternal(route.path) ? 'internal' : isHealth(route.path) ? 'none' : 'public';
+      const documentedIn = (['public', 'internal'] as const).filter(
+        (name) => documents[name].paths[route.path]?.[route.method],
+      );
+      expect({ route, documentedIn }).toEqual({ route, documentedIn: where === 'none' ? [] : [where] });
+      if (where === 'none') continue;
+      const operation = documents[where].paths[route.path][route.method];
       const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'));
       expect({ route, hasSuccessResponse: Boolean(success) }).toEqual({ route, hasSuccessResponse: true });
     }
+    expect(routes.filter((route) => isHealth(route.path)).length).toBeGreaterThan(0);
 
+    const document = documents.public;
     const createKey = document.paths['/api/user/api-keys'].post;
     expect(createKey.requestBody.content['application/json'].schema.$ref).toMatch(/CreateApiKeyRequest$/);
     expect(createKey.responses['201'].content['application/json'].schema.$ref).toMatch(/CreateApiKeyResponse$/);
@@ -70,8 +100,7 @@ describe('OpenAPI document', () => {
     );
 
   it('gives every operation a unique readable id, a one-line summary and one tag', async () => {
-    const document = (await stack.http.get('/api/docs-json').expect(200)).body;
-    const ids = operations(document).map(({ route, operation }) => ({
+    const ids = operations(everyRoute(documents)).map(({ route, operation }) => ({
       route,
       operationId: operation.operationId,
       readable: /^[a-z][A-Za-z]+$/.test(operation.operationId ?? ''),
@@ -83,10 +112,10 @@ describe('OpenAPI document', () => {
   });
 
   it('documents the errors clients receive, and public routes as public', async () => {
-    const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+    const document = documents.public;
     expect(document.security).toEqual([{ bearer: [] }]);
     expect(document.components.securitySchemes.bearer.bearerFormat).not.toMatch(/JWT/);
-    for (const { route, operation } of operations(document)) {
+    for (const { route, operation } of operations(everyRoute(documents))) {
       const statuses = Object.keys(operation.responses);
       const isPublic = Array.isArray(operation.security) && operation.security.length === 0;
       const expected = ['400', '413', '429', '500', '503', ...(isPublic ? [] : ['401'])];
@@ -98,21 +127,81 @@ describe('OpenAPI document', () => {
         expect(operation.responses['422'].content['application/json'].schema.$ref).toMatch(/ValidationErrorResponse$/);
       }
     }
-    const publicRoutes = operations(document)
+    const publicRoutes = operations(everyRoute(documents))
       .filter(({ operation }) => operation.security?.length === 0)
       .map(({ route }) => route)
       .sort();
-    expect(publicRoutes).toEqual([
-      'GET /api/health',
-      'GET /api/health/ready',
-      'GET /api/metrics',
-      'POST /api/auth/login',
-      'POST /api/auth/register',
-    ]);
+    expect(publicRoutes).toEqual(['GET /api/metrics', 'POST /api/auth/login', 'POST /api/auth/register']);
+  });
+
+  /** The component schemas the document's paths use, directly or through other schemas. */
+  const schemasUsedBy = (document: any, paths: object[]) => {
+    const used = new Set<string>();
+    const pending: unknown[] = [...paths];
+    while (pending.length > 0) {
+      for (const [, name] of JSON.stringify(pending.pop()).matchAll(/#\/components\/schemas\/([^"]+)"/g)) {
+        if (used.has(name)) continue;
+        used.add(name);
+        pending.push(document.components.schemas[name]);
+      }
+    }
+    return used;
+  };
+
+  it('leaves the voice runtime’s and the health routes out of the public document, with the schemas only they use', () => {
+    const document = documents.public;
+    expect(Object.keys(document.paths).filter((path) => /^\/api\/(internal|health)(\/|$)/i.test(path))).toEqual([]);
+    expect(operations(document).filter(({ operation }) => operation.tags?.includes('Voice runtime'))).toEqual([]);
+    expect(Object.keys(document.components.securitySchemes)).toEqual(['bearer']);
+    // Nothing the paths left do not use; and what only the runtime's and health routes used is gone.
+    expect(Object.keys(document.components.schemas).sort()).toEqual(
+      [...schemasUsedBy(document, Object.values(document.paths))].sort(),
+    );
+    const whole = createApiDocuments(stack.api).whole;
+    const theirs = schemasUsedBy(
+      whole,
+      Object.entries(whole.paths)
+        .filter(([path]) => isInternal(path) || isHealth(path))
+        .map(([, operations]) => operations),
+    );
+    const onlyTheirs = [...theirs].filter((name) => !schemasUsedBy(whole, Object.values(document.paths)).has(name));
+    expect(onlyTheirs.length).toBeGreaterThan(0);
+    expect(onlyTheirs.filter((name) => name in document.components.schemas)).toEqual([]);
+  });
+
+  it('describes exactly the /api/internal/ routes in the voice runtime’s document, with the runtime’s token', () => {
+    const document = documents.internal;
+    const internalRoutes = controllerRoutes()
+      .filter((route) => isInternal(route.path))
+      .map((route) => `${route.method.toUpperCase()} ${route.path}`)
+      .sort();
+    expect(internalRoutes.length).toBeGreaterThan(0);
+    expect(
+      operations(document)
+        .map(({ route }) => route)
+        .sort(),
+    ).toEqual(internalRoutes);
+    expect(Object.keys(document.paths).every(isInternal)).toBe(true);
+    expect(document.components.securitySchemes).toEqual({
+      runtime: {
+        type: 'http',
+        scheme: 'bearer',
+        description: "The deployment's RUNTIME_API_TOKEN, or a call token (vrc_...) for that call's routes",
+      },
+    });
+    // The document's default, which no operation replaces (none is public, none takes a user's token).
+    expect(document.security).toEqual([{ runtime: [] }]);
+    expect(operations(document).filter(({ operation }) => operation.security !== undefined)).toEqual([]);
+    // A user's idempotency keys mean nothing there.
+    expect(JSON.stringify(document.paths)).not.toContain('Idempotency-Key');
+    expect(Object.keys(document.components.schemas).sort()).toEqual(
+      [...schemasUsedBy(document, Object.values(document.paths))].sort(),
+    );
+    expect(document.info.title).not.toEqual(documents.public.info.title);
   });
 
   it('types ids, counts and pages as integers and free text as strings', async () => {
-    const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+    const document = everyRoute(documents);
     const problems: string[] = [];
     const visit = (where: string, schema: any) => {
       for (const [name, property] of Object.entries<any>(schema?.properties ?? {})) {
@@ -142,14 +231,14 @@ describe('OpenAPI document', () => {
   });
 
   it('keeps one schema per media type for document creation', async () => {
-    const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+    const document = documents.public;
     const body = document.paths['/api/user/knowledgebases/{knowledgebaseId}/documents'].post.requestBody.content;
     expect(body['application/json'].schema.$ref).toMatch(/CreateWebsiteDocumentBody$/);
     expect(body['multipart/form-data'].schema.$ref).toMatch(/CreateFileDocumentBody$/);
   });
 
   it('documents the CSV lead import as the multipart upload of a binary file that it is', async () => {
-    const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+    const document = documents.public;
     const body = document.paths['/api/user/campaign/{id}/leads/import'].post.requestBody;
     expect(Object.keys(body.content)).toEqual(['multipart/form-data']);
     const name = body.content['multipart/form-data'].schema.$ref.split('/').pop();
@@ -160,7 +249,7 @@ describe('OpenAPI document', () => {
   });
 
   it('lets a nullable enum be null and a nullable reference be null, as validators read OpenAPI 3.0', async () => {
-    const { components } = (await stack.http.get('/api/docs-json').expect(200)).body;
+    const { components } = everyRoute(documents);
     const nullableEnums: unknown[][] = [];
     const nullableRefs: unknown[] = [];
     const visit = (node: unknown): void => {
@@ -179,7 +268,7 @@ describe('OpenAPI document', () => {
   });
 
   it('offers request examples that the API accepts: required fields only, references that are not 0', async () => {
-    const document = (await stack.http.get('/api/docs-json').expect(200)).body;
+    const document = everyRoute(documents);
     const account = await createAccount(stack);
     const schemaOf = (reference: string) => document.components.schemas[reference.split('/').pop()!];
     const sent: Record<string, number> = {};
@@ -200,32 +289,36 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('passes redocly lint with the recommended rules', async () => {
-    const document = (await stack.http.get('/api/docs-json').expect(200)).body;
-    const directory = mkdtempSync(join(tmpdir(), 'openapi-'));
-    try {
-      const file = join(directory, 'openapi.json');
-      writeFileSync(file, JSON.stringify(document));
-      writeFileSync(join(directory, 'redocly.yaml'), 'extends:\n  - recommended\n');
-      const result = await promisify(execFile)(
-        process.execPath,
-        [require.resolve('@redocly/cli/bin/cli.js'), 'lint', '--config', join(directory, 'redocly.yaml'), file],
-        { cwd: directory, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
-      ).catch((error: { stdout: string; stderr: string }) => ({ ...error, failed: true }));
-      expect({
-        failed: 'failed' in result,
-        output: 'failed' in result ? `${result.stdout}${result.stderr}` : '',
-      }).toEqual({
-        failed: false,
-        output: '',
-      });
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
-    }
-  }, 60_000);
+  it.each(['public', 'internal'] as const)(
+    'passes redocly lint with the recommended rules: the %s document',
+    async (name) => {
+      const document = documents[name];
+      const directory = mkdtempSync(join(tmpdir(), 'openapi-'));
+      try {
+        const file = join(directory, 'openapi.json');
+        writeFileSync(file, JSON.stringify(document));
+        writeFileSync(join(directory, 'redocly.yaml'), 'extends:\n  - recommended\n');
+        const result = await promisify(execFile)(
+          process.execPath,
+          [require.resolve('@redocly/cli/bin/cli.js'), 'lint', '--config', join(directory, 'redocly.yaml'), file],
+          { cwd: directory, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+        ).catch((error: { stdout: string; stderr: string }) => ({ ...error, failed: true }));
+        expect({
+          failed: 'failed' in result,
+          output: 'failed' in result ? `${result.stdout}${result.stderr}` : '',
+        }).toEqual({
+          failed: false,
+          output: '',
+        });
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 
   it('has a conformance check that catches undocumented statuses, fields and wrong types', async () => {
-    const conformance = new OpenApiConformance((await stack.http.get('/api/docs-json').expect(200)).body);
+    const conformance = new OpenApiConformance(documents.public, documents.internal);
     const json = 'application/json; charset=utf-8';
     const keys = { api_keys: [{ id: 1, name: 'CRM', last_used_at: null, created_at: '2026-01-02T03:04:05.000Z' }] };
     expect(conformance.check('get', '/api/user/api-keys', 200, json, keys)).toBeUndefined();
@@ -236,5 +329,12 @@ describe('OpenAPI document', () => {
     expect(conformance.check('get', '/api/user/api-keys', 200, json, wrongType)).toMatch(/must be integer/);
     expect(conformance.check('delete', '/api/user/api-keys/7', 404, json, { error: 'x' })).toMatch(/does not match/);
     expect(conformance.check('get', '/api/not-a-route', 404, json, { message: 'Not found.' })).toBeUndefined();
+    // The voice runtime's routes, against their own document.
+    const ingest = '/api/internal/calls/call-1';
+    expect(conformance.check('put', ingest, 401, json, { message: 'Unauthenticated.' })).toBeUndefined();
+    expect(conformance.check('put', ingest, 418, json, {})).toMatch(/PUT \/api\/internal\/.* status not documented/);
+    expect(conformance.check('put', ingest, 401, json, { message: 'x', token: 'y' })).toMatch(/additional properties/);
+    // Health is described by neither document.
+    expect(conformance.check('get', '/api/health', 200, json, { anything: true })).toBeUndefined();
   });
 });

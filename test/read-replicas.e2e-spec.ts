@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { runMigrations } from '@app/database';
+import { createApiDocuments } from '../apps/api/src/api-document';
 import { createAccount, type TestAccount } from './support/factories';
 import { OpenApiConformance } from './support/openapi-conformance';
 import { type Stack, startStack } from './support/stack';
@@ -32,7 +33,9 @@ const binaries = postgresBinaries();
         RUNTIME_API_TOKEN: RUNTIME_TOKEN,
       },
     });
-    conformance = new OpenApiConformance((await stack.http.get('/api/docs-json').expect(200)).body);
+    // Health is in neither served document (it is operations staff's): its answers are checked against the
+    // document as generated, before the split.
+    conformance = new OpenApiConformance(createApiDocuments(stack.api).whole);
     [reader, writer] = [await createAccount(stack, 'Reader'), await createAccount(stack, 'Writer')];
     const english = (await stack.http.get('/api/user/assistants/languages').set(writer.auth)).body.find(
       (language: { iso_2: string }) => language.iso_2 === 'en',

@@ -111,7 +111,12 @@ describe('SIP trunks against LiveKit', () => {
     const trunk = (await createTrunk().expect(201)).body.data as Trunk;
     expectProvisioned(trunk);
     const [rule] = heldFor(trunk.id).rules;
-    const told = { assistant_id: null, phone_number_id: trunk.id, phone_number: trunk.phone_number };
+    const told = {
+      assistant_id: null,
+      phone_number_id: trunk.id,
+      phone_number: trunk.phone_number,
+      external_id: '{room}',
+    };
     expect(rule.roomConfig).toEqual({ agents: [{ agentName: AGENT, metadata: JSON.stringify(told) }] });
     expect(JSON.parse(rule.metadata)).toMatchObject(told);
     expect(fake.inbound.get(trunk.inbound_trunk_id)).toMatchObject({

@@ -1,5 +1,5 @@
 /**
- * Malformed-input run: at least 10,000 hostile requests over every route of the served OpenAPI document (wrong
+ * Malformed-input run: at least 10,000 hostile requests over every route of the served OpenAPI documents (wrong
  * types, huge strings, deep nesting, NUL and lone surrogates, list items of every wrong type, broken JSON, gzip
  * that is not gzip, broken multipart, odd ids and query parameters, forged tokens), against the real API and
  * worker in this process. Requests carry a valid API key (every seventh a forged one), and every other one
@@ -235,8 +235,11 @@ async function main(): Promise<void> {
   };
   try {
     const client = await ApiClient.register(stack.baseUrl);
-    const document = await client.request('GET', '/api/docs-json');
-    const operations = operationsOf(document);
+    // Both served documents: the public one and the voice runtime's (every /api/internal/ route).
+    const operations = [
+      ...operationsOf(await client.request('GET', '/api/docs-json')),
+      ...operationsOf(await client.request('GET', '/api/internal/docs-json')),
+    ];
     // An API key rather than the session: the run's own logout must not sign it out.
     const token = (await client.request('POST', '/api/user/api-keys', { name: 'Fuzz' }, 201)).api_key.token as string;
     const real = await realResources(client, runtimeToken);

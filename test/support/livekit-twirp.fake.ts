@@ -170,6 +170,52 @@ export class FakeLiveKit {
     return [...this.inbound.values()].filter((trunk) => trunk.numbers.some((item) => normalizeNumber(item) === key));
   }
 
+  /**
+   * What LiveKit makes of an inbound call to a trunk, sent without a PIN. protocol sip/sip.go `MatchDispatchRuleIter`
+   * picks the rule: one naming the trunk before one naming no trunk, its `inboundNumbers` and `numbers` (when set)
+   * holding the caller and the called number, PIN-protected rules skipped (their priority among several matches is
+   * not modelled: the first is taken). `EvaluateDispatchRule` then names the room (individual:
+   * `<roomPrefix>_<caller>_<random>`; callee: `<roomPrefix>_<called>`, `_<random>` when randomised; direct: the
+   * rule's room) and says who joins it: the caller as `sip_<caller>` with the rule's metadata, and the rule's agents.
+   * `from` and `to` are the user parts of the call's From and To URIs, as the carrier sends them.
+   */
+  inboundCall(call: { trunkId: string; from: string; to: string }): {
+    roomName: string;
+    participantIdentity: string;
+    participantMetadata: string;
+    agents: Twirp[];
+  } {
+    const candidates = [...this.rules.values()].filter(
+      (rule) =>
+        ((Object.values(rule.rule)[0] as Twirp | undefined)?.pin ?? '') === '' &&
+        (rule.inboundNumbers.length === 0 || rule.inboundNumbers.includes(call.from)) &&
+        (rule.numbers.length === 0 || rule.numbers.includes(call.to)),
+    );
+    const matched =
+      candidates.find((rule) => rule.trunkIds.includes(call.trunkId)) ??
+      candidates.find((rule) => rule.trunkIds.length === 0);
+    if (!matched) throw new Error(`no dispatch rule matches a call from ${call.from} to ${call.to}`);
+    const kind = matched.rule as Twirp;
+    let roomName: string;
+    if (kind.dispatchRuleIndividual) {
+      const { roomPrefix, noRandomness } = kind.dispatchRuleIndividual as Twirp;
+      roomName = roomPrefix ? `${roomPrefix}_${call.from}` : call.from;
+      if (!noRandomness) roomName += `_${guid('')}`;
+    } else if (kind.dispatchRuleCallee) {
+      const { roomPrefix, randomize } = kind.dispatchRuleCallee as Twirp;
+      roomName = roomPrefix ? `${roomPrefix}_${call.to}` : call.to;
+      if (randomize) roomName += `_${guid('')}`;
+    } else {
+      roomName = (kind.dispatchRuleDirect as Twirp).roomName as string;
+    }
+    return {
+      roomName,
+      participantIdentity: `sip_${call.from}`,
+      participantMetadata: matched.metadata,
+      agents: (matched.roomConfig?.agents ?? []) as Twirp[],
+    };
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));

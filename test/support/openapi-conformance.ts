@@ -8,28 +8,37 @@ interface Route {
   pattern: RegExp;
   params: number;
   operation: Schema;
+  /** The document that describes the route, whose components its `$ref`s name. */
+  document: Schema;
 }
 
 /**
- * Checks real responses against the served OpenAPI document: the status must be documented for the operation,
- * and a JSON body must match its schema with no field the schema does not name. The e2e stack runs every
- * response of every test through it, so the document cannot drift from what clients receive.
+ * Checks real responses against the served OpenAPI documents: the status must be documented for the operation,
+ * and a JSON body must match its schema with no field the schema does not name. Each response is checked against
+ * the document that describes its path (the public one, or the voice runtime's for `/api/internal/`). The e2e stack
+ * runs every response of every test through it, so the documents cannot drift from what clients receive.
  */
 export class OpenApiConformance {
   private readonly ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly routes: Route[];
 
-  constructor(private readonly document: Schema) {
-    this.routes = Object.entries<Schema>(document.paths)
-      .flatMap(([template, operations]) =>
-        Object.entries<Schema>(operations).map(([method, operation]) => ({
-          method,
-          template,
-          pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
-          params: (template.match(/\{/g) ?? []).length,
-          operation,
-        })),
+  constructor(...documents: Schema[]) {
+    const templates = documents.flatMap((document) => Object.keys(document.paths));
+    const twice = templates.find((template, index) => templates.indexOf(template) !== index);
+    if (twice) throw new Error(`${twice} is described by two documents`);
+    this.routes = documents
+      .flatMap((document) =>
+        Object.entries<Schema>(document.paths).flatMap(([template, operations]) =>
+          Object.entries<Schema>(operations).map(([method, operation]) => ({
+            method,
+            template,
+            pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+            params: (template.match(/\{/g) ?? []).length,
+            operation,
+            document,
+          })),
+        ),
       )
       // A literal segment wins over a parameter (`/phone-numbers/all` before `/phone-numbers/{id}`).
       .sort((a, b) => a.params - b.params);
@@ -57,7 +66,7 @@ export class OpenApiConformance {
     if (!schema) return `${where}: JSON body ${JSON.stringify(body).slice(0, 200)} but no schema documented`;
     let validate: ValidateFunction;
     try {
-      validate = this.validator(`${route.method} ${route.template} ${status}`, schema);
+      validate = this.validator(`${route.method} ${route.template} ${status}`, route.document, schema);
     } catch (error) {
       return `${where}: the documented schema cannot be compiled: ${(error as Error).message}`;
     }
@@ -71,26 +80,28 @@ export class OpenApiConformance {
     return `${where}: body does not match the documented schema: ${problems.join('; ')}; body ${JSON.stringify(body).slice(0, 300)}`;
   }
 
-  private validator(key: string, schema: Schema): ValidateFunction {
+  private validator(key: string, document: Schema, schema: Schema): ValidateFunction {
     let validate = this.validators.get(key);
     if (!validate) {
-      validate = this.ajv.compile(closeObjects(mergeAllOf(this.dereference(schema, new Set()))));
+      validate = this.ajv.compile(closeObjects(mergeAllOf(this.dereference(document, schema, new Set()))));
       this.validators.set(key, validate);
     }
     return validate;
   }
 
-  private dereference(node: unknown, seen: Set<string>): any {
-    if (Array.isArray(node)) return node.map((item) => this.dereference(item, seen));
+  private dereference(document: Schema, node: unknown, seen: Set<string>): any {
+    if (Array.isArray(node)) return node.map((item) => this.dereference(document, item, seen));
     if (!node || typeof node !== 'object') return node;
     const record = node as Schema;
     if (typeof record.$ref === 'string') {
       const name = record.$ref.split('/').pop()!;
       if (seen.has(name)) throw new Error(`Recursive schema ${name} is not supported by the conformance check`);
       // Siblings of a `$ref` are ignored, as OpenAPI 3.0 says: the document must not rely on them.
-      return this.dereference(this.document.components.schemas[name], new Set([...seen, name]));
+      return this.dereference(document, document.components.schemas[name], new Set([...seen, name]));
     }
-    return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, this.dereference(value, seen)]));
+    return Object.fromEntries(
+      Object.entries(record).map(([key, value]) => [key, this.dereference(document, value, seen)]),
+    );
   }
 }
 

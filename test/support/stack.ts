@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { type AppConfig, loadConfig } from '@app/config';
 import { createApiApp } from '../../apps/api/src/api.app';
 import { createWorkerApp } from '../../apps/worker/src/worker.app';
+import { servedDocuments } from './api-documents';
 import { OpenApiConformance } from './openapi-conformance';
 import { QUEUE_BACKEND, REDIS_CLUSTER_NODES, REDIS_URL } from './test-environment';
 
@@ -52,12 +53,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   await api.init();
   const worker = options.worker === false ? undefined : await createWorkerApp(config);
   if (worker) await worker.listen(0, '127.0.0.1');
-  const document = (await request(api.getHttpServer()).get('/api/docs-json').expect(200)).body;
+  const documents = await servedDocuments(request(api.getHttpServer()));
   const stack: Stack = {
     config,
     api,
     worker,
-    http: conformingClient(api.getHttpServer(), new OpenApiConformance(document)),
+    http: conformingClient(api.getHttpServer(), new OpenApiConformance(documents.public, documents.internal)),
     dataSource: api.get(DataSource),
     // The worker may be replaced by a test; close whichever is current.
     async close() {
@@ -71,8 +72,9 @@ type Client = ReturnType<typeof request>;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'] as const;
 
 /**
- * The supertest client, with every response checked against the served OpenAPI document: a response whose
- * status or body the document does not describe fails the request that received it, in whichever test made it.
+ * The supertest client, with every response checked against the served OpenAPI document that describes its path
+ * (the public one, or the voice runtime's): a response whose status or body that document does not describe fails
+ * the request that received it, in whichever test made it.
  */
 function conformingClient(server: Parameters<typeof request>[0], conformance: OpenApiConformance): Client {
   const client = request(server);

@@ -5,14 +5,39 @@ import { REQUEST_BODIES_EXTENSION } from '@app/platform';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
+/** The voice runtime's routes: their own document, with their own token (see RuntimeTokenGuard). */
+const INTERNAL_PATH_PREFIX = '/api/internal/';
+const isInternalPath = (path: string) => path.startsWith(INTERNAL_PATH_PREFIX);
+/** Liveness and readiness are for operations staff and their probes (see the README), in neither document. */
+const isHealthPath = (path: string) => path === '/api/health' || path.startsWith('/api/health/');
+
+/** The security scheme of the internal document. */
+const RUNTIME_SECURITY_SCHEME = 'runtime';
+
+export interface ApiDocuments {
+  /** What REST consumers read (`/api/docs-json`): every route but the voice runtime's and health. */
+  public: OpenAPIObject;
+  /** What the voice runtime's developers read (`/api/internal/docs-json`): exactly the `/api/internal/` routes. */
+  internal: OpenAPIObject;
+  /**
+   * Every route, health included, as generated before the split (the internal routes without their security
+   * scheme, which only the internal document defines). Served by neither route; the tests check the health
+   * answers against it.
+   */
+  whole: OpenAPIObject;
+}
+
 /**
- * The OpenAPI document, generated from the controllers and DTOs. Bearer authentication is the document's
- * default; an operation that declares no security of its own (login, register, health) is marked public with
- * `security: []`, so clients and Swagger UI do not send a token there. Bodies declared per media type
- * (`ApiBodyPerMediaType`) replace the body inferred from the handler's DTO.
+ * The OpenAPI documents, generated from the controllers and DTOs in one pass and split by path: the voice
+ * runtime's routes (every path under `/api/internal/`, whatever its controller declares) go to their own document,
+ * authenticated by the runtime's token; health goes to neither; everything else is the public document.
+ *
+ * In the public document bearer authentication is the default; an operation that declares no security of its own
+ * (login, register, metrics) is marked public with `security: []`, so clients and Swagger UI do not send a token
+ * there. Bodies declared per media type (`ApiBodyPerMediaType`) replace the body inferred from the handler's DTO.
  */
-export function createApiDocument(app: INestApplication): OpenAPIObject {
-  const document = SwaggerModule.createDocument(
+export function createApiDocuments(app: INestApplication): ApiDocuments {
+  const whole = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Voice Assistant Management API')
@@ -35,18 +60,21 @@ export function createApiDocument(app: INestApplication): OpenAPIObject {
     // Each controller names its tag; Nest's own tag from the class name would list auth routes twice.
     { autoTagControllers: false },
   );
-  for (const operations of Object.values(document.paths)) {
+  for (const [path, operations] of Object.entries(whole.paths)) {
     for (const method of HTTP_METHODS) {
       const operation = operations[method];
       if (!operation) continue;
-      if (!operation.security) operation.security = [];
+      // Every internal route takes the runtime's token (the internal document's default), whatever it declares.
+      if (isInternalPath(path)) delete operation.security;
+      else if (!operation.security) operation.security = [];
       // Path ids are parsed by ResourceIdPipe: whole numbers only, whatever the handler's TypeScript type says.
       for (const parameter of operation.parameters ?? []) {
         if ('in' in parameter && parameter.in === 'path' && parameter.schema && 'type' in parameter.schema) {
           if (parameter.schema.type === 'number') parameter.schema.type = 'integer';
         }
       }
-      if (method === 'post' && operation.responses['201'] && operation.security.length > 0)
+      // Idempotency keys are kept per user: the runtime's routes, which no user calls, do not read them.
+      if (method === 'post' && operation.responses['201'] && operation.security && operation.security.length > 0)
         documentIdempotency(operation);
       const bodies = (operation as unknown as Record<string, unknown>)[REQUEST_BODIES_EXTENSION];
       if (bodies) {
@@ -55,10 +83,46 @@ export function createApiDocument(app: INestApplication): OpenAPIObject {
       }
     }
   }
-  document.info.license = { name: 'Proprietary' };
+  whole.info.license = { name: 'Proprietary' };
+  pruneUnusedSchemas(whole);
+  exampleReferencesThatExist(whole);
+  expressNullsStrictly(whole);
+
+  const internal = documentOf(whole, isInternalPath);
+  internal.info = {
+    ...internal.info,
+    title: 'Voice Runtime API',
+    description:
+      'What the voice runtime (the LiveKit Agents worker, or any other) calls while it answers and places calls: ' +
+      "every route under `/api/internal/`. Authenticate with `Authorization: Bearer <token>`: the deployment's " +
+      "`RUNTIME_API_TOKEN`, or the call token (`vrc_...`) a session returns, for that call's routes. A user's " +
+      'token is refused (401). Errors come in three shapes: `{message, errors}` for validation (422), ' +
+      '`{message}` and `{error}`.',
+  };
+  internal.components!.securitySchemes = {
+    [RUNTIME_SECURITY_SCHEME]: {
+      type: 'http',
+      scheme: 'bearer',
+      description: "The deployment's RUNTIME_API_TOKEN, or a call token (vrc_...) for that call's routes",
+    },
+  };
+  internal.security = [{ [RUNTIME_SECURITY_SCHEME]: [] }];
+  return { public: documentOf(whole, (path) => !isInternalPath(path) && !isHealthPath(path)), internal, whole };
+}
+
+/** A copy of the document with the paths `included` names, the tags and schemas they use, and nothing else. */
+function documentOf(whole: OpenAPIObject, included: (path: string) => boolean): OpenAPIObject {
+  const document = structuredClone(whole);
+  document.paths = Object.fromEntries(Object.entries(document.paths).filter(([path]) => included(path)));
+  if (document.tags) {
+    const used = new Set(
+      Object.values(document.paths).flatMap((operations) =>
+        HTTP_METHODS.flatMap((method) => operations[method]?.tags ?? []),
+      ),
+    );
+    document.tags = document.tags.filter((tag) => used.has(tag.name));
+  }
   pruneUnusedSchemas(document);
-  exampleReferencesThatExist(document);
-  expressNullsStrictly(document);
   return document;
 }
 
@@ -186,9 +250,19 @@ function documentIdempotency(operation: OperationObject): void {
   };
 }
 
+/**
+ * Serves both documents as the HTTP adapter's own routes, outside Nest's router: no guard runs there, so neither
+ * needs a token (the internal one describes no secret, and the runtime's developers read it) and neither counts
+ * against a rate limit.
+ */
 export function serveApiDocument(app: INestApplication): void {
-  SwaggerModule.setup('api/docs', app, createApiDocument(app), {
+  const documents = createApiDocuments(app);
+  SwaggerModule.setup('api/docs', app, documents.public, {
     jsonDocumentUrl: 'api/docs-json',
+    swaggerOptions: { persistAuthorization: true },
+  });
+  SwaggerModule.setup('api/internal/docs', app, documents.internal, {
+    jsonDocumentUrl: 'api/internal/docs-json',
     swaggerOptions: { persistAuthorization: true },
   });
 }

@@ -10,8 +10,13 @@ export interface DialRequest {
   from: string;
   /** The provider's outbound trunk of the caller number, when it has one. */
   outboundTrunkId: string | null;
-  /** What the agent gets to know about the call: the lead's variables and where the call comes from. */
+  /**
+   * What the agent gets to know about the call: the lead's variables and where the call comes from. `external_id` is
+   * the id the runtime opens the call's session under (`POST /api/internal/calls/{external_id}/session`): the
+   * attempt's id, which is also the room's name.
+   */
   metadata: {
+    external_id: string;
     call_id: number;
     assistant_id: number;
     campaign_id: number | null;

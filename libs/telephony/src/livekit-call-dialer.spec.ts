@@ -10,7 +10,14 @@ const request = (overrides: Partial<DialRequest> = {}): DialRequest => ({
   to: '+14155550123',
   from: '+14155550999',
   outboundTrunkId: 'ST_out1',
-  metadata: { call_id: 42, assistant_id: 7, campaign_id: 3, lead_id: 9, variables: { name: 'Ada' } },
+  metadata: {
+    external_id: 'call-5f0c',
+    call_id: 42,
+    assistant_id: 7,
+    campaign_id: 3,
+    lead_id: 9,
+    variables: { name: 'Ada' },
+  },
   resumed: false,
   ...overrides,
 });
@@ -31,13 +38,7 @@ describe('LiveKitCallDialer against the strict fake of LiveKit’s Twirp API', (
   afterEach(() => fake.close());
   const dialer = () => new LiveKitCallDialer(fake.settings, 'voice-assistant');
   const dialCalls = () => fake.calls.filter((call) => call.method !== 'SIP/CreateSIPOutboundTrunk');
-  const metadata = JSON.stringify({
-    call_id: 42,
-    assistant_id: 7,
-    campaign_id: 3,
-    lead_id: 9,
-    variables: { name: 'Ada' },
-  });
+  const metadata = JSON.stringify(request().metadata);
 
   it('dispatches the agent into the attempt’s room, then rings the callee on the outbound trunk, as LiveKit accepts', async () => {
     await dialer().dial(request({ outboundTrunkId: trunkId }));
@@ -62,6 +63,14 @@ describe('LiveKitCallDialer against the strict fake of LiveKit’s Twirp API', (
     ]);
     expect(fake.dispatches).toEqual([expect.objectContaining({ room: 'call-5f0c', agentName: 'voice-assistant' })]);
     expect(fake.participants).toEqual([expect.objectContaining({ sipTrunkId: trunkId, roomName: 'call-5f0c' })]);
+  });
+
+  it('tells the agent, in the dispatch’s metadata and the callee’s, the external id to open the call’s session under', async () => {
+    await dialer().dial(request({ outboundTrunkId: trunkId }));
+    const [dispatch] = fake.dispatches;
+    expect(JSON.parse(dispatch.metadata)).toMatchObject({ external_id: 'call-5f0c', call_id: 42 });
+    expect(JSON.parse(dispatch.metadata).external_id).toBe(dispatch.room);
+    expect(JSON.parse(fake.participants[0].participantMetadata as string)).toMatchObject({ external_id: 'call-5f0c' });
   });
 
   it('asks what a resumed attempt already did, and places nothing twice', async () => {

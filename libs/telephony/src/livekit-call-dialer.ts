@@ -13,8 +13,9 @@ export const CALLEE_IDENTITY = 'callee';
 /**
  * Outbound calls through LiveKit: an explicit agent dispatch of the assistant's agent into a room named after the
  * attempt, then `CreateSIPParticipant` on the caller number's outbound trunk, which rings the callee into that
- * room. The lead's variables travel as the dispatch's and the participant's metadata. A resumed attempt first
- * asks LiveKit what the earlier try already did, so nobody is dispatched or called twice.
+ * room. The request's metadata (the call's `external_id`, which is the room's name and the id the agent opens the
+ * call's session under, with the lead's variables) travels as the dispatch's and the participant's metadata. A
+ * resumed attempt first asks LiveKit what the earlier try already did, so nobody is dispatched or called twice.
  */
 export class LiveKitCallDialer implements CallDialer {
   private readonly dispatches: AgentDispatchClient;

@@ -1,5 +1,5 @@
 import { FakeLiveKit } from '../../../test/support/livekit-twirp.fake';
-import { LiveKitSipProvisioner } from './livekit-sip-provisioner';
+import { INBOUND_EXTERNAL_ID, LiveKitSipProvisioner } from './livekit-sip-provisioner';
 import { type InboundTrunkSpec, ownerOf, SipProvisioningError, type TrunkOwner } from './sip-provisioner';
 
 const owner: TrunkOwner = { deployment: 'dep-1', trunk: 7, createdAt: 1_700_000_000_000 };
@@ -40,13 +40,39 @@ describe('LiveKitSipProvisioner against the strict fake of LiveKit’s Twirp API
         agents: [
           {
             agentName: 'voice-assistant',
-            metadata: JSON.stringify({ assistant_id: 3, phone_number_id: 7, phone_number: '+14155550100' }),
+            metadata: JSON.stringify({
+              assistant_id: 3,
+              phone_number_id: 7,
+              phone_number: '+14155550100',
+              external_id: '{room}',
+            }),
           },
         ],
       },
     });
-    expect(JSON.parse(rule.metadata)).toMatchObject({ assistant_id: 3, phone_number: '+14155550100' });
+    expect(JSON.parse(rule.metadata)).toMatchObject({
+      assistant_id: 3,
+      phone_number: '+14155550100',
+      external_id: INBOUND_EXTERNAL_ID,
+    });
     expect(ownerOf(rule.metadata)).toEqual(owner);
+  });
+
+  it('says in the rule’s metadata that an inbound call’s external id is the name of the room LiveKit makes for it', async () => {
+    const inbound = await provisioner.createInboundTrunk(inboundSpec());
+    const call = () => fake.inboundCall({ trunkId: inbound.trunkId, from: '+14155550123', to: '+14155550100' });
+    const first = call();
+    // sip/sip.go `EvaluateDispatchRule`: `<roomPrefix>_<caller>_<12 base57 characters>`, the caller's `+` kept.
+    expect(first.roomName).toMatch(/^call-_\+14155550123_[2-9A-HJ-NP-Za-km-z]{12}$/);
+    expect(call().roomName).not.toBe(first.roomName);
+    expect(JSON.parse(first.participantMetadata)).toMatchObject({ external_id: '{room}', assistant_id: 3 });
+    expect(first.agents).toEqual([expect.objectContaining({ agentName: 'voice-assistant' })]);
+
+    await provisioner.updateInboundDispatch(inbound, {
+      ...inboundSpec(),
+      dispatch: { agentName: 'voice-assistant', metadata: { ...inboundSpec().dispatch.metadata, assistant_id: 4 } },
+    });
+    expect(JSON.parse(call().participantMetadata)).toMatchObject({ external_id: '{room}', assistant_id: 4 });
   });
 
   it('meets LiveKit’s refusal of a second inbound trunk on a number, and leaves nothing of it behind', async () => {

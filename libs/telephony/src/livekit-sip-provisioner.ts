@@ -31,23 +31,38 @@ export interface LiveKitSettings {
 const TRANSPORT_AUTO = 0;
 const REQUEST_TIMEOUT_SECONDS = 10;
 
-/** Each inbound call gets a room of its own, `call-<random>`. */
+/**
+ * Each inbound call gets a room of its own, which LiveKit names (livekit/protocol sip/sip.go `EvaluateDispatchRule`,
+ * its `DispatchRuleIndividual` case) `<roomPrefix>_<caller>_<random>`: `call-_+14155550123_Ab3dEf5hJk7m`, the caller
+ * being the user part of the call's From URI as the carrier sent it, the random part 12 base57 characters.
+ */
 const ROOM_PREFIX = 'call-';
 
 /**
- * What a dispatch rule says about the calls it routes: the agent to dispatch into each room, with the assistant and
- * number as its metadata (naming an agent turns LiveKit's automatic dispatch off, so the rule must name it), and the
- * owner tag.
+ * The external id of an inbound call (the id its session is opened under) is the name of its room: a dispatch rule
+ * serves every call to its trunk, so it cannot carry one call's id, while the room LiveKit makes for a call is that
+ * call's alone. The rule's metadata says so with `"external_id": "{room}"`, a placeholder for the room's name that is
+ * no valid external id itself, so an agent that does not replace it is refused rather than filing every inbound call
+ * under one id. (An outbound call's metadata carries its external id as it is, which is its room's name too.)
+ */
+export const INBOUND_EXTERNAL_ID = '{room}';
+
+/**
+ * What a dispatch rule says about the calls it routes: the agent to dispatch into each room, with the assistant, the
+ * number and where the call's external id is as its job's metadata (naming an agent turns LiveKit's automatic
+ * dispatch off, so the rule must name it), and the rule's own metadata, which LiveKit gives the caller's participant
+ * (sip/sip.go `EvaluateDispatchRule`: `ParticipantMetadata: rule.GetMetadata()`): the same, and the owner tag.
  */
 function dispatchFields(spec: Pick<InboundTrunkSpec, 'name' | 'owner' | 'dispatch'>) {
+  const told = { ...spec.dispatch.metadata, external_id: INBOUND_EXTERNAL_ID };
   return {
     name: `${spec.name} dispatch`,
-    metadata: ownerMetadata(spec.owner, spec.dispatch.metadata),
+    metadata: ownerMetadata(spec.owner, told),
     roomConfig: new RoomConfiguration({
       agents: [
         new RoomAgentDispatch({
           agentName: spec.dispatch.agentName,
-          metadata: JSON.stringify(spec.dispatch.metadata),
+          metadata: JSON.stringify(told),
         }),
       ],
     }),

@@ -55,6 +55,7 @@ export class CallPlacer {
       from: call.assistant_phone_number,
       outboundTrunkId: call.outbound_trunk_id,
       metadata: {
+        external_id: call.external_id,
         call_id: call.id,
         assistant_id: call.assistant_id,
         campaign_id: call.campaign_id,

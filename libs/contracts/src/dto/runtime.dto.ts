@@ -150,8 +150,13 @@ export class ToolInvocation {
   @ApiProperty({ type: 'integer', nullable: true, description: 'The endpoint’s HTTP status; null without an answer' })
   status: number | null;
   @ApiProperty({
-    nullable: true,
-    description: 'Parsed JSON when the answer is a complete JSON object or array, else its text (at most 64 KB)',
+    description:
+      'Parsed JSON when the answer is a complete JSON object or array, else its text (at most 64 KB); null without an answer',
+    oneOf: [
+      { type: 'object', additionalProperties: true },
+      { type: 'array', items: {} },
+      { type: 'string', nullable: true },
+    ],
   })
   body: unknown;
   @ApiProperty({ type: 'integer' }) duration_ms: number;
@@ -209,7 +214,12 @@ export class RuntimeEvent {
 
 /** POST /internal/calls/{external_id}/events */
 export class RuntimeEventsRequest {
-  @ApiProperty({ type: [RuntimeEvent], minItems: 1, maxItems: MAX_EVENTS_PER_REQUEST })
+  @ApiProperty({
+    type: [RuntimeEvent],
+    minItems: 1,
+    maxItems: MAX_EVENTS_PER_REQUEST,
+    example: [{ seq: 1, type: 'transcript', role: 'assistant', text: 'Hello!', at: '2026-01-02T03:04:05.678Z' }],
+  })
   @Rule.Required()
   @Rule.ArrayMin(1)
   @Rule.ArrayMax(MAX_EVENTS_PER_REQUEST)
