@@ -8,14 +8,14 @@ import {
 } from '@nestjs/common';
 import { Job, Worker } from 'bullmq';
 import { AppConfig } from '@app/config';
-import { JobProcessor, QueueBackend, allJobs } from '@app/jobs';
+import { JobProcessor, QueueBackend, allJobs, handlerProblems } from '@app/jobs';
 import { JobMetrics } from './job-metrics';
 
 export const JOB_PROCESSORS = Symbol('JOB_PROCESSORS');
 
 /**
  * Runs one BullMQ Worker per processor with the configured concurrency and lock timings. Refuses to boot when a
- * declared job has no handler; on shutdown waits for the jobs in hand (a job cut off by a crash is taken over
+ * declared job has no handler, or two, or one on another queue's processor; on shutdown waits for the jobs in hand (a job cut off by a crash is taken over
  * by another worker once its lock expires).
  */
 @Injectable()
@@ -31,13 +31,8 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
   ) {}
 
   onModuleInit(): void {
-    const missing = allJobs().filter(
-      (definition) => !this.processors.some((processor) => processor.handles(definition)),
-    );
-    if (missing.length > 0) {
-      const names = missing.map((definition) => `${definition.queue}/${definition.name}`).join(', ');
-      throw new Error(`No processor handles these declared jobs: ${names}`);
-    }
+    const problems = handlerProblems(this.processors, allJobs());
+    if (problems.length > 0) throw new Error(`The worker cannot run the declared jobs: ${problems.join('; ')}`);
   }
 
   /** Resolves once every worker's connections are up, so a shutdown never races their setup. */

@@ -1,4 +1,5 @@
 import type { JobsOptions } from 'bullmq';
+import type { AppConfig } from '@app/config';
 
 /** Queues, by purpose. Each queue can be consumed by a differently sized pool of workers. */
 export const Queues = {
@@ -24,6 +25,11 @@ export interface JobDefinition<Payload> {
   readonly options: JobsOptions;
   /** A deterministic id, so enqueueing the same work twice is a no-op while the first job is known. */
   readonly jobId?: (payload: Payload) => string;
+  /**
+   * For a job that repeats on its own: the seconds between its runs under a configuration, or undefined where that
+   * configuration turns it off. The worker keeps each such schedule registered (MaintenanceSchedule).
+   */
+  readonly every?: (config: AppConfig) => number | undefined;
   /** Never set; carries the payload type for `enqueue`. */
   readonly payload?: Payload;
 }
@@ -36,6 +42,19 @@ function defineJob<Payload>(
 ): JobDefinition<Payload> {
   return { name, queue, options, jobId };
 }
+
+/** A job the worker runs on a schedule, with no payload. */
+function defineScheduledJob(
+  queue: QueueName,
+  name: string,
+  options: JobsOptions,
+  every: (config: AppConfig) => number | undefined,
+): JobDefinition<Record<string, never>> {
+  return { name, queue, options, every };
+}
+
+/** Twice per period, so what was lost is found at most one and a half periods after its last sign of life. */
+const twicePer = (seconds: number) => Math.max(1, Math.floor(seconds / 2));
 
 const keepHistory: JobsOptions = {
   removeOnComplete: { age: 24 * 3600, count: 1000 },
@@ -78,12 +97,22 @@ export interface KnowledgebaseJob {
  * The worker refuses to boot while any job here lacks a handler.
  */
 export const Jobs = {
-  /** Deletes session tokens past their expiry. Repeats on the worker. */
-  purgeExpiredSessions: defineJob<Record<string, never>>(Queues.maintenance, 'purge-expired-sessions', retried(3)),
-  /** Deletes Idempotency-Key records past their 24 hours. Repeats on the worker. */
-  purgeIdempotencyKeys: defineJob<Record<string, never>>(Queues.maintenance, 'purge-idempotency-keys', retried(3)),
+  /** Deletes session and call tokens past their expiry. */
+  purgeExpiredSessions: defineScheduledJob(
+    Queues.maintenance,
+    'purge-expired-sessions',
+    retried(3),
+    (config) => config.sessionPurgeIntervalSeconds,
+  ),
+  /** Deletes Idempotency-Key records past their 24 hours. */
+  purgeIdempotencyKeys: defineScheduledJob(Queues.maintenance, 'purge-idempotency-keys', retried(3), () => 3600),
   /** Re-enqueues documents stuck in `processing` past their deadline (a crash between write and enqueue). */
-  sweepStuckDocuments: defineJob<Record<string, never>>(Queues.maintenance, 'sweep-stuck-documents', retried(3)),
+  sweepStuckDocuments: defineScheduledJob(
+    Queues.maintenance,
+    'sweep-stuck-documents',
+    retried(3),
+    (config) => config.documentSweepIntervalSeconds,
+  ),
   /** Fetches or parses one document, splits it into passages and moves its status. */
   processDocument: defineJob<DocumentJob>(
     Queues.documents,
@@ -118,18 +147,20 @@ export const Jobs = {
     retried(5),
     ({ callId }) => `webhook-started-${callId}`,
   ),
-  /** Queues again the webhook deliveries still owed whose job was lost. Repeats on the worker. */
-  sweepUndeliveredWebhooks: defineJob<Record<string, never>>(
-    Queues.maintenance,
-    'sweep-undelivered-webhooks',
-    retried(3),
+  /** Queues again the webhook deliveries still owed whose job was lost. */
+  sweepUndeliveredWebhooks: defineScheduledJob(Queues.maintenance, 'sweep-undelivered-webhooks', retried(3), (config) =>
+    twicePer(config.webhookStuckAfterSeconds),
   ),
   /** Ends calls the runtime never finished (`failed`), so each reaches a final state and its webhook fires. */
-  reapStaleCalls: defineJob<Record<string, never>>(Queues.maintenance, 'reap-stale-calls', retried(3)),
+  reapStaleCalls: defineScheduledJob(Queues.maintenance, 'reap-stale-calls', retried(3), () => 60),
   /** Re-enqueues lead imports whose job was lost or given up as stalled; they resume where they stopped. */
-  sweepStuckImports: defineJob<Record<string, never>>(Queues.maintenance, 'sweep-stuck-imports', retried(3)),
-  /** Removes calls older than CALL_RETENTION_DAYS, in small batches. */
-  purgeOldCalls: defineJob<Record<string, never>>(Queues.maintenance, 'purge-old-calls', retried(3)),
+  sweepStuckImports: defineScheduledJob(Queues.maintenance, 'sweep-stuck-imports', retried(3), (config) =>
+    twicePer(config.importStuckAfterSeconds),
+  ),
+  /** Removes calls older than CALL_RETENTION_DAYS, in small batches; off without a retention. */
+  purgeOldCalls: defineScheduledJob(Queues.maintenance, 'purge-old-calls', retried(3), (config) =>
+    config.callRetentionDays ? 300 : undefined,
+  ),
   /** Reads a CSV of leads into a campaign in batches, resuming where it stopped. */
   importLeads: defineJob<LeadImportJob>(
     Queues.leads,
@@ -139,8 +170,13 @@ export const Jobs = {
   ),
   /** Re-indexes a knowledgebase's passages in its language's configuration after the language changed. */
   reindexKnowledgebase: defineJob<KnowledgebaseJob>(Queues.documents, 'reindex-knowledgebase', retried(4)),
-  /** Enqueues a refresh of every website document whose refresh is due. Repeats on the worker. */
-  enqueueDueRefreshes: defineJob<Record<string, never>>(Queues.maintenance, 'enqueue-due-refreshes', retried(3)),
+  /** Enqueues a refresh of every website document whose refresh is due. */
+  enqueueDueRefreshes: defineScheduledJob(
+    Queues.maintenance,
+    'enqueue-due-refreshes',
+    retried(3),
+    (config) => config.documentSweepIntervalSeconds,
+  ),
   /**
    * Re-crawls a website document, keeping the passages of unchanged pages. Removed once finished (the outcome
    * is on the document), so the same id can refresh it again next time.
@@ -152,16 +188,26 @@ export const Jobs = {
     ({ documentId }) => `refresh-${documentId}`,
   ),
   /** Deletes provider trunks that were replaced or whose trunk was deleted; repeats until each is gone. */
-  cleanUpProviderTrunks: defineJob<Record<string, never>>(Queues.telephony, 'clean-up-provider-trunks', retried(3)),
+  cleanUpProviderTrunks: defineScheduledJob(Queues.telephony, 'clean-up-provider-trunks', retried(3), () => 60),
   /**
    * Compares what the telephony provider holds for this deployment with the database: removes orphans it made and
-   * gives a stored trunk's number back to its inbound trunk. Repeats.
+   * gives a stored trunk's number back to its inbound trunk.
    */
-  reconcileProviderTrunks: defineJob<Record<string, never>>(Queues.telephony, 'reconcile-provider-trunks', retried(1)),
+  reconcileProviderTrunks: defineScheduledJob(
+    Queues.telephony,
+    'reconcile-provider-trunks',
+    retried(1),
+    (config) => config.sipReconcileIntervalSeconds,
+  ),
   /** Tells a SIP trunk's dispatch rule which assistant answers its number now (queued when that changes). */
   refreshInboundDispatch: defineJob<InboundDispatchJob>(Queues.telephony, 'refresh-inbound-dispatch', retried(5)),
-  /** Looks for running campaigns with leads to dial, and dials nobody settled (their worker died). Repeats. */
-  dialCampaigns: defineJob<Record<string, never>>(Queues.dialer, 'dial-campaigns', retried(3)),
+  /** Looks for running campaigns with leads to dial, and dials nobody settled (their worker died). */
+  dialCampaigns: defineScheduledJob(
+    Queues.dialer,
+    'dial-campaigns',
+    retried(3),
+    (config) => config.dialerIntervalSeconds,
+  ),
   /**
    * Claims a running campaign's due leads up to its parallel limit and queues their dials. Queued on start, by
    * each ended call of the campaign and by `dial-campaigns`; many at once are harmless (claims skip locked rows).

@@ -1,6 +1,5 @@
 import { Injectable, Module } from '@nestjs/common';
-import { Job } from 'bullmq';
-import { CallJob, JobHandler, JobProcessor, Jobs, Queues } from '@app/jobs';
+import { handle, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { OutboundHttpModule } from '@app/outbound-http';
 import { CallWebhooks } from './call-webhooks.service';
 
@@ -11,10 +10,10 @@ export const WEBHOOK_USER_AGENT = 'VoiceAssistantWebhooks/1.0';
 export class CallsProcessor extends JobProcessor {
   readonly queueName = Queues.calls;
 
-  protected readonly handlers: Record<string, JobHandler> = {
-    [Jobs.deliverCallWebhook.name]: (job) => this.webhooks.deliver(job as Job<CallJob>),
-    [Jobs.deliverCallStartedWebhook.name]: (job) => this.webhooks.deliverStarted(job as Job<CallJob>),
-  };
+  protected readonly handlers = [
+    handle(Jobs.deliverCallWebhook, (job) => this.webhooks.deliver(job)),
+    handle(Jobs.deliverCallStartedWebhook, (job) => this.webhooks.deliverStarted(job)),
+  ];
 
   constructor(private readonly webhooks: CallWebhooks) {
     super();

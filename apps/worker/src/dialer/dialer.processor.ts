@@ -1,7 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
-import { Job } from 'bullmq';
 import { CallIngestion, Clock } from '@app/calls';
-import { CallJob, CampaignJob, JobHandler, JobProcessor, Jobs, Queues } from '@app/jobs';
+import { handle, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { callDialerProvider } from './call-dialer.provider';
 import { CallPlacer } from './call-placer.service';
 import { DialScheduler } from './dial-scheduler.service';
@@ -10,11 +9,11 @@ import { DialScheduler } from './dial-scheduler.service';
 export class DialerProcessor extends JobProcessor {
   readonly queueName = Queues.dialer;
 
-  protected readonly handlers: Record<string, JobHandler> = {
-    [Jobs.dialCampaigns.name]: () => this.scheduler.sweep(),
-    [Jobs.dialCampaign.name]: (job) => this.scheduler.run((job as Job<CampaignJob>).data.campaignId),
-    [Jobs.placeCall.name]: (job) => this.placer.place((job as Job<CallJob>).data.callId),
-  };
+  protected readonly handlers = [
+    handle(Jobs.dialCampaigns, () => this.scheduler.sweep()),
+    handle(Jobs.dialCampaign, (job) => this.scheduler.run(job.data.campaignId)),
+    handle(Jobs.placeCall, (job) => this.placer.place(job.data.callId)),
+  ];
 
   constructor(
     private readonly scheduler: DialScheduler,

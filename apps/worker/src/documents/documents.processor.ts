@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Job } from 'bullmq';
-import { DocumentJob, JobHandler, JobProcessor, Jobs, KnowledgebaseJob, Queues } from '@app/jobs';
+import { handle, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { DocumentIngestion } from './document-ingestion.service';
 import { DocumentRefresh } from './document-refresh.service';
 import { KnowledgebaseReindex } from './knowledgebase-reindex.service';
@@ -9,11 +8,10 @@ import { KnowledgebaseReindex } from './knowledgebase-reindex.service';
 export class DocumentsProcessor extends JobProcessor {
   readonly queueName = Queues.documents;
 
-  protected readonly handlers: Record<string, JobHandler> = {
-    [Jobs.processDocument.name]: (job) => this.ingestion.process(job as Job<DocumentJob>),
-    [Jobs.reindexKnowledgebase.name]: (job) =>
-      this.reindexing.reindex((job as Job<KnowledgebaseJob>).data.knowledgebaseId),
-  };
+  protected readonly handlers = [
+    handle(Jobs.processDocument, (job) => this.ingestion.process(job)),
+    handle(Jobs.reindexKnowledgebase, (job) => this.reindexing.reindex(job.data.knowledgebaseId)),
+  ];
 
   constructor(
     private readonly ingestion: DocumentIngestion,
@@ -28,9 +26,7 @@ export class DocumentsProcessor extends JobProcessor {
 export class RefreshesProcessor extends JobProcessor {
   readonly queueName = Queues.refreshes;
 
-  protected readonly handlers: Record<string, JobHandler> = {
-    [Jobs.refreshDocument.name]: (job) => this.refreshes.refresh(job as Job<DocumentJob>),
-  };
+  protected readonly handlers = [handle(Jobs.refreshDocument, (job) => this.refreshes.refresh(job))];
 
   constructor(private readonly refreshes: DocumentRefresh) {
     super();

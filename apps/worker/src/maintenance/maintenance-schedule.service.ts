@@ -1,31 +1,18 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { JobDefinition, JobQueue, Jobs } from '@app/jobs';
+import { allJobs, type JobDefinition, JobQueue } from '@app/jobs';
 
 export interface RepeatableJob {
-  definition: JobDefinition<Record<string, never>>;
+  definition: JobDefinition<unknown>;
   everySeconds: number;
 }
 
-/** Every job that repeats on its own, with its interval. Add a line here to schedule another. */
+/** Every job that repeats on its own under this configuration, with its interval (see `JobDefinition.every`). */
 export function repeatableJobs(config: AppConfig): RepeatableJob[] {
-  return [
-    { definition: Jobs.purgeExpiredSessions, everySeconds: config.sessionPurgeIntervalSeconds },
-    { definition: Jobs.sweepStuckDocuments, everySeconds: config.documentSweepIntervalSeconds },
-    { definition: Jobs.enqueueDueRefreshes, everySeconds: config.documentSweepIntervalSeconds },
-    { definition: Jobs.purgeIdempotencyKeys, everySeconds: 3600 },
-    { definition: Jobs.cleanUpProviderTrunks, everySeconds: 60 },
-    { definition: Jobs.reconcileProviderTrunks, everySeconds: config.sipReconcileIntervalSeconds },
-    // Twice per lease, so a lost import is found at most one and a half leases after its last sign of life.
-    { definition: Jobs.sweepStuckImports, everySeconds: Math.max(1, Math.floor(config.importStuckAfterSeconds / 2)) },
-    { definition: Jobs.reapStaleCalls, everySeconds: 60 },
-    {
-      definition: Jobs.sweepUndeliveredWebhooks,
-      everySeconds: Math.max(1, Math.floor(config.webhookStuckAfterSeconds / 2)),
-    },
-    { definition: Jobs.dialCampaigns, everySeconds: config.dialerIntervalSeconds },
-    ...(config.callRetentionDays ? [{ definition: Jobs.purgeOldCalls, everySeconds: 300 }] : []),
-  ];
+  return allJobs().flatMap((definition) => {
+    const everySeconds = definition.every?.(config);
+    return everySeconds === undefined ? [] : [{ definition, everySeconds }];
+  });
 }
 
 /** The schedules the queue backend does not know (Redis lost its data); readiness reports them. */

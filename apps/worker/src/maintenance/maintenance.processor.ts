@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { IDEMPOTENCY_TTL_HOURS } from '@app/contracts';
-import { JobHandler, JobProcessor, Jobs, Queues } from '@app/jobs';
+import { handle, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { DocumentSweeper } from '../documents/document-sweeper.service';
 import { DocumentRefresh } from '../documents/document-refresh.service';
 import { CallWebhooks } from '../calls/call-webhooks.service';
@@ -15,16 +15,16 @@ export class MaintenanceProcessor extends JobProcessor {
   readonly queueName = Queues.maintenance;
   private readonly logger = new Logger(MaintenanceProcessor.name);
 
-  protected readonly handlers: Record<string, JobHandler> = {
-    [Jobs.purgeExpiredSessions.name]: () => this.purgeExpiredSessions(),
-    [Jobs.sweepStuckDocuments.name]: () => this.documentSweeper.sweep(),
-    [Jobs.enqueueDueRefreshes.name]: () => this.documentRefresh.enqueueDue(),
-    [Jobs.purgeIdempotencyKeys.name]: () => this.purgeIdempotencyKeys(),
-    [Jobs.sweepStuckImports.name]: () => this.leadImports.sweep(),
-    [Jobs.reapStaleCalls.name]: () => this.callWebhooks.reapStale(),
-    [Jobs.sweepUndeliveredWebhooks.name]: () => this.callWebhooks.sweepUndelivered(),
-    [Jobs.purgeOldCalls.name]: () => this.purgeOldCalls(),
-  };
+  protected readonly handlers = [
+    handle(Jobs.purgeExpiredSessions, () => this.purgeExpiredSessions()),
+    handle(Jobs.sweepStuckDocuments, () => this.documentSweeper.sweep()),
+    handle(Jobs.enqueueDueRefreshes, () => this.documentRefresh.enqueueDue()),
+    handle(Jobs.purgeIdempotencyKeys, () => this.purgeIdempotencyKeys()),
+    handle(Jobs.sweepStuckImports, () => this.leadImports.sweep()),
+    handle(Jobs.reapStaleCalls, () => this.callWebhooks.reapStale()),
+    handle(Jobs.sweepUndeliveredWebhooks, () => this.callWebhooks.sweepUndelivered()),
+    handle(Jobs.purgeOldCalls, () => this.purgeOldCalls()),
+  ];
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Job } from 'bullmq';
-import { InboundDispatchJob, JobHandler, JobProcessor, Jobs, Queues, SipProvisioningJob } from '@app/jobs';
+import { handle, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { ProviderReconcile } from './provider-reconcile.service';
 import { SipTrunkProvisioning } from './sip-trunk-provisioning.service';
 
@@ -8,13 +7,12 @@ import { SipTrunkProvisioning } from './sip-trunk-provisioning.service';
 export class TelephonyProcessor extends JobProcessor {
   readonly queueName = Queues.telephony;
 
-  protected readonly handlers: Record<string, JobHandler> = {
-    [Jobs.provisionSipTrunk.name]: (job) => this.provisioning.process((job as Job<SipProvisioningJob>).data.requestId),
-    [Jobs.cleanUpProviderTrunks.name]: () => this.provisioning.cleanUp(),
-    [Jobs.reconcileProviderTrunks.name]: () => this.reconciler.reconcile(),
-    [Jobs.refreshInboundDispatch.name]: (job) =>
-      this.provisioning.refreshDispatch((job as Job<InboundDispatchJob>).data.phoneNumberId),
-  };
+  protected readonly handlers = [
+    handle(Jobs.provisionSipTrunk, (job) => this.provisioning.process(job.data.requestId)),
+    handle(Jobs.cleanUpProviderTrunks, () => this.provisioning.cleanUp()),
+    handle(Jobs.reconcileProviderTrunks, () => this.reconciler.reconcile()),
+    handle(Jobs.refreshInboundDispatch, (job) => this.provisioning.refreshDispatch(job.data.phoneNumberId)),
+  ];
 
   constructor(
     private readonly provisioning: SipTrunkProvisioning,
