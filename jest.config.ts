@@ -1,11 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Config } from 'jest';
+import { pathsToModuleNameMapper } from 'ts-jest';
 
-const moduleNameMapper = {
-  '^@app/(config|contracts|database|extraction|jobs|outbound-http|platform|crypto|telephony|tools|calls)$':
-    '<rootDir>/libs/$1/src',
-  '^@app/(config|contracts|database|extraction|jobs|outbound-http|platform|crypto|telephony|tools|calls)/(.*)$':
-    '<rootDir>/libs/$1/src/$2',
-};
+// The lib aliases as tsconfig.json declares them, the one place they are written.
+const moduleNameMapper = pathsToModuleNameMapper(
+  (
+    JSON.parse(readFileSync(join(__dirname, 'tsconfig.json'), 'utf8')) as {
+      compilerOptions: { paths: Record<string, string[]> };
+    }
+  ).compilerOptions.paths,
+  { prefix: '<rootDir>/' },
+);
 
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] } as const;
 

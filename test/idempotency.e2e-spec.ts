@@ -3,7 +3,7 @@ import { INTERCEPTORS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/c
 import { ModulesContainer } from '@nestjs/core';
 import { JobQueue, Jobs } from '@app/jobs';
 import { IdempotencyStore, requestFingerprint } from '../apps/api/src/idempotency/idempotency.store';
-import { POST_ROUTE_INTERCEPTORS } from '../apps/api/src/idempotency/post-route.decorator';
+import { POST_ROUTE_INTERCEPTORS } from '../apps/api/src/idempotency/user-post.decorator';
 import { createAccount, type TestAccount } from './support/factories';
 import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';

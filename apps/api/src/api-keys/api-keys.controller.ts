@@ -4,14 +4,14 @@ import { ApiKeyListResponse, CreateApiKeyRequest, CreateApiKeyResponse, Errors, 
 import { ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ResourceIdPipe } from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { ApiKeysService } from './api-keys.service';
-import { Post } from '../idempotency/post-route.decorator';
+import { UserPost } from '../idempotency/user-post.decorator';
 
 @ApiUserResource('API keys')
 @Controller('user/api-keys')
 export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
-  @Post()
+  @UserPost()
   @ApiOperation({ operationId: 'createApiKey', summary: 'Create an API key; its token is shown only in this answer' })
   @ApiCreatedResponse({ type: CreateApiKeyResponse })
   @ApiValidatedInput()

@@ -26,7 +26,7 @@ import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { AssistantsService } from './assistants.service';
 import { NamedColours } from './named-colours.service';
 import { FoldersService, LabelsService } from './organisation.services';
-import { Post } from '../idempotency/post-route.decorator';
+import { UserPost } from '../idempotency/user-post.decorator';
 
 const AssistantId = () => Param('id', new ResourceIdPipe(Errors.assistantNotFound));
 
@@ -50,7 +50,7 @@ export class AssistantsController {
     return this.assistants.list(user, query, request);
   }
 
-  @Post('assistant')
+  @UserPost('assistant')
   @ApiOperation({ operationId: 'createAssistant', summary: 'Create an assistant' })
   @ApiCreatedResponse({ type: AssistantMessageEnvelope })
   @ApiValidatedInput()
@@ -90,7 +90,7 @@ export class AssistantsController {
     return this.assistants.delete(user, id);
   }
 
-  @Post('assistant/:id/webhook-secret')
+  @UserPost('assistant/:id/webhook-secret')
   @HttpCode(200)
   @ApiOperation({ operationId: 'rotateWebhookSecret', summary: 'Replace the secret that signs webhook deliveries' })
   @ApiOkResponse({ type: AssistantMessageEnvelope })
@@ -132,7 +132,7 @@ function namedColourController(routes: NamedColourRoutes, service: Type<NamedCol
       return this.items.list(user, query);
     }
 
-    @Post(singular)
+    @UserPost(singular)
     @ApiOperation({ operationId: `create${noun}`, summary: `Create a ${singular}` })
     @ApiCreatedResponse({ type: NamedColourMessageEnvelope })
     @ApiValidatedInput()

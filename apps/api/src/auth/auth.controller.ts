@@ -12,14 +12,14 @@ import {
 import { ApiPublicResource, ApiUserResource, ApiValidatedInput, Public } from '@app/platform';
 import { AuthContext, AuthenticatedUser, CurrentAuth, CurrentUser } from './auth-context';
 import { AuthService } from './auth.service';
-import { Post } from '../idempotency/post-route.decorator';
+import { UserPost } from '../idempotency/user-post.decorator';
 
 @Controller()
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
   @Public()
-  @Post('auth/register')
+  @UserPost('auth/register')
   @ApiPublicResource('Authentication')
   @ApiOperation({ operationId: 'register', summary: 'Create an account and get a session token' })
   @ApiCreatedResponse({ type: RegisterResponse })
@@ -30,7 +30,7 @@ export class AuthController {
   }
 
   @Public()
-  @Post('auth/login')
+  @UserPost('auth/login')
   @HttpCode(200)
   @ApiPublicResource('Authentication')
   @ApiOperation({ operationId: 'login', summary: 'Get a session token for an email and password' })
@@ -40,7 +40,7 @@ export class AuthController {
     return this.auth.login(body, ip);
   }
 
-  @Post('auth/logout')
+  @UserPost('auth/logout')
   @HttpCode(200)
   @ApiUserResource('Authentication')
   @ApiOperation({ operationId: 'logout', summary: 'End the session whose token made the request' })

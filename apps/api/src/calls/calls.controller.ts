@@ -17,7 +17,7 @@ import {
 import { ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ApiValidatedQuery, ResourceIdPipe } from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { CallsService } from './calls.service';
-import { Post } from '../idempotency/post-route.decorator';
+import { UserPost } from '../idempotency/user-post.decorator';
 
 const CallId = () => Param('id', new ResourceIdPipe(Errors.callNotFound));
 
@@ -46,7 +46,7 @@ export class CallsController {
     return this.calls.get(user, id);
   }
 
-  @Post('make_call')
+  @UserPost('make_call')
   @ApiOperation({ operationId: 'makeCall', summary: 'Place one outbound call now, from the assistant’s number' })
   @ApiCreatedResponse({ type: MakeCallResponse })
   @ApiValidatedInput()

@@ -37,7 +37,7 @@ import { FileUpload } from '../http/file-upload.interceptor';
 import { CampaignsService } from './campaigns.service';
 import { LeadImportsService } from './lead-imports.service';
 import { LeadsService } from './leads.service';
-import { Post } from '../idempotency/post-route.decorator';
+import { UserPost } from '../idempotency/user-post.decorator';
 
 const CampaignId = () => Param('id', new ResourceIdPipe(Errors.campaignNotFound));
 const ImportId = () => Param('importId', new ResourceIdPipe(Errors.leadImportNotFound));
@@ -64,7 +64,7 @@ export class CampaignsController {
     return this.campaigns.list(user, query, request);
   }
 
-  @Post('campaign')
+  @UserPost('campaign')
   @ApiOperation({ operationId: 'createCampaign', summary: 'Create a campaign (status draft)' })
   @ApiCreatedResponse({ type: CampaignMessageEnvelope })
   @ApiValidatedInput()
@@ -104,7 +104,7 @@ export class CampaignsController {
     return this.campaigns.delete(user, id);
   }
 
-  @Post('campaigns/update-status')
+  @UserPost('campaigns/update-status')
   @HttpCode(200)
   @ApiOperation({ operationId: 'updateCampaignStatus', summary: 'Start or stop a campaign' })
   @ApiOkResponse({ type: CampaignStatusResponse })
@@ -117,7 +117,7 @@ export class CampaignsController {
     return this.campaigns.updateStatus(user, body);
   }
 
-  @Post('campaign/:id/leads/import')
+  @UserPost('campaign/:id/leads/import')
   @HttpCode(202)
   @FileUpload()
   @ApiOperation({
@@ -179,7 +179,7 @@ export class LeadsController {
     return this.leads.list(user, query, request);
   }
 
-  @Post('lead')
+  @UserPost('lead')
   @ApiOperation({ operationId: 'createLead', summary: 'Add a lead to a campaign' })
   @ApiCreatedResponse({ type: LeadMessageEnvelope })
   @ApiValidatedInput()

@@ -3,7 +3,7 @@ import { IdempotencyStore } from './idempotency.store';
 
 /**
  * What the POST route interceptors need, available to every controller's module: the interceptors themselves are
- * bound by the `Post` decorator of `post-route.decorator.ts` (multipart uploads are parsed first, so that the
+ * bound by the `UserPost` decorator of `user-post.decorator.ts` (multipart uploads are parsed first, so that the
  * Idempotency-Key check fingerprints the fields and file a create really received).
  */
 @Global()

@@ -21,7 +21,7 @@ import { ApiBodyPerMediaType, ApiNotFoundAs, ApiUserResource, ApiValidatedInput,
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { FileUpload } from '../http/file-upload.interceptor';
 import { DocumentsService } from './documents.service';
-import { Post } from '../idempotency/post-route.decorator';
+import { UserPost } from '../idempotency/user-post.decorator';
 
 const KnowledgebaseId = () => Param('knowledgebaseId', new ResourceIdPipe(Errors.knowledgebaseNotFound));
 const DocumentId = () => Param('documentId', new ResourceIdPipe(Errors.documentNotFound));
@@ -42,7 +42,7 @@ export class DocumentsController {
     return this.documents.list(user, knowledgebaseId);
   }
 
-  @Post()
+  @UserPost()
   @FileUpload()
   @ApiOperation({
     operationId: 'createDocument',
@@ -79,7 +79,7 @@ export class DocumentsController {
     return this.documents.get(user, knowledgebaseId, id);
   }
 
-  @Post(':documentId/refresh')
+  @UserPost(':documentId/refresh')
   @HttpCode(202)
   @ApiOperation({
     operationId: 'refreshDocument',

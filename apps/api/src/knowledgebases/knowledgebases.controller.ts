@@ -14,7 +14,7 @@ import {
 import { ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ApiValidatedQuery, ResourceIdPipe } from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { KnowledgebasesService } from './knowledgebases.service';
-import { Post } from '../idempotency/post-route.decorator';
+import { UserPost } from '../idempotency/user-post.decorator';
 
 const KnowledgebaseId = () => Param('id', new ResourceIdPipe(Errors.knowledgebaseNotFound));
 
@@ -32,7 +32,7 @@ export class KnowledgebasesController {
     return this.knowledgebases.list(user);
   }
 
-  @Post()
+  @UserPost()
   @ApiOperation({ operationId: 'createKnowledgebase', summary: 'Create a knowledgebase' })
   @ApiCreatedResponse({ type: KnowledgebaseMessageEnvelope })
   @ApiValidatedInput()

@@ -17,7 +17,7 @@ import { ApiNotFoundAs, ApiUnavailableAs, ApiUserResource, ApiValidatedInput, Re
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { PhoneNumbersService } from './phone-numbers.service';
 import { SipTrunksService } from './sip-trunks.service';
-import { Post } from '../idempotency/post-route.decorator';
+import { UserPost } from '../idempotency/user-post.decorator';
 
 const TrunkId = () => Param('id', new ResourceIdPipe(Errors.sipTrunkNotFound));
 
@@ -33,7 +33,7 @@ export class SipTrunksController {
     return this.trunks.list(user);
   }
 
-  @Post()
+  @UserPost()
   @ApiOperation({
     operationId: 'createSipTrunk',
     summary: 'Connect your own telephony: provisions an inbound and an outbound trunk before answering',

@@ -17,7 +17,7 @@ import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { ValidationMessage } from '../http/validation-message.interceptor';
 import { FlowTargetFieldsInterceptor } from './flow-target-fields.interceptor';
 import { ToolsService } from './tools.service';
-import { Post } from '../idempotency/post-route.decorator';
+import { UserPost } from '../idempotency/user-post.decorator';
 
 const ToolId = () => Param('id', new ResourceIdPipe(Errors.toolNotFound));
 const ApiToolNotFound = () => ApiNotFoundAs('message', 'Tool not found');
@@ -34,7 +34,7 @@ export class ToolsController {
     return this.tools.list(user);
   }
 
-  @Post()
+  @UserPost()
   @UseInterceptors(ValidationMessage(TOOL_VALIDATION_MESSAGE))
   @ApiOperation({ operationId: 'createTool', summary: 'Create an HTTP tool an assistant can call during a call' })
   @ApiCreatedResponse({ type: ToolMessageEnvelope })
@@ -73,7 +73,7 @@ export class ToolsController {
     return this.tools.delete(user, id);
   }
 
-  @Post(':id/test')
+  @UserPost(':id/test')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'testTool',
