@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
 import { Assistant, tenantRepositoryProvider } from '@app/database';
-import { AssistantsController, FoldersController, LabelsController } from './assistants.controllers';
+import { AssistantsController } from './assistants.controller';
+import { FoldersController } from './folders.controller';
+import { LabelsController } from './labels.controller';
 import { AssistantsService } from './assistants.service';
-import { FoldersService, LabelsService } from './organisation.services';
+import { FoldersService } from './folders.service';
+import { LabelsService } from './labels.service';
 
 @Module({
   controllers: [AssistantsController, FoldersController, LabelsController],

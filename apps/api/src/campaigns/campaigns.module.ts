@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { CampaignsController, LeadsController } from './campaigns.controllers';
+import { CampaignsController } from './campaigns.controller';
+import { LeadsController } from './leads.controller';
 import { CampaignsService } from './campaigns.service';
 import { LeadImportsService } from './lead-imports.service';
 import { LeadsService } from './leads.service';

@@ -16,15 +16,3 @@ export class FoldersService extends NamedColours {
     });
   }
 }
-
-@Injectable()
-export class LabelsService extends NamedColours {
-  constructor(@InjectDataSource() dataSource: DataSource, reads: ReadReplicas) {
-    super(dataSource, reads, {
-      table: 'labels',
-      assistantsCount: '(SELECT count(*) FROM assistant_labels l WHERE l.label_id = item.id)::int',
-      noun: 'Label',
-      notFound: Errors.labelNotFound,
-    });
-  }
-}

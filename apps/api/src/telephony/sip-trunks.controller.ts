@@ -1,11 +1,9 @@
-import { Body, Controller, Delete, Get, Param, Put } from '@nestjs/common';
+import { Body, Controller, Get, Param, Put } from '@nestjs/common';
 import { ApiBadGatewayResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   CreateSipTrunkRequest,
   ErrorFieldResponse,
   Errors,
-  MessageResponse,
-  PhoneNumberListResponse,
   SIP_TRUNK_CREATE_FAILED,
   SIP_TRUNK_UPDATE_FAILED,
   SipTrunkEnvelope,
@@ -15,7 +13,6 @@ import {
 } from '@app/contracts';
 import { ApiNotFoundAs, ApiUnavailableAs, ApiUserResource, ApiValidatedInput, ResourceIdPipe } from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
-import { PhoneNumbersService } from './phone-numbers.service';
 import { SipTrunksService } from './sip-trunks.service';
 import { UserPost } from '../idempotency/user-post.decorator';
 
@@ -73,42 +70,5 @@ export class SipTrunksController {
     @Body() body: UpdateSipTrunkRequest,
   ): Promise<SipTrunkMessageEnvelope> {
     return this.trunks.update(user, id, body);
-  }
-}
-
-@ApiUserResource('Telephony')
-@Controller('user/phone-numbers')
-export class PhoneNumbersController {
-  constructor(private readonly numbers: PhoneNumbersService) {}
-
-  @Get()
-  @ApiOperation({
-    operationId: 'listSmsPhoneNumbers',
-    summary: 'Legacy: SMS-capable numbers with an active subscription',
-  })
-  @ApiOkResponse({ type: PhoneNumberListResponse })
-  legacy(@CurrentUser() user: AuthenticatedUser): Promise<PhoneNumberListResponse> {
-    return this.numbers.legacy(user);
-  }
-
-  @Get('all')
-  @ApiOperation({ operationId: 'listPhoneNumbers', summary: 'Every number of the account, SIP trunks included' })
-  @ApiOkResponse({ type: PhoneNumberListResponse })
-  all(@CurrentUser() user: AuthenticatedUser): Promise<PhoneNumberListResponse> {
-    return this.numbers.all(user);
-  }
-
-  @Delete(':id')
-  @ApiOperation({
-    operationId: 'deletePhoneNumber',
-    summary: 'Release a number; a SIP trunk also loses its provider trunks',
-  })
-  @ApiOkResponse({ type: MessageResponse })
-  @ApiNotFoundAs('error', 'Phone number not found.')
-  delete(
-    @CurrentUser() user: AuthenticatedUser,
-    @Param('id', new ResourceIdPipe(Errors.phoneNumberNotFound)) id: number,
-  ): Promise<MessageResponse> {
-    return this.numbers.delete(user, id);
   }
 }

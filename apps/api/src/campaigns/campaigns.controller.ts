@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Put, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Put, Query, Req } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Request } from 'express';
 import {
@@ -9,20 +9,14 @@ import {
   CampaignStatusRequest,
   CampaignStatusResponse,
   CreateCampaignRequest,
-  CreateLeadRequest,
   Errors,
   ImportLeadsRequest,
-  LeadEnvelope,
   LeadImportAcceptedResponse,
   LeadImportEnvelope,
-  LeadListQuery,
-  LeadMessageEnvelope,
-  LeadResponse,
   LengthAwarePage,
   MessageResponse,
   PageQuery,
   UpdateCampaignRequest,
-  UpdateLeadRequest,
 } from '@app/contracts';
 import {
   ApiBodyPerMediaType,
@@ -36,12 +30,10 @@ import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { FileUpload } from '../http/file-upload.interceptor';
 import { CampaignsService } from './campaigns.service';
 import { LeadImportsService } from './lead-imports.service';
-import { LeadsService } from './leads.service';
 import { UserPost } from '../idempotency/user-post.decorator';
 
 const CampaignId = () => Param('id', new ResourceIdPipe(Errors.campaignNotFound));
 const ImportId = () => Param('importId', new ResourceIdPipe(Errors.leadImportNotFound));
-const LeadId = () => Param('id', new ResourceIdPipe(Errors.leadNotFound));
 const ApiCampaignNotFound = () => ApiNotFoundAs('message', 'Campaign not found.');
 
 @ApiUserResource('Campaigns')
@@ -159,63 +151,5 @@ export class CampaignsController {
     @ImportId() importId: number,
   ): Promise<string> {
     return this.imports.errorsCsv(user, id, importId);
-  }
-}
-
-@ApiUserResource('Leads')
-@Controller('user')
-export class LeadsController {
-  constructor(private readonly leads: LeadsService) {}
-
-  @Get('leads')
-  @ApiOperation({ operationId: 'listLeads', summary: 'List leads, newest first, with filters' })
-  @ApiLengthAwarePage(LeadResponse)
-  @ApiValidatedQuery()
-  list(
-    @CurrentUser() user: AuthenticatedUser,
-    @Query() query: LeadListQuery,
-    @Req() request: Request,
-  ): Promise<LengthAwarePage<LeadResponse>> {
-    return this.leads.list(user, query, request);
-  }
-
-  @UserPost('lead')
-  @ApiOperation({ operationId: 'createLead', summary: 'Add a lead to a campaign' })
-  @ApiCreatedResponse({ type: LeadMessageEnvelope })
-  @ApiValidatedInput()
-  create(@CurrentUser() user: AuthenticatedUser, @Body() body: CreateLeadRequest): Promise<LeadMessageEnvelope> {
-    return this.leads.create(user, body);
-  }
-
-  @Get('leads/:id')
-  @ApiOperation({ operationId: 'getLead', summary: 'Read a lead' })
-  @ApiOkResponse({ type: LeadEnvelope })
-  @ApiNotFoundAs('message', 'Lead not found.')
-  get(@CurrentUser() user: AuthenticatedUser, @LeadId() id: number): Promise<LeadEnvelope> {
-    return this.leads.get(user, id);
-  }
-
-  @Patch('leads/:id')
-  @ApiOperation({
-    operationId: 'updateLead',
-    summary: 'Change a lead’s number, variables or secondary contacts, or blacklist it',
-  })
-  @ApiOkResponse({ type: LeadMessageEnvelope })
-  @ApiValidatedInput()
-  @ApiNotFoundAs('message', 'Lead not found.')
-  update(
-    @CurrentUser() user: AuthenticatedUser,
-    @LeadId() id: number,
-    @Body() body: UpdateLeadRequest,
-  ): Promise<LeadMessageEnvelope> {
-    return this.leads.update(user, id, body);
-  }
-
-  @Delete('leads/:id')
-  @ApiOperation({ operationId: 'deleteLead', summary: 'Delete a lead' })
-  @ApiOkResponse({ type: MessageResponse })
-  @ApiNotFoundAs('message', 'Lead not found.')
-  delete(@CurrentUser() user: AuthenticatedUser, @LeadId() id: number): Promise<MessageResponse> {
-    return this.leads.delete(user, id);
   }
 }

@@ -1,0 +1,18 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Errors } from '@app/contracts';
+import { ReadReplicas } from '@app/database';
+import { NamedColours } from './named-colours.service';
+
+@Injectable()
+export class LabelsService extends NamedColours {
+  constructor(@InjectDataSource() dataSource: DataSource, reads: ReadReplicas) {
+    super(dataSource, reads, {
+      table: 'labels',
+      assistantsCount: '(SELECT count(*) FROM assistant_labels l WHERE l.label_id = item.id)::int',
+      noun: 'Label',
+      notFound: Errors.labelNotFound,
+    });
+  }
+}
