@@ -29,6 +29,7 @@ import {
   PhoneNumber,
   SipTrunk,
   TenantRepository,
+  type TrunkChanges,
   whenUnique,
 } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
@@ -39,7 +40,6 @@ const numberTaken = () => ValidationFailed.field('phone_number', PHONE_NUMBER_TA
 const providerFailed = (message: string) => new DomainError('provider_failed', 502, { error: message });
 
 /** The stored form of changes a request carries to the worker (the password sealed, never in the queue). */
-type TrunkChanges = Record<string, unknown>;
 
 @Injectable()
 export class SipTrunksService {
@@ -141,17 +141,14 @@ export class SipTrunksService {
         throw numberTaken();
       changes.phone_number = number;
     }
-    for (const field of [
-      'nickname',
-      'sip_username',
-      'sip_address',
-      'sip_calling_format',
-      'inbound_authorization_type',
-      'outbound_proxy',
-      'country_code',
-    ] as const) {
-      if (request[field] !== undefined) changes[field] = request[field];
-    }
+    if (request.nickname !== undefined) changes.nickname = request.nickname;
+    if (request.sip_username !== undefined) changes.sip_username = request.sip_username;
+    if (request.sip_address !== undefined) changes.sip_address = request.sip_address;
+    if (request.sip_calling_format !== undefined) changes.sip_calling_format = request.sip_calling_format;
+    if (request.inbound_authorization_type !== undefined)
+      changes.inbound_authorization_type = request.inbound_authorization_type;
+    if (request.outbound_proxy !== undefined) changes.outbound_proxy = request.outbound_proxy;
+    if (request.country_code !== undefined) changes.country_code = request.country_code;
     if (request.allowed_inbound_ips !== undefined && request.allowed_inbound_ips !== null) {
       changes.allowed_inbound_ips = request.allowed_inbound_ips;
     }

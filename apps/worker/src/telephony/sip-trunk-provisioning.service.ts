@@ -3,7 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { SecretBox, SecretContexts } from '@app/crypto';
-import { deploymentId, heldByAnother, PHONE_NUMBER_TAKEN, PhoneNumber, SipTrunk } from '@app/database';
+import {
+  deploymentId,
+  heldByAnother,
+  PHONE_NUMBER_TAKEN,
+  PhoneNumber,
+  SipTrunk,
+  type TrunkChanges,
+} from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import {
   InboundTrunkSpec,
@@ -14,20 +21,6 @@ import {
   SipProvisioner,
   TrunkOwner,
 } from '@app/telephony';
-
-/** What a request asks for, as the API stored it (the password sealed for the trunk). */
-export interface TrunkChanges {
-  phone_number?: string;
-  nickname?: string | null;
-  sip_username?: string;
-  sip_password_sealed?: string;
-  sip_address?: string;
-  sip_calling_format?: string;
-  inbound_authorization_type?: 'auth' | 'ip';
-  allowed_inbound_ips?: string[] | null;
-  outbound_proxy?: boolean;
-  country_code?: string;
-}
 
 interface RequestRow {
   id: number;
