@@ -284,6 +284,14 @@ describe('Calls', () => {
         part,
         found: numbers.filter((number) => number.includes(part)).sort(),
       });
+    } // A `+` sent as it is in the query string, as most HTTP clients send it, is the number's plus (not a space).
+    for (const raw of ['+14155550901', '+44']) {
+      const page = (
+        await stack.http.get(`/api/user/calls?phone_number=${raw}&per_page=100`).set(fresh.auth).expect(200)
+      ).body;
+      expect(page.data.map((call: { id: number }) => ids.get(call.id)).sort()).toEqual(
+        numbers.filter((number) => number.includes(raw)).sort(),
+      );
     }
   });
 

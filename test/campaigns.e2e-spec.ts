@@ -287,6 +287,10 @@ describe('Campaigns and leads', () => {
           found: numbers.filter((number) => number.includes(part)).sort(),
         });
       }
+      // A `+` sent as it is in the query string is the number's plus, not a space.
+      const raw = (await stack.http.get('/api/user/leads?phone_number=+44&per_page=100').set(fresh.auth).expect(200))
+        .body;
+      expect(raw.data.map((item: { id: number }) => ids.get(item.id))).toEqual(['+442079460123']);
     });
 
     it('lists with every filter, newest first, in the full envelope', async () => {

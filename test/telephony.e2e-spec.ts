@@ -93,6 +93,23 @@ describe('SIP trunks and phone numbers', () => {
     expect(legacy.body.data.map((number: { id: number }) => number.id)).not.toContain(trunk.id);
   });
 
+  it('lists numbers and trunks newest first, and a number without a region with an empty one', async () => {
+    const owner = await createAccount(stack);
+    const first = (await createTrunk(trunkBody(), owner).expect(201)).body.data.id;
+    const second = (await createTrunk(trunkBody(), owner).expect(201)).body.data.id;
+    const [bought] = await stack.dataSource.query(
+      `INSERT INTO phone_numbers (user_id, phone_number, country_code, type, sms_capable)
+       VALUES ($1, $2, 'US', 'normal', true) RETURNING id`,
+      [owner.id, unheldNumber()],
+    );
+    const ids = async (path: string) =>
+      (await stack.http.get(path).set(owner.auth).expect(200)).body.data.map((item: { id: number }) => item.id);
+    expect(await ids('/api/user/phone-numbers/all')).toEqual([bought.id, second, first]);
+    expect(await ids('/api/user/phone-numbers/sip-trunks')).toEqual([second, first]);
+    const legacy = (await stack.http.get('/api/user/phone-numbers').set(owner.auth).expect(200)).body.data;
+    expect(legacy).toEqual([expect.objectContaining({ id: bought.id, region: '' })]);
+  });
+
   it('normalises a national number to E.164 with the country given', async () => {
     const response = await createTrunk(trunkBody({ phone_number: '020 7946 0018', country_code: 'GB' })).expect(201);
     expect(response.body.data).toMatchObject({ phone_number: '+442079460018', country_code: 'GB' });
@@ -225,7 +242,17 @@ describe('SIP trunks and phone numbers', () => {
       [
         { inbound_authorization_type: 'ip', allowed_inbound_ips: ['1.2.3.4', 'not-an-ip'] },
         'allowed_inbound_ips.1',
-        'The allowed_inbound_ips.1 field must be a valid IP address or CIDR range.',
+        'The allowed inbound ips.1 field must be a valid IP address or CIDR range.',
+      ],
+      [
+        { allowed_inbound_ips: ['198.51.100.7'] },
+        'allowed_inbound_ips',
+        'The allowed inbound ips field is prohibited unless inbound authorization type is in ip.',
+      ],
+      [
+        { inbound_authorization_type: 'auth', allowed_inbound_ips: ['198.51.100.7'] },
+        'allowed_inbound_ips',
+        'The allowed inbound ips field is prohibited unless inbound authorization type is in ip.',
       ],
       [{ country_code: 'usa' }, 'country_code', 'The country code field format is invalid.'],
       [{ country_code: 'ZZ' }, 'country_code', 'The selected country code is invalid.'],
@@ -252,6 +279,18 @@ describe('SIP trunks and phone numbers', () => {
         phone_number: '201',
         country_code: 'DE',
       });
+    });
+
+    it('refuses allowed addresses for a trunk that authenticates by credentials, and changes nothing', async () => {
+      const trunk = (await createTrunk(trunkBody()).expect(201)).body.data;
+      const response = await updateTrunk(trunk.id, { allowed_inbound_ips: ['198.51.100.7'] }).expect(422);
+      expect(response.body.errors).toEqual({
+        allowed_inbound_ips: [
+          'The allowed inbound ips field is prohibited unless inbound authorization type is in ip.',
+        ],
+      });
+      const read = await stack.http.get(`/api/user/phone-numbers/sip-trunks/${trunk.id}`).set(account.auth).expect(200);
+      expect(read.body.data).toEqual(trunk);
     });
 
     it('refuses switching to ip on update without addresses, and changes nothing', async () => {

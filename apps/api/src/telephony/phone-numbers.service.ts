@@ -14,17 +14,17 @@ export class PhoneNumbersService {
     private readonly jobs: JobQueue,
   ) {}
 
-  /** Every number of the account, SIP trunks included (not those still being set up). */
+  /** Every number of the account, SIP trunks included (not those still being set up), newest first like every list. */
   async all(user: AuthenticatedUser): Promise<PhoneNumberListResponse> {
-    const numbers = await this.numbers.find(user.id, { where: { status: 'active' }, order: { id: 'ASC' } });
+    const numbers = await this.numbers.find(user.id, { where: { status: 'active' }, order: { id: 'DESC' } });
     return { data: numbers.map(toPhoneNumberResponse) };
   }
 
-  /** The legacy list: numbers that can send SMS and have an active subscription. */
+  /** The legacy list: numbers that can send SMS and have an active subscription, newest first. */
   async legacy(user: AuthenticatedUser): Promise<PhoneNumberListResponse> {
     const numbers = await this.numbers.find(user.id, {
       where: { status: 'active', smsCapable: true, hasActiveSubscription: true },
-      order: { id: 'ASC' },
+      order: { id: 'DESC' },
     });
     return { data: numbers.map(toPhoneNumberResponse) };
   }

@@ -11,6 +11,7 @@ import {
   toE164,
   DomainError,
   Errors,
+  humaniseAttribute,
   isIpOrCidr,
   SIP_TRUNK_CREATE_FAILED,
   SIP_TRUNK_UPDATE_FAILED,
@@ -54,7 +55,7 @@ export class SipTrunksService {
   async list(user: AuthenticatedUser): Promise<SipTrunkListResponse> {
     const numbers = await this.numbers.find(user.id, {
       where: { type: 'sip', status: 'active' },
-      order: { id: 'ASC' },
+      order: { id: 'DESC' },
     });
     if (numbers.length === 0) return { data: [] };
     const trunks = await this.dataSource
@@ -86,7 +87,7 @@ export class SipTrunksService {
     }
     const phoneNumber = this.normaliseNumber(request.sip_trunk_type, request.phone_number, request.country_code);
     const countryCode = request.country_code ?? this.countryOf(request.sip_trunk_type, phoneNumber);
-    this.checkSettings(request);
+    this.checkSettings(request, request.inbound_authorization_type ?? 'auth');
     // The unique indexes decide between creates racing for one number; nothing is provisioned for the loser.
     const { numberId, requestId } = await whenUnique(
       () =>
@@ -129,7 +130,7 @@ export class SipTrunksService {
 
   async update(user: AuthenticatedUser, id: number, request: UpdateSipTrunkRequest): Promise<SipTrunkMessageEnvelope> {
     const current = await this.read(user, id);
-    this.checkSettings(request);
+    this.checkSettings(request, request.inbound_authorization_type ?? current.inbound_authorization_type);
     const changes: TrunkChanges = {};
     if (request.phone_number !== undefined) {
       const number = this.normaliseNumber(
@@ -237,13 +238,22 @@ export class SipTrunksService {
     return countryOfNumber(phoneNumber) ?? null;
   }
 
-  private checkSettings(request: UpdateSipTrunkRequest): void {
+  /**
+   * What the DTO cannot check alone. `authorization` is the inbound authorization the trunk will have: allowed
+   * addresses belong to `ip` only, and a list sent for a trunk that authenticates by credentials would be stored
+   * unused and never shown, so it is refused (Laravel's `prohibited_unless`).
+   */
+  private checkSettings(request: UpdateSipTrunkRequest, authorization: string): void {
     const errors: Record<string, string[]> = {};
+    if (request.allowed_inbound_ips != null && authorization !== 'ip') {
+      errors.allowed_inbound_ips = [
+        'The allowed inbound ips field is prohibited unless inbound authorization type is in ip.',
+      ];
+    }
     request.allowed_inbound_ips?.forEach((address, index) => {
+      const attribute = `allowed_inbound_ips.${index}`;
       if (!isIpOrCidr(address)) {
-        errors[`allowed_inbound_ips.${index}`] = [
-          `The allowed_inbound_ips.${index} field must be a valid IP address or CIDR range.`,
-        ];
+        errors[attribute] = [`The ${humaniseAttribute(attribute)} field must be a valid IP address or CIDR range.`];
       }
     });
     if (request.country_code !== undefined && !isSupportedCountry(request.country_code)) {

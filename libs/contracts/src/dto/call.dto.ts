@@ -127,8 +127,7 @@ export class CallListQuery extends PageQuery {
   type?: string;
 
   @ApiPropertyOptional({ type: String, maxLength: 32, description: "Part of the client's number" })
-  @Rule.OptionalText(32)
-  @Rule.Pattern(/^\+?[0-9]+$/)
+  @Rule.PhoneNumberPart()
   phone_number?: string;
 
   @ApiPropertyOptional({ type: 'integer' })

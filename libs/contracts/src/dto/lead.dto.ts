@@ -120,8 +120,7 @@ export class LeadListQuery extends PageQuery {
   campaign_id?: number;
 
   @ApiPropertyOptional({ type: String, maxLength: 32, description: 'Part of the number' })
-  @Rule.OptionalText(32)
-  @Rule.Pattern(/^\+?[0-9]+$/)
+  @Rule.PhoneNumberPart()
   phone_number?: string;
 
   @ApiPropertyOptional({ type: String, format: 'date', description: 'Created on or after (UTC)' })

@@ -203,8 +203,11 @@ export class PhoneNumberResponse {
   @ApiProperty({ enum: ['normal', 'sip', 'caller_id'] }) type: string;
   @ApiProperty({ type: String, example: 'SIP' }) type_label: string;
   @ApiProperty({ type: Boolean }) sms_capable: boolean;
-  @ApiProperty({ type: String, nullable: true, description: 'Where it is provisioned; for SIP trunks the SIP server' })
-  region: string | null;
+  @ApiProperty({
+    type: String,
+    description: 'Where it is provisioned; for SIP trunks the SIP server; empty when nobody recorded one',
+  })
+  region: string;
   @ApiProperty({ type: Boolean }) has_active_subscription: boolean;
   @ApiProperty({ format: 'date-time' }) created_at: string;
 }
@@ -248,7 +251,8 @@ export function toPhoneNumberResponse(number: PhoneNumberLike): PhoneNumberRespo
     type: number.type,
     type_label: typeLabels[number.type] ?? number.type,
     sms_capable: number.smsCapable,
-    region: number.region,
+    // The spec types it as a string: a number assigned without a region answers an empty one, never null.
+    region: number.region ?? '',
     has_active_subscription: number.hasActiveSubscription,
     created_at: number.createdAt.toISOString(),
   };

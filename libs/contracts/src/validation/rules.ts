@@ -140,6 +140,19 @@ export const DateTime = () =>
     },
     { message: 'The :attribute field must be a valid date.' },
   );
+/**
+ * A list filter on part of a phone number: digits, with an optional leading `+`. Most HTTP clients send a `+` in a
+ * query string as it is, and a query string's `+` means a space: a value that starts with one space and then only
+ * digits is read as the `+` it was meant to be.
+ */
+export const PhoneNumberPart = () =>
+  applyDecorators(
+    Transform(({ value }: { value: unknown }) =>
+      typeof value === 'string' && /^ [0-9]+$/.test(value) ? `+${value.slice(1)}` : value,
+    ),
+    OptionalText(32),
+    Matches(/^\+?[0-9]+$/, { message: 'The :attribute field format is invalid.' }),
+  );
 export const Pattern = (pattern: RegExp) => Matches(pattern, { message: 'The :attribute field format is invalid.' });
 export const HttpUrl = () =>
   IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, field('must be a valid URL.'));
