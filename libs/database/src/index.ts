@@ -14,3 +14,5 @@ export * from './phone-number-holders';
 export * from './read-replicas';
 export * from './deployment-identity';
 export * from './sip-provisioning-requests';
+export * from './sql-repository';
+export * from './calls.repository';

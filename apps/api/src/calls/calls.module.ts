@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
+import { CallsRepository } from '@app/database';
 import { CallsController } from './calls.controller';
 import { CallsService } from './calls.service';
 
 @Module({
   controllers: [CallsController],
-  providers: [CallsService],
+  providers: [CallsService, CallsRepository],
 })
 export class CallsModule {}

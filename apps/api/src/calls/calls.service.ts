@@ -6,7 +6,6 @@ import { AppConfig } from '@app/config';
 import {
   CallEnvelope,
   type CallEventResponse,
-  type CallEventRow,
   CallListQuery,
   CallResponse,
   Errors,
@@ -14,7 +13,6 @@ import {
   lengthAwarePage,
   MessageResponse,
   type PageQuery,
-  CallRow,
   INVALID_PHONE_NUMBER,
   MakeCallRequest,
   MakeCallResponse,
@@ -24,7 +22,7 @@ import {
   ValidationFailed,
 } from '@app/contracts';
 import { insertPlacedCalls } from '@app/calls';
-import { ReadReplicas, SqlFilter } from '@app/database';
+import { CallsRepository } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
@@ -38,7 +36,7 @@ export class CallsService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly reads: ReadReplicas,
+    private readonly calls: CallsRepository,
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
   ) {}
@@ -91,28 +89,9 @@ export class CallsService {
     return { message: 'Call initiated successfully.', call_id: callId, status: 'initiated' };
   }
 
-  /** Newest first; each single filter is served by its own index. */
+  /** Newest first, with the exact total. */
   async list(user: AuthenticatedUser, query: CallListQuery, request: Request): Promise<LengthAwarePage<CallResponse>> {
-    const filter = new SqlFilter((p) => `user_id = ${p}`, user.id);
-    const add = filter.where.bind(filter);
-    if (query.status) add((p) => `status = ${p}`, query.status);
-    if (query.type) add((p) => `type = ${p}`, query.type);
-    if (query.phone_number) filter.numberContaining('client_phone_number', 'user_id', query.phone_number);
-    if (query.assistant_id !== undefined) add((p) => `assistant_id = ${p}`, query.assistant_id);
-    if (query.campaign_id !== undefined) add((p) => `campaign_id = ${p}`, query.campaign_id);
-    if (query.date_from) add((p) => `created_at >= ${p}::date`, query.date_from);
-    if (query.date_to) add((p) => `created_at < ${p}::date + 1`, query.date_to);
-    const where = filter.sql;
-    const parameters = filter.values;
-    const order = query.date_from || query.date_to ? 'created_at DESC, id DESC' : 'id DESC';
-    const [rows, total] = await Promise.all([
-      this.reads.query(
-        user.id,
-        `SELECT * FROM calls WHERE ${where} ORDER BY ${order} LIMIT ${filter.next()} OFFSET ${filter.next(2)}`,
-        [...parameters, query.per_page, (query.page - 1) * query.per_page],
-      ) as Promise<CallRow[]>,
-      this.total(user, query, where, parameters),
-    ]);
+    const [rows, total] = await this.calls.list(user.id, query, query.per_page, (query.page - 1) * query.per_page);
     return lengthAwarePage(
       rows.map(toCallResponse),
       total,
@@ -121,48 +100,8 @@ export class CallsService {
     );
   }
 
-  /** From the counters the triggers keep when at most one filter (not a partial number) or only dates are set. */
-  private async total(
-    user: AuthenticatedUser,
-    query: CallListQuery,
-    where: string,
-    parameters: unknown[],
-  ): Promise<number> {
-    const buckets = [
-      query.status && `s:${query.status}`,
-      query.type && `t:${query.type}`,
-      query.assistant_id !== undefined && `a:${query.assistant_id}`,
-      query.campaign_id !== undefined && `c:${query.campaign_id}`,
-    ].filter((bucket): bucket is string => Boolean(bucket));
-    const dated = Boolean(query.date_from || query.date_to);
-    if (!query.phone_number && buckets.length + (dated ? 1 : 0) <= 1) {
-      const [row] = dated
-        ? await this.reads.query(
-            user.id,
-            `SELECT COALESCE(sum(total), 0)::int AS total FROM call_counts
-              WHERE user_id = $1 AND bucket LIKE 'd:%' AND bucket >= $2 AND bucket <= $3`,
-            [user.id, `d:${query.date_from ?? '0000-00-00'}`, `d:${query.date_to ?? '9999-99-99'}`],
-          )
-        : await this.reads.query(
-            user.id,
-            `SELECT sum(total)::int AS total FROM call_counts WHERE user_id = $1 AND bucket = $2`,
-            [user.id, buckets[0] ?? ''],
-          );
-      return row?.total ?? 0;
-    }
-    const [{ total }] = await this.reads.query(
-      user.id,
-      `SELECT count(*)::int AS total FROM calls WHERE ${where}`,
-      parameters,
-    );
-    return total;
-  }
-
   async get(user: AuthenticatedUser, id: number): Promise<CallEnvelope> {
-    const [row] = (await this.reads.query(user.id, `SELECT * FROM calls WHERE id = $1 AND user_id = $2`, [
-      id,
-      user.id,
-    ])) as CallRow[];
+    const row = await this.calls.find(user.id, id);
     if (!row) throw Errors.callNotFound();
     return { data: toCallResponse(row) };
   }
@@ -174,33 +113,19 @@ export class CallsService {
     query: PageQuery,
     request: Request,
   ): Promise<LengthAwarePage<CallEventResponse>> {
-    const [call] = await this.reads.query<{ events: number }>(
-      user.id,
-      `SELECT (SELECT count(*)::int FROM call_events WHERE call_id = calls.id) AS events
-         FROM calls WHERE id = $1 AND user_id = $2`,
-      [id, user.id],
-    );
-    if (!call) throw Errors.callNotFound();
-    const rows = await this.reads.query<CallEventRow>(
-      user.id,
-      `SELECT type, seq, at, data FROM call_events WHERE call_id = $1
-        ORDER BY at, seq NULLS LAST, id LIMIT $2 OFFSET $3`,
-      [id, query.per_page, (query.page - 1) * query.per_page],
-    );
+    const events = await this.calls.countEvents(user.id, id);
+    if (events === undefined) throw Errors.callNotFound();
+    const rows = await this.calls.listEvents(user.id, id, query.per_page, (query.page - 1) * query.per_page);
     return lengthAwarePage(
       rows.map(toCallEventResponse),
-      call.events,
+      events,
       { page: query.page, perPage: query.per_page },
       pageLocation(request, this.config.appUrl),
     );
   }
 
   async delete(user: AuthenticatedUser, id: number): Promise<MessageResponse> {
-    const [, deleted] = (await this.dataSource.query(`DELETE FROM calls WHERE id = $1 AND user_id = $2`, [
-      id,
-      user.id,
-    ])) as [unknown, number];
-    if (deleted === 0) throw Errors.callNotFound();
+    if (!(await this.calls.delete(user.id, id))) throw Errors.callNotFound();
     return { message: 'Call deleted successfully.' };
   }
 }

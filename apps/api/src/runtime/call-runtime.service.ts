@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import {
   Errors,
   type InvokeToolRequest,
@@ -10,19 +8,10 @@ import {
   type SearchResponse,
   type ToolInvocationEnvelope,
 } from '@app/contracts';
-import { noteAccountWrite, queryPool } from '@app/database';
+import { CallsRepository, noteAccountWrite, type RuntimeCallRow } from '@app/database';
 import { KnowledgebasesService } from '../knowledgebases/knowledgebases.service';
 import { ToolsService } from '../tools/tools.service';
 import { mergeCallVariables } from './call-variables';
-
-/** What the runtime's routes need of the call they name. */
-interface RuntimeCall {
-  id: number;
-  user_id: number;
-  assistant_id: number | null;
-  knowledgebase_id: number | null;
-  variables: Record<string, unknown>;
-}
 
 /**
  * The voice runtime's work during a call, for the call's own assistant and account: look-ups in its knowledgebase,
@@ -31,7 +20,7 @@ interface RuntimeCall {
 @Injectable()
 export class CallRuntime {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly calls: CallsRepository,
     private readonly knowledgebases: KnowledgebasesService,
     private readonly tools: ToolsService,
   ) {}
@@ -51,27 +40,17 @@ export class CallRuntime {
    */
   async invoke(externalId: string, toolId: number, request: InvokeToolRequest): Promise<ToolInvocationEnvelope> {
     const call = await this.call(externalId);
-    const [linked] = await this.dataSource.query(
-      `SELECT 1 FROM assistant_tools WHERE assistant_id = $1 AND tool_id = $2`,
-      [call.assistant_id, toolId],
-    );
-    if (!linked) throw Errors.toolNotFound();
+    if (!(await this.calls.assistantHasTool(call.assistant_id, toolId))) throw Errors.toolNotFound();
     const values = request.arguments ?? {};
     const { tool, result } = await this.tools.run(call.user_id, toolId, values, call.variables);
     const status = result.response?.status ?? null;
-    await this.dataSource.query(
-      `INSERT INTO call_events (call_id, seq, type, at, data) VALUES ($1, NULL, 'tool_call', now(), $2)`,
-      [
-        call.id,
-        JSON.stringify({
-          tool_id: tool.id,
-          name: tool.name,
-          arguments: values,
-          status,
-          duration_ms: result.durationMs,
-        }),
-      ],
-    );
+    await this.calls.insertToolCall(call.id, {
+      tool_id: tool.id,
+      name: tool.name,
+      arguments: values,
+      status,
+      duration_ms: result.durationMs,
+    });
     noteAccountWrite(call.user_id);
     return {
       data: {
@@ -102,18 +81,7 @@ export class CallRuntime {
             }
           : { text: event.text },
     }));
-    const [row] = await queryPool<{ user_id: number | null; recorded: number }>(
-      this.dataSource,
-      `WITH call AS (SELECT id, user_id FROM calls WHERE external_id = $1),
-            recorded AS (
-              INSERT INTO call_events (call_id, seq, type, at, data)
-              SELECT call.id, event.seq, event.type, event.at, event.data
-                FROM call, jsonb_to_recordset($2::jsonb) AS event(seq int, type text, at timestamptz, data jsonb)
-              ON CONFLICT (call_id, seq) DO NOTHING
-              RETURNING 1)
-       SELECT (SELECT user_id FROM call) AS user_id, (SELECT count(*)::int FROM recorded) AS recorded`,
-      [externalId, JSON.stringify(events)],
-    );
+    const row = await this.calls.insertEventsByExternalId(externalId, events);
     if (row.user_id === null) throw Errors.callNotFound();
     noteAccountWrite(row.user_id);
     return {
@@ -122,23 +90,10 @@ export class CallRuntime {
     };
   }
 
-  private async call(externalId: string): Promise<RuntimeCall> {
-    const [call] = (await this.dataSource.query(
-      `SELECT c.id, c.user_id, c.assistant_id, a.knowledgebase_id,
-              COALESCE(a.variables, '{}') AS assistant_variables, l.variables AS lead_variables, c.variables
-         FROM calls c
-         LEFT JOIN assistants a ON a.id = c.assistant_id
-         LEFT JOIN leads l ON l.id = c.lead_id AND l.user_id = c.user_id
-        WHERE c.external_id = $1`,
-      [externalId],
-    )) as (RuntimeCall & {
-      assistant_variables: Record<string, unknown>;
-      lead_variables: Record<string, unknown> | null;
-    })[];
+  /** The call, its variables as its assistant sees them. */
+  private async call(externalId: string): Promise<RuntimeCallRow> {
+    const call = await this.calls.findRuntimeCallByExternalId(externalId);
     if (!call) throw Errors.callNotFound();
-    return {
-      ...call,
-      variables: mergeCallVariables(call.assistant_variables, call.lead_variables, call.variables),
-    };
+    return { ...call, variables: mergeCallVariables(call.assistant_variables, call.lead_variables, call.variables) };
   }
 }

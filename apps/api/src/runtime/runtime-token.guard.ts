@@ -1,12 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { Errors } from '@app/contracts';
-import { queryPool } from '@app/database';
+import { CallsRepository } from '@app/database';
 import { hashToken, parseToken } from '@app/platform';
 import { bearerToken } from '../auth/auth-context';
 
@@ -30,7 +28,7 @@ export class RuntimeTokenGuard implements CanActivate {
   constructor(
     config: AppConfig,
     private readonly reflector: Reflector,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly calls: CallsRepository,
   ) {
     this.expected = config.runtimeApiToken ? digest(config.runtimeApiToken) : undefined;
   }
@@ -45,14 +43,13 @@ export class RuntimeTokenGuard implements CanActivate {
       context.getClass(),
     ]);
     const externalId = request.params.externalId;
-    if (callRoute && typeof externalId === 'string' && parseToken(token) === 'call') {
-      const rows = await queryPool(
-        this.dataSource,
-        `SELECT 1 FROM call_tokens t JOIN calls c ON c.id = t.call_id
-          WHERE t.token_hash = $1 AND t.expires_at > now() AND c.external_id = $2`,
-        [hashToken(token), externalId],
-      );
-      if (rows.length > 0) return true;
+    if (
+      callRoute &&
+      typeof externalId === 'string' &&
+      parseToken(token) === 'call' &&
+      (await this.calls.tokenOpensByExternalId(hashToken(token), externalId))
+    ) {
+      return true;
     }
     throw Errors.unauthenticated();
   }

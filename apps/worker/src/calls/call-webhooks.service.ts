@@ -1,21 +1,17 @@
 import { createHmac } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Job, UnrecoverableError } from 'bullmq';
-import { DataSource } from 'typeorm';
 import { CallJob, isFinalAttempt } from '@app/jobs';
 import { AppConfig } from '@app/config';
 import {
   type CallEventResponse,
-  type CallEventRow,
-  CallRow,
   OPEN_CALL_STATUSES,
   toCallEventResponse,
   toCallResponse,
   utcDateTime,
 } from '@app/contracts';
 import { SecretBox, SecretContexts } from '@app/crypto';
-import { settleLeadOfEndedCall } from '@app/database';
+import { type CallDeliveryRow, CallsRepository } from '@app/database';
 import { JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
 import { OutboundHttp, OutboundRequestError } from '@app/outbound-http';
 import { JobMetrics } from '../job-metrics';
@@ -35,21 +31,12 @@ export function signWebhook(secret: string, id: string, timestamp: number, body:
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-interface DeliveryRow extends CallRow {
-  user_id: number;
-  assistant_id: number;
-  webhook_url: string | null;
-  is_webhook_active: boolean;
-  webhook_secret_sealed: string | null;
-  webhook_event_id: string | null;
-}
-
 @Injectable()
 export class CallWebhooks {
   private readonly logger = new Logger(CallWebhooks.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly calls: CallsRepository,
     private readonly http: OutboundHttp,
     private readonly secrets: SecretBox,
     private readonly jobs: JobQueue,
@@ -63,11 +50,7 @@ export class CallWebhooks {
    * is retried with backoff; `webhook-id` stays the same on every retry of the event.
    */
   async deliver(job: Job<CallJob>): Promise<{ status: string }> {
-    const [call] = (await this.dataSource.query(
-      `SELECT c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed
-         FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1`,
-      [job.data.callId],
-    )) as DeliveryRow[];
+    const call = await this.calls.findDeliveryById(job.data.callId);
     if (
       !call ||
       !call.webhook_url ||
@@ -76,9 +59,7 @@ export class CallWebhooks {
       !call.webhook_event_id
     ) {
       // The webhook was turned off (or the call is gone) since the delivery was queued: nothing is owed any more.
-      await this.dataSource.query(`UPDATE calls SET webhook_due = false WHERE id = $1 AND webhook_due`, [
-        job.data.callId,
-      ]);
+      await this.calls.settleWebhook(job.data.callId);
       return { status: 'skipped' };
     }
     const body = JSON.stringify(await this.payload(call));
@@ -90,11 +71,11 @@ export class CallWebhooks {
         : { status: null, error: sent.error, attempts: attempt, delivered_at: utcDateTime(new Date()) };
     const failure = sent.failure;
     if (failure?.final) {
-      await this.record(call.id, recorded, true);
+      await this.calls.recordWebhookResponse(call.id, recorded, true);
       throw new UnrecoverableError(failure.reason);
     }
     const final = !failure || isFinalAttempt(job);
-    await this.record(call.id, recorded, final);
+    await this.calls.recordWebhookResponse(call.id, recorded, final);
     if (!failure) return { status: 'delivered' };
     if (final) this.logger.warn({ callId: call.id, attempts: attempt, error: failure.reason }, 'webhook gave up');
     throw new Error(`Webhook delivery failed: ${failure.reason}`);
@@ -105,27 +86,18 @@ export class CallWebhooks {
    * call's `webhook_response` stays the ended event's; this one is settled by clearing what the session marked owed.
    */
   async deliverStarted(job: Job<CallJob>): Promise<{ status: string }> {
-    const [call] = (await this.dataSource.query(
-      `SELECT c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed
-         FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1 AND c.started_webhook_due`,
-      [job.data.callId],
-    )) as (DeliveryRow & { started_event_id: string })[];
+    const call = await this.calls.findStartedDeliveryById(job.data.callId);
     if (!call || !call.webhook_url || !call.is_webhook_active || !call.webhook_secret_sealed) {
-      await this.settleStarted(job.data.callId);
+      await this.calls.settleStartedWebhook(job.data.callId);
       return { status: 'skipped' };
     }
     const body = JSON.stringify({ event: 'call.started', call: await this.callWithLead(call) });
-    const { failure } = await this.send(call, call.started_event_id, body);
-    if (!failure || failure.final || isFinalAttempt(job)) await this.settleStarted(call.id);
+    // Named whenever the mark is set (see the API's CallSessions.announce).
+    const { failure } = await this.send(call, call.started_event_id!, body);
+    if (!failure || failure.final || isFinalAttempt(job)) await this.calls.settleStartedWebhook(call.id);
     if (!failure) return { status: 'delivered' };
     if (failure.final) throw new UnrecoverableError(failure.reason);
     throw new Error(`Webhook delivery failed: ${failure.reason}`);
-  }
-
-  private async settleStarted(callId: number): Promise<void> {
-    await this.dataSource.query(`UPDATE calls SET started_webhook_due = false WHERE id = $1 AND started_webhook_due`, [
-      callId,
-    ]);
   }
 
   /**
@@ -133,7 +105,7 @@ export class CallWebhooks {
    * went wrong, if anything (`final` when no retry can help: the guard refuses the address).
    */
   private async send(
-    call: DeliveryRow,
+    call: CallDeliveryRow,
     eventId: string,
     body: string,
   ): Promise<{ status?: number; body?: string; error?: string; failure?: { reason: string; final: boolean } }> {
@@ -173,12 +145,7 @@ export class CallWebhooks {
    * in between) is settled by what the job did. Runs twice per WEBHOOK_STUCK_AFTER_SECONDS.
    */
   async sweepUndelivered(): Promise<{ requeued: number }> {
-    const owed: { id: number; ended_at: Date }[] = await this.dataSource.query(
-      `SELECT id, ended_at FROM calls
-        WHERE webhook_due AND ended_at < now() - make_interval(secs => $1)
-        ORDER BY ended_at LIMIT 500`,
-      [this.config.webhookStuckAfterSeconds],
-    );
+    const owed = await this.calls.owedWebhooks(this.config.webhookStuckAfterSeconds);
     const queue = this.jobs.queue(Jobs.deliverCallWebhook.queue);
     let requeued = 0;
     for (const call of owed) {
@@ -188,7 +155,7 @@ export class CallWebhooks {
       // A finished job of this call's life settled the delivery; one older than the call's end is another life's
       // (a database restored against the same queues), which `enqueue` replaces.
       if (existing && (state === 'completed' || state === 'failed') && existing.timestamp >= call.ended_at.getTime()) {
-        await this.dataSource.query(`UPDATE calls SET webhook_due = false WHERE id = $1`, [call.id]);
+        await this.calls.clearWebhookDue(call.id);
         continue;
       }
       await this.jobs.enqueue(Jobs.deliverCallWebhook, { callId: call.id });
@@ -201,54 +168,18 @@ export class CallWebhooks {
 
   /** Ends calls the runtime never finished, as `failed`, and lets their lead and webhook follow. */
   async reapStale(): Promise<{ ended: number }> {
-    const ended = await this.dataSource.transaction(async (manager) => {
-      const rows = (
-        await manager.query(
-          `UPDATE calls SET status = 'failed', ended_at = now(), updated_at = now(),
-                dial_state = CASE WHEN dial_state IN ('pending', 'dialing') THEN 'failed' ELSE dial_state END,
-                webhook_event_id = COALESCE(webhook_event_id, 'msg_' || gen_random_uuid()::text),
-                webhook_due = webhook_due OR COALESCE((SELECT a.is_webhook_active AND a.webhook_url IS NOT NULL
-                                                         FROM assistants a WHERE a.id = calls.assistant_id), false),
-                evaluation = evaluation || jsonb_build_object('reason', 'No final status was reported by the voice runtime.')
-          WHERE id IN (SELECT id FROM calls WHERE status = ANY($1) AND updated_at < now() - make_interval(mins => $2)
-                        ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED)
-          RETURNING id, lead_id, secondary_contact_id, status, answered_by, assistant_id`,
-          [OPEN_CALL_STATUSES, this.config.callStaleAfterMinutes],
-        )
-      )[0] as {
-        id: number;
-        lead_id: number | null;
-        secondary_contact_id: number | null;
-        status: string;
-        answered_by: string | null;
-        assistant_id: number | null;
-      }[];
-      for (const row of rows) await settleLeadOfEndedCall(manager, row);
-      return rows;
-    });
+    const ended = await this.calls.endStale(OPEN_CALL_STATUSES, this.config.callStaleAfterMinutes);
     for (const row of ended) await this.jobs.enqueue(Jobs.deliverCallWebhook, { callId: row.id });
     if (ended.length > 0) this.logger.warn({ ended: ended.length }, 'ended calls the runtime never finished');
     return { ended: ended.length };
-  }
-
-  /** Keeps the receiver's answer; a final one (delivered, or given up) also settles what was owed. */
-  private async record(callId: number, response: Record<string, unknown>, final: boolean): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE calls SET webhook_response = $2, webhook_due = webhook_due AND NOT $3 WHERE id = $1`,
-      [callId, JSON.stringify(response), final],
-    );
   }
 
   /**
    * The ended call as the receiver gets it: its fields, the lead with its campaign when there is one, and what the
    * runtime reported during the call (its transcript turns, and the tools the service called for it), in order.
    */
-  private async payload(call: DeliveryRow) {
-    const events = (await this.dataSource.query(
-      `SELECT type, seq, at, data FROM call_events WHERE call_id = $1 AND type IN ('transcript', 'tool_call')
-        ORDER BY at, seq NULLS LAST, id`,
-      [call.id],
-    )) as CallEventRow[];
+  private async payload(call: CallDeliveryRow) {
+    const events = await this.calls.eventsForWebhook(call.id);
     const entries = events.map((event) => ({ type: event.type, entry: toCallEventResponse(event) }));
     const strip = ({ type: _type, ...rest }: CallEventResponse) => rest;
     return {
@@ -262,15 +193,9 @@ export class CallWebhooks {
   }
 
   /** The call's fields, and the lead with its campaign when there is one. */
-  private async callWithLead(call: DeliveryRow) {
+  private async callWithLead(call: CallDeliveryRow) {
     const { webhook_response: _response, ...fields } = toCallResponse(call);
-    const [lead] = call.lead_id
-      ? await this.dataSource.query(
-          `SELECT l.id, l.phone_number, l.variables, l.status, c.id AS campaign_id, c.name AS campaign_name
-             FROM leads l JOIN campaigns c ON c.id = l.campaign_id WHERE l.id = $1`,
-          [call.lead_id],
-        )
-      : [];
+    const lead = call.lead_id ? await this.calls.findLeadWithCampaign(call.lead_id) : undefined;
     return {
       ...fields,
       lead: lead

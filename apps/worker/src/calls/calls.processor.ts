@@ -1,4 +1,5 @@
 import { Injectable, Module } from '@nestjs/common';
+import { CallsRepository } from '@app/database';
 import { handle, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { OutboundHttpModule } from '@app/outbound-http';
 import { CallWebhooks } from './call-webhooks.service';
@@ -22,7 +23,7 @@ export class CallsProcessor extends JobProcessor {
 
 @Module({
   imports: [OutboundHttpModule.forRoot(WEBHOOK_USER_AGENT)],
-  providers: [CallWebhooks, CallsProcessor],
-  exports: [CallsProcessor, CallWebhooks],
+  providers: [CallsRepository, CallWebhooks, CallsProcessor],
+  exports: [CallsProcessor, CallWebhooks, CallsRepository],
 })
 export class CallsModule {}

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { IDEMPOTENCY_TTL_HOURS } from '@app/contracts';
+import { CallsRepository } from '@app/database';
 import { handle, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { DocumentSweeper } from '../documents/document-sweeper.service';
 import { DocumentRefresh } from '../documents/document-refresh.service';
@@ -32,6 +33,7 @@ export class MaintenanceProcessor extends JobProcessor {
     private readonly documentRefresh: DocumentRefresh,
     private readonly leadImports: LeadImport,
     private readonly callWebhooks: CallWebhooks,
+    private readonly calls: CallsRepository,
     private readonly config: AppConfig,
   ) {
     super();
@@ -78,10 +80,7 @@ export class MaintenanceProcessor extends JobProcessor {
     let deleted = 0;
     for (;;) {
       const started = Date.now();
-      const [{ removed }] = (await this.dataSource.query(
-        `SELECT purge_calls_before(now() - make_interval(days => $1), $2) AS removed`,
-        [days, CALL_PURGE_BATCH],
-      )) as { removed: number }[];
+      const removed = await this.calls.purgeOlderThan(days, CALL_PURGE_BATCH);
       deleted += removed;
       if (removed < CALL_PURGE_BATCH || Date.now() > until) break;
       // At rest for a multiple of the batch's time: flat out, the purge took enough of a small machine's cores to

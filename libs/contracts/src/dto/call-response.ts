@@ -1,13 +1,25 @@
 import type { CallResponse } from './call.dto';
 import { utcDateTime } from './lead.dto';
 
+/**
+ * A row of `calls` as `SELECT *` reads it: the one description of the table, for the repository that reads and
+ * writes it (libs/database's `CallsRepository`) and the mapper below. It lives here rather than beside the
+ * repository because libs/database imports this lib (call-outcomes.ts its call and lead statuses): importing the
+ * row from there would make the two libs import each other.
+ */
 export interface CallRow {
   id: number;
+  user_id: number;
   external_id: string;
+  assistant_id: number | null;
   assistant_name: string;
   campaign_id: number | null;
   campaign_name: string | null;
   lead_id: number | null;
+  /** Set when the call went to one of the lead's secondary contacts rather than its own number. */
+  secondary_contact_id: number | null;
+  /** The number a placed call is made from. */
+  phone_number_id: number | null;
   type: string;
   duration: number;
   assistant_phone_number: string;
@@ -17,10 +29,20 @@ export interface CallRow {
   variables: Record<string, unknown>;
   evaluation: Record<string, unknown>;
   webhook_response: Record<string, unknown>;
+  /** The `call.ended` event's id, named by the first final write, and whether its delivery is owed. */
+  webhook_event_id: string | null;
+  webhook_due: boolean;
+  /** The `call.started` event's id, named by the first session, and whether its delivery is owed. */
+  started_event_id: string | null;
+  started_webhook_due: boolean;
   carrier_cost: string;
   total_cost: string;
   answered_by: string | null;
   recording_url: string | null;
+  /** A placed call's dial: pending, dialing (since `dial_started_at`), dialed or failed; null for others. */
+  dial_state: string | null;
+  dial_started_at: Date | null;
+  ended_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -1,0 +1,212 @@
+import type { CallIngestion } from '@app/calls';
+import type { CallRow, CallSessionRequest } from '@app/contracts';
+import type { CallsRepository, SessionAssistantRow } from '@app/database';
+import { Jobs, type JobQueue } from '@app/jobs';
+import { hashToken } from '@app/platform';
+import { CALL_TOKEN_GRACE_SECONDS, CallSessions } from './call-sessions.service';
+
+const at = new Date('2026-01-02T03:04:05.000Z');
+
+const callRow = (fields: Partial<CallRow>): CallRow => ({
+  id: 40,
+  user_id: 1,
+  external_id: 'room-1',
+  assistant_id: 3,
+  assistant_name: 'Sales',
+  campaign_id: null,
+  campaign_name: null,
+  lead_id: null,
+  secondary_contact_id: null,
+  phone_number_id: null,
+  type: 'outbound',
+  duration: 0,
+  assistant_phone_number: '+14155550100',
+  client_phone_number: '+14155550111',
+  status: 'initiated',
+  transcript: '',
+  variables: {},
+  evaluation: {},
+  webhook_response: {},
+  webhook_event_id: null,
+  webhook_due: false,
+  started_event_id: null,
+  started_webhook_due: false,
+  carrier_cost: '0.0000',
+  total_cost: '0.0000',
+  answered_by: null,
+  recording_url: null,
+  dial_state: 'dialed',
+  dial_started_at: at,
+  ended_at: null,
+  created_at: at,
+  updated_at: at,
+  ...fields,
+});
+
+const assistantRow = (fields: Partial<SessionAssistantRow>): SessionAssistantRow => ({
+  id: 3,
+  user_id: 1,
+  name: 'Sales',
+  type: 'outbound',
+  voice_id: null,
+  timezone: 'UTC',
+  initial_message: null,
+  system_prompt: null,
+  max_duration: 900,
+  record: false,
+  variables: {},
+  post_call_schema: [],
+  webhook_on: false,
+  language: { id: 1, name: 'English', iso_2: 'en' },
+  secondary_languages: [],
+  knowledgebase: null,
+  tools: [],
+  lead_variables: null,
+  ...fields,
+});
+
+/**
+ * A hand-written repository: calls by external id (a write through the fake ingestion adds one), the assistants a
+ * session may run, and the numbers inbound assistants hold; it records what was asked of it.
+ */
+function fakes(options: {
+  calls?: CallRow[];
+  assistants?: SessionAssistantRow[];
+  holders?: Record<string, number>;
+  startedOwed?: boolean;
+}) {
+  const calls = new Map((options.calls ?? []).map((call) => [call.external_id, call]));
+  const log: unknown[][] = [];
+  const repository = {
+    findByExternalId: async (externalId: string) => calls.get(externalId),
+    findInboundAssistantIdByNumber: async (number: string) => {
+      log.push(['holder', number]);
+      return options.holders?.[number];
+    },
+    findSessionAssistantById: async (id: number, leadId: number | null) => {
+      log.push(['assistant', id, leadId]);
+      return options.assistants?.find((assistant) => assistant.id === id);
+    },
+    insertToken: async (callId: number, tokenHash: string, seconds: number) => {
+      log.push(['token', callId, tokenHash, seconds]);
+      return new Date(at.getTime() + seconds * 1000);
+    },
+    markStarted: async (callId: number, webhookOn: boolean) => {
+      log.push(['started', callId, webhookOn]);
+      return options.startedOwed ?? false;
+    },
+  };
+  const ingestion = {
+    write: async (
+      externalId: string,
+      request: { assistant_id: number; type: string; variables?: Record<string, unknown> },
+    ) => {
+      log.push(['write', externalId, request.assistant_id, request.type]);
+      calls.set(
+        externalId,
+        callRow({
+          id: 41,
+          external_id: externalId,
+          assistant_id: request.assistant_id,
+          type: request.type,
+          status: 'in-progress',
+          variables: request.variables ?? {},
+        }),
+      );
+      return { created: true };
+    },
+  };
+  const jobs = {
+    enqueue: async (job: { name: string }, payload: object) => {
+      log.push(['enqueue', job.name, payload]);
+    },
+  };
+  const sessions = new CallSessions(
+    repository as unknown as CallsRepository,
+    ingestion as unknown as CallIngestion,
+    jobs as unknown as JobQueue,
+  );
+  return { sessions, log };
+}
+
+const request = (fields: Partial<CallSessionRequest>): CallSessionRequest =>
+  ({
+    type: 'outbound',
+    client_phone_number: '+14155550111',
+    assistant_phone_number: '+14155550100',
+    ...fields,
+  }) as CallSessionRequest;
+
+describe('CallSessions.open, with a fake repository', () => {
+  it('runs a placed call’s assistant with the variables merged, the placeholders filled and a token of the call', async () => {
+    const { sessions, log } = fakes({
+      calls: [callRow({ lead_id: 5, variables: { name: 'Ada L.', order: 17 } })],
+      assistants: [
+        assistantRow({
+          variables: { name: 'there', company: 'Acme', plan: 'basic' },
+          lead_variables: { name: 'Ada', plan: 'pro' },
+          initial_message: 'Hi {{name}}, {{company}} here about order {{order}} on {{plan}}; {{tone}}',
+          system_prompt: 'Be {{tone}}.',
+          webhook_on: true,
+        }),
+      ],
+      startedOwed: true,
+    });
+    const { created, body } = await sessions.open('room-1', request({ variables: { tone: 'warm' } }));
+
+    expect(created).toBe(false);
+    expect(body.data.assistant.variables).toEqual({
+      name: 'Ada L.',
+      company: 'Acme',
+      plan: 'pro',
+      order: 17,
+      tone: 'warm',
+    });
+    expect(body.data.assistant.initial_message).toBe('Hi Ada L., Acme here about order 17 on pro; warm');
+    expect(body.data.assistant.system_prompt).toBe('Be warm.');
+    expect(body.data.call).toMatchObject({ id: 40, external_id: 'room-1', status: 'initiated' });
+    expect(body.data.expires_at).toBe(new Date(at.getTime() + (900 + CALL_TOKEN_GRACE_SECONDS) * 1000).toISOString());
+    expect(log).toEqual([
+      ['assistant', 3, 5],
+      ['token', 40, hashToken(body.data.token), 900 + CALL_TOKEN_GRACE_SECONDS],
+      ['started', 40, true],
+      ['enqueue', Jobs.deliverCallStartedWebhook.name, { callId: 40 }],
+    ]);
+  });
+
+  it('answers a new inbound call with the assistant holding the dialled number, in E.164', async () => {
+    const { sessions, log } = fakes({
+      assistants: [assistantRow({ id: 8, type: 'inbound' })],
+      holders: { '+14155550100': 8 },
+    });
+    const { created, body } = await sessions.open(
+      'room-2',
+      request({ type: 'inbound', assistant_phone_number: '+1 (415) 555-0100', variables: { name: 'Bo' } }),
+    );
+
+    expect(created).toBe(true);
+    expect(body.data.assistant).toMatchObject({ id: 8, type: 'inbound', variables: { name: 'Bo' } });
+    expect(log.slice(0, 3)).toEqual([
+      ['holder', '+14155550100'],
+      ['write', 'room-2', 8, 'inbound'],
+      ['assistant', 8, null],
+    ]);
+    // No webhook owed: nothing queued.
+    expect(log.filter(([what]) => what === 'enqueue')).toEqual([]);
+  });
+
+  it('refuses an inbound call to a number no active assistant holds, writing nothing', async () => {
+    const { sessions, log } = fakes({});
+    await expect(sessions.open('room-3', request({ type: 'inbound' }))).rejects.toMatchObject({
+      status: 404,
+      body: { message: 'No assistant answers this number.' },
+    });
+    expect(log).toEqual([['holder', '+14155550100']]);
+  });
+
+  it('opens no session of an ended call', async () => {
+    const { sessions, log } = fakes({ calls: [callRow({ status: 'completed' })], assistants: [assistantRow({})] });
+    await expect(sessions.open('room-1', request({}))).rejects.toMatchObject({ status: 409 });
+    expect(log).toEqual([]);
+  });
+});

@@ -1,0 +1,423 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { CallEventRow, CallListQuery, CallRow, LanguageResponse } from '@app/contracts';
+import { type EndedCall, settleLeadOfEndedCall } from './call-outcomes';
+import { queryPool } from './pool-query';
+import { ReadReplicas } from './read-replicas';
+import { SqlFilter } from './sql-filter';
+import { SqlRepository } from './sql-repository';
+
+/** What a call's list may be filtered by. */
+export type CallFilter = Pick<
+  CallListQuery,
+  'status' | 'type' | 'phone_number' | 'assistant_id' | 'campaign_id' | 'date_from' | 'date_to'
+>;
+
+/** A call with what the voice runtime's routes need of it: its assistant's knowledgebase and the variables' layers. */
+export interface RuntimeCallRow extends Pick<CallRow, 'id' | 'user_id' | 'assistant_id' | 'variables'> {
+  knowledgebase_id: number | null;
+  assistant_variables: Record<string, unknown>;
+  lead_variables: Record<string, unknown> | null;
+}
+
+/** The assistant of a session and everything it runs with, read in one statement. */
+export interface SessionAssistantRow {
+  id: number;
+  user_id: number;
+  name: string;
+  type: string;
+  voice_id: string | null;
+  timezone: string;
+  initial_message: string | null;
+  system_prompt: string | null;
+  max_duration: number;
+  record: boolean;
+  variables: Record<string, unknown>;
+  post_call_schema: { name: string; type: string; description: string }[];
+  webhook_on: boolean;
+  language: LanguageResponse;
+  secondary_languages: LanguageResponse[];
+  knowledgebase: { id: number; name: string } | null;
+  tools: { id: number; name: string; description: string; schema: { name: string; type: string }[] }[];
+  lead_variables: Record<string, unknown> | null;
+}
+
+/** A call to deliver a webhook of, with its assistant's webhook. */
+export interface CallDeliveryRow extends CallRow {
+  assistant_id: number;
+  webhook_url: string | null;
+  is_webhook_active: boolean;
+  webhook_secret_sealed: string | null;
+}
+
+/** The lead of a call, with its campaign, as a webhook names it. */
+export interface CallLeadRow {
+  id: number;
+  phone_number: string;
+  variables: Record<string, unknown>;
+  status: string;
+  campaign_id: number;
+  campaign_name: string;
+}
+
+/** An event the runtime reports under its own `seq`. */
+export interface NewCallEvent {
+  seq: number;
+  type: CallEventRow['type'];
+  at: string;
+  data: Record<string, unknown>;
+}
+
+/** A call the reaper ended, and what its lead's settling needs. */
+export type ReapedCallRow = EndedCall & Pick<CallRow, 'assistant_id'>;
+
+/**
+ * The calls, their events and their tokens. An account's calls are read and deleted by their owner id first; the
+ * voice runtime's and the worker's reads by external id or id are the system's own, and are named so.
+ */
+@Injectable()
+export class CallsRepository extends SqlRepository {
+  constructor(dataSource: DataSource, reads: ReadReplicas) {
+    super(dataSource, reads);
+  }
+
+  /** A page of the account's calls, newest first, and the total; each single filter is served by its own index. */
+  async list(ownerId: number, query: CallFilter, limit: number, offset: number): Promise<[CallRow[], number]> {
+    const filter = new SqlFilter((p) => `user_id = ${p}`, ownerId);
+    const add = filter.where.bind(filter);
+    if (query.status) add((p) => `status = ${p}`, query.status);
+    if (query.type) add((p) => `type = ${p}`, query.type);
+    if (query.phone_number) filter.numberContaining('client_phone_number', 'user_id', query.phone_number);
+    if (query.assistant_id !== undefined) add((p) => `assistant_id = ${p}`, query.assistant_id);
+    if (query.campaign_id !== undefined) add((p) => `campaign_id = ${p}`, query.campaign_id);
+    if (query.date_from) add((p) => `created_at >= ${p}::date`, query.date_from);
+    if (query.date_to) add((p) => `created_at < ${p}::date + 1`, query.date_to);
+    const where = filter.sql;
+    const parameters = filter.values;
+    const order = query.date_from || query.date_to ? 'created_at DESC, id DESC' : 'id DESC';
+    return Promise.all([
+      this.reads.query<CallRow>(
+        ownerId,
+        `SELECT * FROM calls WHERE ${where} ORDER BY ${order} LIMIT ${filter.next()} OFFSET ${filter.next(2)}`,
+        [...parameters, limit, offset],
+      ),
+      this.total(ownerId, query, where, parameters),
+    ]);
+  }
+
+  /** From the counters the triggers keep when at most one filter (not a partial number) or only dates are set. */
+  private async total(ownerId: number, query: CallFilter, where: string, parameters: unknown[]): Promise<number> {
+    const buckets = [
+      query.status && `s:${query.status}`,
+      query.type && `t:${query.type}`,
+      query.assistant_id !== undefined && `a:${query.assistant_id}`,
+      query.campaign_id !== undefined && `c:${query.campaign_id}`,
+    ].filter((bucket): bucket is string => Boolean(bucket));
+    const dated = Boolean(query.date_from || query.date_to);
+    if (!query.phone_number && buckets.length + (dated ? 1 : 0) <= 1) {
+      const [row] = dated
+        ? await this.reads.query(
+            ownerId,
+            `SELECT COALESCE(sum(total), 0)::int AS total FROM call_counts
+              WHERE user_id = $1 AND bucket LIKE 'd:%' AND bucket >= $2 AND bucket <= $3`,
+            [ownerId, `d:${query.date_from ?? '0000-00-00'}`, `d:${query.date_to ?? '9999-99-99'}`],
+          )
+        : await this.reads.query(
+            ownerId,
+            `SELECT sum(total)::int AS total FROM call_counts WHERE user_id = $1 AND bucket = $2`,
+            [ownerId, buckets[0] ?? ''],
+          );
+      return row?.total ?? 0;
+    }
+    const [{ total }] = await this.reads.query(
+      ownerId,
+      `SELECT count(*)::int AS total FROM calls WHERE ${where}`,
+      parameters,
+    );
+    return total;
+  }
+
+  async find(ownerId: number, id: number): Promise<CallRow | undefined> {
+    const [row] = await this.reads.query<CallRow>(ownerId, `SELECT * FROM calls WHERE id = $1 AND user_id = $2`, [
+      id,
+      ownerId,
+    ]);
+    return row;
+  }
+
+  /** How many events the account's call has; undefined when it has no such call. */
+  async countEvents(ownerId: number, id: number): Promise<number | undefined> {
+    const [call] = await this.reads.query<{ events: number }>(
+      ownerId,
+      `SELECT (SELECT count(*)::int FROM call_events WHERE call_id = calls.id) AS events
+         FROM calls WHERE id = $1 AND user_id = $2`,
+      [id, ownerId],
+    );
+    return call?.events;
+  }
+
+  /** Events of a call of the account (found with `countEvents`), oldest first. */
+  listEvents(ownerId: number, id: number, limit: number, offset: number): Promise<CallEventRow[]> {
+    return this.reads.query<CallEventRow>(
+      ownerId,
+      `SELECT type, seq, at, data FROM call_events WHERE call_id = $1
+        ORDER BY at, seq NULLS LAST, id LIMIT $2 OFFSET $3`,
+      [id, limit, offset],
+    );
+  }
+
+  /** Returns false when the account has no such call. */
+  async delete(ownerId: number, id: number): Promise<boolean> {
+    const [, deleted] = (await this.manager.query(`DELETE FROM calls WHERE id = $1 AND user_id = $2`, [
+      id,
+      ownerId,
+    ])) as [unknown, number];
+    return deleted > 0;
+  }
+
+  // The voice runtime's.
+
+  async findByExternalId(externalId: string): Promise<CallRow | undefined> {
+    const [call] = (await this.manager.query(`SELECT * FROM calls WHERE external_id = $1`, [externalId])) as CallRow[];
+    return call;
+  }
+
+  async findRuntimeCallByExternalId(externalId: string): Promise<RuntimeCallRow | undefined> {
+    const [call] = (await this.manager.query(
+      `SELECT c.id, c.user_id, c.assistant_id, a.knowledgebase_id,
+              COALESCE(a.variables, '{}') AS assistant_variables, l.variables AS lead_variables, c.variables
+         FROM calls c
+         LEFT JOIN assistants a ON a.id = c.assistant_id
+         LEFT JOIN leads l ON l.id = c.lead_id AND l.user_id = c.user_id
+        WHERE c.external_id = $1`,
+      [externalId],
+    )) as RuntimeCallRow[];
+    return call;
+  }
+
+  /** Whether a call token opens the routes of the call with that external id: its own call's, until it expires. */
+  async tokenOpensByExternalId(tokenHash: string, externalId: string): Promise<boolean> {
+    const rows = await queryPool(
+      this.dataSource,
+      `SELECT 1 FROM call_tokens t JOIN calls c ON c.id = t.call_id
+          WHERE t.token_hash = $1 AND t.expires_at > now() AND c.external_id = $2`,
+      [tokenHash, externalId],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * The active assistant holding the number an inbound call dialled: an inbound one before an outbound one, then
+   * the oldest.
+   */
+  async findInboundAssistantIdByNumber(number: string): Promise<number | undefined> {
+    const [holder] = (await this.manager.query(
+      `SELECT a.id FROM phone_numbers p JOIN assistants a ON a.phone_number_id = p.id AND a.user_id = p.user_id
+        WHERE p.phone_number = $1 AND a.status = 'active'
+        ORDER BY a.type = 'inbound' DESC, a.id LIMIT 1`,
+      [number],
+    )) as { id: number }[];
+    return holder?.id;
+  }
+
+  /** The assistant a session runs, with the variables of the call's lead (of the assistant's account). */
+  async findSessionAssistantById(id: number, leadId: number | null): Promise<SessionAssistantRow | undefined> {
+    const [row] = (await this.manager.query(
+      `SELECT a.id, a.user_id, a.name, a.type, a.voice_id, a.timezone, a.initial_message, a.system_prompt,
+              a.max_duration, a.record, a.variables, a.post_call_schema,
+              (a.is_webhook_active AND a.webhook_url IS NOT NULL) AS webhook_on,
+              json_build_object('id', l.id, 'name', l.name, 'iso_2', l.iso_2) AS language,
+              COALESCE((SELECT json_agg(json_build_object('id', s.id, 'name', s.name, 'iso_2', s.iso_2)
+                                        ORDER BY secondary.position)
+                          FROM assistant_secondary_languages secondary JOIN languages s ON s.id = secondary.language_id
+                         WHERE secondary.assistant_id = a.id), '[]') AS secondary_languages,
+              (SELECT json_build_object('id', k.id, 'name', k.name) FROM knowledgebases k
+                WHERE k.id = a.knowledgebase_id AND k.user_id = a.user_id) AS knowledgebase,
+              COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name, 'description', t.description,
+                                                          'schema', t.schema) ORDER BY t.id)
+                          FROM assistant_tools link JOIN tools t ON t.id = link.tool_id AND t.user_id = a.user_id
+                         WHERE link.assistant_id = a.id), '[]') AS tools,
+              (SELECT variables FROM leads WHERE id = $2 AND user_id = a.user_id) AS lead_variables
+         FROM assistants a JOIN languages l ON l.id = a.language_id
+        WHERE a.id = $1`,
+      [id, leadId],
+    )) as SessionAssistantRow[];
+    return row;
+  }
+
+  async assistantHasTool(assistantId: number | null, toolId: number): Promise<boolean> {
+    const [linked] = await this.manager.query(
+      `SELECT 1 FROM assistant_tools WHERE assistant_id = $1 AND tool_id = $2`,
+      [assistantId, toolId],
+    );
+    return Boolean(linked);
+  }
+
+  /** A new token of the call, valid for `seconds`; returns when it expires. */
+  async insertToken(callId: number, tokenHash: string, seconds: number): Promise<Date> {
+    const [{ expires_at: expiresAt }] = (await this.manager.query(
+      `INSERT INTO call_tokens (token_hash, call_id, expires_at)
+       VALUES ($1, $2, now() + make_interval(secs => $3)) RETURNING expires_at`,
+      [tokenHash, callId, seconds],
+    )) as { expires_at: Date }[];
+    return expiresAt;
+  }
+
+  /**
+   * Names the call's `call.started` event the first time and, then, marks its webhook owed when `webhookOn`; returns
+   * whether a delivery is owed.
+   */
+  async markStarted(callId: number, webhookOn: boolean): Promise<boolean> {
+    const [{ due }] = await queryPool<{ due: boolean }>(
+      this.dataSource,
+      `UPDATE calls
+          SET started_webhook_due = CASE WHEN started_event_id IS NULL THEN $2 ELSE started_webhook_due END,
+              started_event_id = COALESCE(started_event_id, 'msg_' || gen_random_uuid()::text)
+        WHERE id = $1
+        RETURNING started_webhook_due AS due`,
+      [callId, webhookOn],
+    );
+    return due;
+  }
+
+  /**
+   * Stores events (`[{seq, type, at, data}]`) of the call with that external id, one already stored under its `seq`
+   * kept as it was: the call's account (null without such a call) and how many were new.
+   */
+  async insertEventsByExternalId(
+    externalId: string,
+    events: NewCallEvent[],
+  ): Promise<{ user_id: number | null; recorded: number }> {
+    const [row] = await queryPool<{ user_id: number | null; recorded: number }>(
+      this.dataSource,
+      `WITH call AS (SELECT id, user_id FROM calls WHERE external_id = $1),
+            recorded AS (
+              INSERT INTO call_events (call_id, seq, type, at, data)
+              SELECT call.id, event.seq, event.type, event.at, event.data
+                FROM call, jsonb_to_recordset($2::jsonb) AS event(seq int, type text, at timestamptz, data jsonb)
+              ON CONFLICT (call_id, seq) DO NOTHING
+              RETURNING 1)
+       SELECT (SELECT user_id FROM call) AS user_id, (SELECT count(*)::int FROM recorded) AS recorded`,
+      [externalId, JSON.stringify(events)],
+    );
+    return row;
+  }
+
+  /** Records a tool the service called for the call, now. */
+  async insertToolCall(callId: number, data: Record<string, unknown>): Promise<void> {
+    await this.manager.query(
+      `INSERT INTO call_events (call_id, seq, type, at, data) VALUES ($1, NULL, 'tool_call', now(), $2)`,
+      [callId, JSON.stringify(data)],
+    );
+  }
+
+  // The worker's: webhooks, the sweep, the reaper.
+
+  async findDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
+    const [call] = (await this.manager.query(
+      `SELECT c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed
+         FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1`,
+      [id],
+    )) as CallDeliveryRow[];
+    return call;
+  }
+
+  /** The call, if its `call.started` webhook is owed. */
+  async findStartedDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
+    const [call] = (await this.manager.query(
+      `SELECT c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed
+         FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1 AND c.started_webhook_due`,
+      [id],
+    )) as CallDeliveryRow[];
+    return call;
+  }
+
+  /** The call's transcript turns and tool calls, in order, for its `call.ended` webhook. */
+  eventsForWebhook(callId: number): Promise<CallEventRow[]> {
+    return this.manager.query(
+      `SELECT type, seq, at, data FROM call_events WHERE call_id = $1 AND type IN ('transcript', 'tool_call')
+        ORDER BY at, seq NULLS LAST, id`,
+      [callId],
+    );
+  }
+
+  async findLeadWithCampaign(leadId: number): Promise<CallLeadRow | undefined> {
+    const [lead] = (await this.manager.query(
+      `SELECT l.id, l.phone_number, l.variables, l.status, c.id AS campaign_id, c.name AS campaign_name
+             FROM leads l JOIN campaigns c ON c.id = l.campaign_id WHERE l.id = $1`,
+      [leadId],
+    )) as CallLeadRow[];
+    return lead;
+  }
+
+  /** No `call.ended` delivery is owed any more (the webhook was turned off, or the call is gone). */
+  async settleWebhook(id: number): Promise<void> {
+    await this.manager.query(`UPDATE calls SET webhook_due = false WHERE id = $1 AND webhook_due`, [id]);
+  }
+
+  async settleStartedWebhook(id: number): Promise<void> {
+    await this.manager.query(`UPDATE calls SET started_webhook_due = false WHERE id = $1 AND started_webhook_due`, [
+      id,
+    ]);
+  }
+
+  /** Keeps the receiver's answer; a final one (delivered, or given up) also settles what was owed. */
+  async recordWebhookResponse(id: number, response: Record<string, unknown>, final: boolean): Promise<void> {
+    await this.manager.query(
+      `UPDATE calls SET webhook_response = $2, webhook_due = webhook_due AND NOT $3 WHERE id = $1`,
+      [id, JSON.stringify(response), final],
+    );
+  }
+
+  /** Calls whose `call.ended` delivery is owed and that ended more than `seconds` ago, oldest first. */
+  owedWebhooks(seconds: number): Promise<{ id: number; ended_at: Date }[]> {
+    return this.manager.query(
+      `SELECT id, ended_at FROM calls
+        WHERE webhook_due AND ended_at < now() - make_interval(secs => $1)
+        ORDER BY ended_at LIMIT 500`,
+      [seconds],
+    );
+  }
+
+  /** What the finished delivery job of the call settled. */
+  async clearWebhookDue(id: number): Promise<void> {
+    await this.manager.query(`UPDATE calls SET webhook_due = false WHERE id = $1`, [id]);
+  }
+
+  /**
+   * Ends as `failed` the calls in an open status not updated for `minutes` (at most 500 a time), marks their webhook
+   * owed when their assistant's is on, and settles their leads, in one transaction.
+   */
+  endStale(openStatuses: readonly string[], minutes: number): Promise<ReapedCallRow[]> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows = (
+        await manager.query(
+          `UPDATE calls SET status = 'failed', ended_at = now(), updated_at = now(),
+                dial_state = CASE WHEN dial_state IN ('pending', 'dialing') THEN 'failed' ELSE dial_state END,
+                webhook_event_id = COALESCE(webhook_event_id, 'msg_' || gen_random_uuid()::text),
+                webhook_due = webhook_due OR COALESCE((SELECT a.is_webhook_active AND a.webhook_url IS NOT NULL
+                                                         FROM assistants a WHERE a.id = calls.assistant_id), false),
+                evaluation = evaluation || jsonb_build_object('reason', 'No final status was reported by the voice runtime.')
+          WHERE id IN (SELECT id FROM calls WHERE status = ANY($1) AND updated_at < now() - make_interval(mins => $2)
+                        ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED)
+          RETURNING id, lead_id, secondary_contact_id, status, answered_by, assistant_id`,
+          [openStatuses, minutes],
+        )
+      )[0] as ReapedCallRow[];
+      for (const row of rows) await settleLeadOfEndedCall(manager, row);
+      return rows;
+    });
+  }
+
+  /**
+   * Removes up to `batch` calls created more than `days` ago, oldest first (`purge_calls_before`, a transaction of
+   * its own); returns how many went.
+   */
+  async purgeOlderThan(days: number, batch: number): Promise<number> {
+    const [{ removed }] = (await this.manager.query(
+      `SELECT purge_calls_before(now() - make_interval(days => $1), $2) AS removed`,
+      [days, batch],
+    )) as { removed: number }[];
+    return removed;
+  }
+}
