@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
 import {
   callStatusRank,
   CallRow,
@@ -14,46 +12,20 @@ import {
   ValidationFailed,
 } from '@app/contracts';
 import {
+  type CallBeforeWrite,
+  CallsRepository,
+  type CallWrite,
   isForeignKeyViolation,
   isTransientConflict,
-  markLeadInCall,
   noteAccountWrite,
-  settleLeadOfEndedCall,
 } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 
 const statusConflict = (from: string, to: string) =>
   new DomainError('call_status_conflict', 409, { message: `The call is already ${from}; it cannot become ${to}.` });
 
-/**
- * A final write that sends no transcript gets the runtime's transcript turns joined in their order, one line a turn
- * (`Assistant: ...`, `Customer: ...`, as the calls' transcripts read); a call without turns keeps what it had.
- */
-const TRANSCRIPT_OF_TURNS = `(SELECT string_agg(CASE WHEN turn.data->>'role' = 'assistant' THEN 'Assistant: ' ELSE 'Customer: ' END
-                                 || (turn.data->>'text'), E'\n' ORDER BY turn.seq)
-     FROM call_events turn WHERE turn.call_id = calls.id AND turn.type = 'transcript')`;
-
 /** Reads of a call that another write changed before this one could apply; past them the runtime gets a 409. */
 const WRITE_ATTEMPTS = 5;
-
-/** What one statement reads before a write: the assistant, the references the request names, the call so far. */
-interface Seen {
-  id: number;
-  user_id: number;
-  name: string;
-  webhook_url: string | null;
-  is_webhook_active: boolean;
-  /** Whether the assistant records its calls: a recording's URL is kept only then. */
-  record: boolean;
-  campaign_found: boolean;
-  campaign_name: string | null;
-  lead_found: boolean;
-  /** The call's account, status, lead and row version (`xmin`), when it exists. */
-  call_user_id: number | null;
-  call_status: string | null;
-  call_lead_id: number | null;
-  call_version: string | null;
-}
 
 interface Written {
   row: CallRow;
@@ -80,7 +52,7 @@ export class CallIngestion {
   private readonly logger = new Logger(CallIngestion.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly calls: CallsRepository,
     private readonly jobs: JobQueue,
   ) {}
 
@@ -101,7 +73,7 @@ export class CallIngestion {
     for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
       try {
         const written = await (attempt === 1
-          ? this.attempt(this.dataSource.manager, externalId, request)
+          ? this.attempt(this.calls, externalId, request)
           : this.attemptLocked(externalId, request));
         if (written) return written;
       } catch (error) {
@@ -116,9 +88,9 @@ export class CallIngestion {
    * a burst of writes to one call all land instead of each reading a version another has just replaced.
    */
   private attemptLocked(externalId: string, request: IngestCallRequest): Promise<Written | undefined> {
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query(`SELECT 1 FROM calls WHERE external_id = $1 FOR UPDATE`, [externalId]);
-      return this.attempt(manager, externalId, request);
+    return this.calls.transaction(async (calls) => {
+      await calls.lockByExternalId(externalId);
+      return this.attempt(calls, externalId, request);
     });
   }
 
@@ -127,23 +99,16 @@ export class CallIngestion {
    * transaction, the write and the lead's move get one of their own when there is a lead to move.
    */
   private async attempt(
-    manager: EntityManager,
+    calls: CallsRepository,
     externalId: string,
     request: IngestCallRequest,
   ): Promise<Written | undefined> {
-    const [seen] = (await manager.query(
-      `SELECT a.id, a.user_id, a.name, a.webhook_url, a.is_webhook_active, a.record,
-              campaign.id IS NOT NULL AS campaign_found, campaign.name AS campaign_name,
-              lead.id IS NOT NULL AS lead_found,
-              call.user_id AS call_user_id, call.status AS call_status, call.lead_id AS call_lead_id,
-              call.xmin::text AS call_version
-         FROM assistants a
-         LEFT JOIN campaigns campaign ON campaign.id = $2::int AND campaign.user_id = a.user_id
-         LEFT JOIN leads lead ON lead.id = $3::int AND lead.user_id = a.user_id
-         LEFT JOIN calls call ON call.external_id = $4
-        WHERE a.id = $1`,
-      [request.assistant_id, request.campaign_id ?? null, request.lead_id ?? null, externalId],
-    )) as Seen[];
+    const seen = await calls.readBeforeWriteByExternalId(
+      externalId,
+      request.assistant_id,
+      request.campaign_id ?? null,
+      request.lead_id ?? null,
+    );
     if (!seen) throw ValidationFailed.field('assistant_id', 'The selected assistant id is invalid.');
     const errors: Record<string, string[]> = {};
     if (request.campaign_id != null && !seen.campaign_found)
@@ -164,16 +129,15 @@ export class CallIngestion {
     const leadId = request.lead_id ?? seen.call_lead_id;
     const movesLead = leadId !== null && (newlyEnded || !terminal);
 
-    const statement = exists
-      ? this.update(externalId, request, seen, newlyEnded)
-      : this.insert(externalId, request, seen, newlyEnded);
-    const apply = async (writer: EntityManager) => {
-      const [written] = (await writer.query(statement.sql, statement.parameters)) as CallRow[];
+    const write = this.decide(request, seen, terminal, newlyEnded);
+    const apply = async (writer: CallsRepository) => {
+      const written = exists
+        ? await writer.updateByExternalIdIfUnchanged(externalId, seen.call_version!, write)
+        : await writer.insertByExternalIdIfAbsent(externalId, write);
       if (written && movesLead) await this.moveLead(writer, written, newlyEnded);
       return written;
     };
-    const inTransaction = manager.queryRunner?.isTransactionActive === true;
-    const row = await (movesLead && !inTransaction ? this.dataSource.transaction(apply) : apply(manager));
+    const row = await (movesLead && !calls.inTransaction ? this.calls.transaction(apply) : apply(calls));
     if (!row) return undefined;
 
     // Until a delivery has answered, repeating the final write queues it again (the job id keeps it single).
@@ -188,80 +152,36 @@ export class CallIngestion {
     };
   }
 
-  /** The call's first write; nothing if a concurrent first write won the race. */
-  private insert(externalId: string, request: IngestCallRequest, seen: Seen, newlyEnded: boolean) {
-    const values: Record<string, unknown> = {
-      ...this.replaced(request, seen),
-      campaign_id: request.campaign_id ?? null,
-      campaign_name: seen.campaign_name,
-      lead_id: request.lead_id ?? null,
-      duration: request.duration ?? 0,
-      transcript: request.transcript ?? '',
-      variables: JSON.stringify(request.variables ?? {}),
-      evaluation: JSON.stringify(request.evaluation ?? {}),
-      carrier_cost: request.carrier_cost ?? 0,
-      total_cost: request.total_cost ?? 0,
-      answered_by: request.answered_by ?? null,
-      recording_url: seen.record ? (request.recording_url ?? null) : null,
-      ...this.ending(newlyEnded, seen),
-    };
-    const columns = Object.keys(values);
+  /**
+   * What the write sets: the assistant's fields and the request's, a recording's URL only for an assistant that
+   * records; and, for a final write that sends no transcript, the call's transcript turns, joined.
+   */
+  private decide(request: IngestCallRequest, seen: CallBeforeWrite, terminal: boolean, newlyEnded: boolean): CallWrite {
     return {
-      sql: `INSERT INTO calls (external_id, ${columns.join(', ')})
-            VALUES ($1, ${columns.map((_, index) => `$${index + 2}`).join(', ')})
-            ON CONFLICT (external_id) DO NOTHING RETURNING *`,
-      parameters: [externalId, ...Object.values(values)],
-    };
-  }
-
-  /** A later write: fields the request leaves out keep their value; nothing if the call changed since `seen`. */
-  private update(externalId: string, request: IngestCallRequest, seen: Seen, newlyEnded: boolean) {
-    const parameters: unknown[] = [externalId, seen.call_version];
-    const parameter = (value: unknown) => `$${parameters.push(value)}`;
-    const keep = (column: string, value: unknown, type: string) =>
-      `${column} = COALESCE(${parameter(value ?? null)}::${type}, ${column})`;
-    const json = (value: Record<string, unknown> | undefined) => (value == null ? null : JSON.stringify(value));
-    const ending = this.ending(newlyEnded, seen);
-    const assignments = [
-      ...Object.entries(this.replaced(request, seen)).map(([column, value]) => `${column} = ${parameter(value)}`),
-      keep('campaign_id', request.campaign_id, 'int'),
-      keep('campaign_name', seen.campaign_name, 'varchar'),
-      keep('lead_id', request.lead_id, 'int'),
-      keep('duration', request.duration, 'int'),
-      request.transcript === undefined && TERMINAL_CALL_STATUSES.includes(request.status)
-        ? `transcript = COALESCE(${TRANSCRIPT_OF_TURNS}, transcript)`
-        : keep('transcript', request.transcript, 'text'),
-      keep('variables', json(request.variables), 'jsonb'),
-      keep('evaluation', json(request.evaluation), 'jsonb'),
-      keep('carrier_cost', request.carrier_cost, 'numeric'),
-      keep('total_cost', request.total_cost, 'numeric'),
-      keep('answered_by', request.answered_by, 'varchar'),
-      keep('recording_url', seen.record ? request.recording_url : null, 'text'),
-      // The first final write names the webhook event and the end; later ones keep them.
-      `webhook_event_id = COALESCE(webhook_event_id, ${parameter(ending.webhook_event_id)})`,
-      `ended_at = COALESCE(ended_at, ${parameter(ending.ended_at)}::timestamptz)`,
-      `webhook_due = webhook_due OR ${parameter(ending.webhook_due)}`,
-      'updated_at = now()',
-    ];
-    // An UPDATE wrapped in a SELECT, so that both kinds of write return their rows the same way.
-    return {
-      sql: `WITH written AS (
-              UPDATE calls SET ${assignments.join(', ')} WHERE external_id = $1 AND xmin = $2::text::xid RETURNING *
-            ) SELECT * FROM written`,
-      parameters,
-    };
-  }
-
-  /** The fields every write sets outright. */
-  private replaced(request: IngestCallRequest, seen: Seen): Record<string, unknown> {
-    return {
-      user_id: seen.user_id,
-      assistant_id: seen.id,
-      assistant_name: seen.name,
-      type: request.type,
-      status: request.status,
-      client_phone_number: request.client_phone_number,
-      assistant_phone_number: request.assistant_phone_number,
+      replaced: {
+        user_id: seen.user_id,
+        assistant_id: seen.id,
+        assistant_name: seen.name,
+        type: request.type,
+        status: request.status,
+        client_phone_number: request.client_phone_number,
+        assistant_phone_number: request.assistant_phone_number,
+      },
+      given: {
+        campaign_id: request.campaign_id,
+        campaign_name: seen.campaign_name,
+        lead_id: request.lead_id,
+        duration: request.duration,
+        transcript: request.transcript,
+        variables: request.variables,
+        evaluation: request.evaluation,
+        carrier_cost: request.carrier_cost,
+        total_cost: request.total_cost,
+        answered_by: request.answered_by,
+        recording_url: seen.record ? request.recording_url : null,
+      },
+      transcriptOfTurns: request.transcript === undefined && terminal,
+      ending: this.ending(newlyEnded, seen),
     };
   }
 
@@ -270,10 +190,7 @@ export class CallIngestion {
    * that a delivery is owed (cleared once one succeeds or gives up), by which the worker's sweep finds a delivery
    * whose job was lost.
    */
-  private ending(
-    newlyEnded: boolean,
-    seen: Seen,
-  ): { webhook_event_id: string | null; ended_at: Date | null; webhook_due: boolean } {
+  private ending(newlyEnded: boolean, seen: CallBeforeWrite): CallWrite['ending'] {
     return {
       webhook_event_id: newlyEnded ? `msg_${randomUUID()}` : null,
       ended_at: newlyEnded ? new Date() : null,
@@ -281,9 +198,9 @@ export class CallIngestion {
     };
   }
 
-  private async moveLead(manager: EntityManager, call: CallRow, newlyEnded: boolean): Promise<void> {
-    if (newlyEnded) await settleLeadOfEndedCall(manager, call);
-    else await markLeadInCall(manager, call);
+  private async moveLead(calls: CallsRepository, call: CallRow, newlyEnded: boolean): Promise<void> {
+    if (newlyEnded) await calls.settleLeadOfEndedCall(call);
+    else await calls.markLeadInCall(call);
   }
 
   /** Best effort: the dialer's periodic look finds the campaign anyway when Redis refuses this one. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { CallEventRow, CallListQuery, CallRow, LanguageResponse } from '@app/contracts';
-import { type EndedCall, settleLeadOfEndedCall } from './call-outcomes';
+import { type EndedCall, markLeadInCall, settleLeadOfEndedCall } from './call-outcomes';
 import { queryPool } from './pool-query';
 import { ReadReplicas } from './read-replicas';
 import { SqlFilter } from './sql-filter';
@@ -67,6 +67,60 @@ export interface NewCallEvent {
   at: string;
   data: Record<string, unknown>;
 }
+
+/** What one statement reads before the runtime's write of a call: the assistant, the references named, the call. */
+export interface CallBeforeWrite {
+  id: number;
+  user_id: number;
+  name: string;
+  webhook_url: string | null;
+  is_webhook_active: boolean;
+  /** Whether the assistant records its calls: a recording's URL is kept only then. */
+  record: boolean;
+  campaign_found: boolean;
+  campaign_name: string | null;
+  lead_found: boolean;
+  /** The call's account, status, lead and row version (`xmin`), when it exists. */
+  call_user_id: number | null;
+  call_status: string | null;
+  call_lead_id: number | null;
+  call_version: string | null;
+}
+
+/** The runtime's write of a call, as the ingestion decided it. */
+export interface CallWrite {
+  /** What every write sets outright. */
+  replaced: Pick<
+    CallRow,
+    'user_id' | 'assistant_id' | 'assistant_name' | 'type' | 'status' | 'client_phone_number' | 'assistant_phone_number'
+  >;
+  /** What the write gives; on a later write, a field it leaves out (absent or null) keeps the call's value. */
+  given: {
+    campaign_id?: number | null;
+    campaign_name: string | null;
+    lead_id?: number | null;
+    duration?: number;
+    transcript?: string;
+    variables?: Record<string, unknown>;
+    evaluation?: Record<string, unknown>;
+    carrier_cost?: number;
+    total_cost?: number;
+    answered_by?: string;
+    recording_url?: string | null;
+  };
+  /** A later write whose transcript is the call's transcript turns, joined (kept when there are none). */
+  transcriptOfTurns: boolean;
+  /** What the first final write sets, and a later one keeps: the webhook event, the end, the delivery owed. */
+  ending: { webhook_event_id: string | null; ended_at: Date | null; webhook_due: boolean };
+}
+
+/**
+ * The runtime's transcript turns joined in their order, one line a turn (`Assistant: ...`, `Customer: ...`, as the
+ * calls' transcripts read); null for a call without turns.
+ */
+const TRANSCRIPT_OF_TURNS = `(SELECT string_agg(CASE WHEN turn.data->>'role' = 'assistant' THEN 'Assistant: ' ELSE 'Customer: ' END
+                                 || (turn.data->>'text'), E'\n' ORDER BY turn.seq)
+     FROM call_events turn WHERE turn.call_id = calls.id AND turn.type = 'transcript')`;
 
 /** A call the reaper ended, and what its lead's settling needs. */
 export type ReapedCallRow = EndedCall & Pick<CallRow, 'assistant_id'>;
@@ -309,6 +363,117 @@ export class CallsRepository extends SqlRepository {
       `INSERT INTO call_events (call_id, seq, type, at, data) VALUES ($1, NULL, 'tool_call', now(), $2)`,
       [callId, JSON.stringify(data)],
     );
+  }
+
+  // The runtime's writes (CallIngestion): read, decide, then write only if the call is still as read.
+
+  /** The assistant of the write, the campaign and lead it names (of the assistant's account), and the call so far. */
+  async readBeforeWriteByExternalId(
+    externalId: string,
+    assistantId: number,
+    campaignId: number | null,
+    leadId: number | null,
+  ): Promise<CallBeforeWrite | undefined> {
+    const [seen] = (await this.manager.query(
+      `SELECT a.id, a.user_id, a.name, a.webhook_url, a.is_webhook_active, a.record,
+              campaign.id IS NOT NULL AS campaign_found, campaign.name AS campaign_name,
+              lead.id IS NOT NULL AS lead_found,
+              call.user_id AS call_user_id, call.status AS call_status, call.lead_id AS call_lead_id,
+              call.xmin::text AS call_version
+         FROM assistants a
+         LEFT JOIN campaigns campaign ON campaign.id = $2::int AND campaign.user_id = a.user_id
+         LEFT JOIN leads lead ON lead.id = $3::int AND lead.user_id = a.user_id
+         LEFT JOIN calls call ON call.external_id = $4
+        WHERE a.id = $1`,
+      [assistantId, campaignId, leadId, externalId],
+    )) as CallBeforeWrite[];
+    return seen;
+  }
+
+  /** Holds the call (if it exists) until the transaction (`transaction`) ends. */
+  async lockByExternalId(externalId: string): Promise<void> {
+    await this.manager.query(`SELECT 1 FROM calls WHERE external_id = $1 FOR UPDATE`, [externalId]);
+  }
+
+  /** The call's first write; undefined if a concurrent first write won the race. */
+  async insertByExternalIdIfAbsent(externalId: string, write: CallWrite): Promise<CallRow | undefined> {
+    const { given } = write;
+    const values: Record<string, unknown> = {
+      ...write.replaced,
+      campaign_id: given.campaign_id ?? null,
+      campaign_name: given.campaign_name,
+      lead_id: given.lead_id ?? null,
+      duration: given.duration ?? 0,
+      transcript: given.transcript ?? '',
+      variables: JSON.stringify(given.variables ?? {}),
+      evaluation: JSON.stringify(given.evaluation ?? {}),
+      carrier_cost: given.carrier_cost ?? 0,
+      total_cost: given.total_cost ?? 0,
+      answered_by: given.answered_by ?? null,
+      recording_url: given.recording_url ?? null,
+      ...write.ending,
+    };
+    const columns = Object.keys(values);
+    const [written] = (await this.manager.query(
+      `INSERT INTO calls (external_id, ${columns.join(', ')})
+            VALUES ($1, ${columns.map((_, index) => `$${index + 2}`).join(', ')})
+            ON CONFLICT (external_id) DO NOTHING RETURNING *`,
+      [externalId, ...Object.values(values)],
+    )) as CallRow[];
+    return written;
+  }
+
+  /** A later write, if the call is still at `version` (its `xmin` as read); else undefined. */
+  async updateByExternalIdIfUnchanged(
+    externalId: string,
+    version: string,
+    write: CallWrite,
+  ): Promise<CallRow | undefined> {
+    const parameters: unknown[] = [externalId, version];
+    const parameter = (value: unknown) => `$${parameters.push(value)}`;
+    const keep = (column: string, value: unknown, type: string) =>
+      `${column} = COALESCE(${parameter(value ?? null)}::${type}, ${column})`;
+    const json = (value: Record<string, unknown> | undefined) => (value == null ? null : JSON.stringify(value));
+    const { given, ending } = write;
+    const assignments = [
+      ...Object.entries(write.replaced).map(([column, value]) => `${column} = ${parameter(value)}`),
+      keep('campaign_id', given.campaign_id, 'int'),
+      keep('campaign_name', given.campaign_name, 'varchar'),
+      keep('lead_id', given.lead_id, 'int'),
+      keep('duration', given.duration, 'int'),
+      write.transcriptOfTurns
+        ? `transcript = COALESCE(${TRANSCRIPT_OF_TURNS}, transcript)`
+        : keep('transcript', given.transcript, 'text'),
+      keep('variables', json(given.variables), 'jsonb'),
+      keep('evaluation', json(given.evaluation), 'jsonb'),
+      keep('carrier_cost', given.carrier_cost, 'numeric'),
+      keep('total_cost', given.total_cost, 'numeric'),
+      keep('answered_by', given.answered_by, 'varchar'),
+      keep('recording_url', given.recording_url, 'text'),
+      // The first final write names the webhook event and the end; later ones keep them.
+      `webhook_event_id = COALESCE(webhook_event_id, ${parameter(ending.webhook_event_id)})`,
+      `ended_at = COALESCE(ended_at, ${parameter(ending.ended_at)}::timestamptz)`,
+      `webhook_due = webhook_due OR ${parameter(ending.webhook_due)}`,
+      'updated_at = now()',
+    ];
+    // An UPDATE wrapped in a SELECT, so that both kinds of write return their rows the same way.
+    const [written] = (await this.manager.query(
+      `WITH written AS (
+              UPDATE calls SET ${assignments.join(', ')} WHERE external_id = $1 AND xmin = $2::text::xid RETURNING *
+            ) SELECT * FROM written`,
+      parameters,
+    )) as CallRow[];
+    return written;
+  }
+
+  /** What the call's end does to its lead (see `settleLeadOfEndedCall`), in this repository's transaction. */
+  settleLeadOfEndedCall(call: EndedCall): Promise<void> {
+    return settleLeadOfEndedCall(this.manager, call);
+  }
+
+  /** The lead of a call under way is in one (see `markLeadInCall`), in this repository's transaction. */
+  markLeadInCall(call: Pick<CallRow, 'lead_id' | 'secondary_contact_id'>): Promise<void> {
+    return markLeadInCall(this.manager, call);
   }
 
   // The worker's: webhooks, the sweep, the reaper.

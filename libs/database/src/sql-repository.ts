@@ -29,6 +29,11 @@ export abstract class SqlRepository {
     return retryingTransaction(this.dataSource, (manager) => work(this.within(manager)));
   }
 
+  /** Whether this repository's statements run in a transaction. */
+  get inTransaction(): boolean {
+    return this.manager.queryRunner?.isTransactionActive === true;
+  }
+
   /** This repository in the transaction another repository (or a manager) is in: a write across aggregates. */
   within(transaction: SqlRepository | EntityManager): this {
     const manager = transaction instanceof SqlRepository ? transaction.manager : transaction;

@@ -1,5 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
 import { CallIngestion, Clock } from '@app/calls';
+import { CallsRepository } from '@app/database';
 import { handle, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { callDialerProvider } from './call-dialer.provider';
 import { CallPlacer } from './call-placer.service';
@@ -24,7 +25,7 @@ export class DialerProcessor extends JobProcessor {
 }
 
 @Module({
-  providers: [Clock, CallIngestion, callDialerProvider, DialScheduler, CallPlacer, DialerProcessor],
+  providers: [Clock, CallsRepository, CallIngestion, callDialerProvider, DialScheduler, CallPlacer, DialerProcessor],
   exports: [DialerProcessor, DialScheduler, Clock],
 })
 export class DialerModule {}
