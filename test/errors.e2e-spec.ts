@@ -1,8 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import Redis from 'ioredis';
+import { PrivateRedis } from '../bench/faults/support/services';
 import { generateToken } from '@app/platform';
 import { bearer, createAccount, type TestAccount } from './support/factories';
 import { type Stack, startStack, recordQueries } from './support/stack';
-import { QUEUE_BACKEND, REDIS_URL } from './support/test-environment';
+import { QUEUE_BACKEND, REDIS_CLUSTER_NODES, REDIS_URL } from './support/test-environment';
+import { waitFor } from './support/wait-for';
 import { TestRoutesModule } from './support/test-routes.module';
 
 describe('Error shapes', () => {
@@ -226,6 +229,58 @@ describe('Client addresses behind proxies', () => {
       } finally {
         await stack.close();
       }
+    }
+  }, 60_000);
+});
+
+/** Whether this machine can start a Redis of the test's own (the outage below stops it). */
+const redisServerInstalled = spawnSync('redis-server', ['--version']).status === 0;
+const ownRedisPossible = redisServerInstalled && QUEUE_BACKEND === 'redis' && !REDIS_CLUSTER_NODES();
+
+(ownRedisPossible ? describe : describe.skip)('Rate limits while Redis is down', () => {
+  let stack: Stack;
+  let redis: PrivateRedis;
+
+  beforeAll(async () => {
+    // A Redis of its own, so that stopping it touches nothing else of the run.
+    redis = await PrivateRedis.start();
+    stack = await startStack({ worker: false, env: { RATE_LIMIT_PER_MINUTE: '5', REDIS_URL: redis.url } });
+  });
+  afterAll(async () => {
+    // Back up first, so that the queues close cleanly instead of waiting for a server that is gone.
+    await redis.resume();
+    await stack.close();
+    await redis.stop();
+  });
+
+  it('keeps each key’s budget per process, keeps a spent key refused, and counts in Redis again once it is back', async () => {
+    const spent = await createAccount(stack);
+    const fresh = await createAccount(stack);
+    for (let attempt = 0; attempt < 5; attempt++) await stack.http.get('/api/user/me').set(spent.auth).expect(200);
+    await stack.http.get('/api/user/me').set(spent.auth).expect(429);
+
+    await redis.stop();
+    // The spent key stays refused; a fresh one gets its budget counted here, and no more.
+    await stack.http.get('/api/user/me').set(spent.auth).expect(429);
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 8; attempt++) {
+      statuses.push((await stack.http.get('/api/user/me').set(fresh.auth)).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+
+    await redis.resume();
+    // An empty Redis (a restart without persistence) counts from zero again, in the store every process shares.
+    const another = await createAccount(stack);
+    const back = await waitFor(async () => {
+      const response = await stack.http.get('/api/user/me').set(another.auth);
+      return response.status === 200 && response.headers['x-ratelimit-remaining'] ? response : undefined;
+    });
+    expect(back.headers['x-ratelimit-remaining']).toBe('4');
+    const client = new Redis(redis.url);
+    try {
+      expect((await client.keys('*rate:*')).length).toBeGreaterThan(0);
+    } finally {
+      client.disconnect();
     }
   }, 60_000);
 });

@@ -20,14 +20,18 @@ export interface RateState {
  * Fixed one-minute windows, one counter per tracker (a credential, or a client address), in the shared
  * WindowCounters (Redis, or Postgres with QUEUE_BACKEND=postgres): one round trip per request.
  *
- * It fails open: while the store is unreachable nothing is counted and requests go through (authentication still
- * applies), because refusing every request would turn a Redis outage into an API outage.
+ * While the store is unreachable, each process counts on its own (the same windows, in memory, bounded), so a
+ * budget still holds per API process: with N processes a tracker gets at most N budgets during an outage, never an
+ * open door, and never a refusal of every request, which would turn a Redis outage into an API outage. Once the
+ * store answers again, counting goes back to it.
  */
 @Injectable()
 export class RateLimiter {
   private readonly logger = new Logger(RateLimiter.name);
   private lastWarning = 0;
   private readonly exceededUntil = new Map<string, number>();
+  /** This process's own windows, used only while the shared store does not answer. */
+  private readonly localWindows = new Map<string, { resetAt: number; count: number }>();
 
   constructor(
     private readonly config: AppConfig,
@@ -35,17 +39,20 @@ export class RateLimiter {
   ) {}
 
   /** Counts one request against the tracker. */
-  async hit(tracker: string): Promise<RateState | undefined> {
+  async hit(tracker: string): Promise<RateState> {
+    let state: RateState;
     try {
       const { count, ttlMs } = await this.counters.hit(`rate:${tracker}`, WINDOW_MS);
-      const state = this.state(count, ttlMs);
-      // Its budget is spent: the next request of this window is refused without asking the store (or the database).
-      if (state.remaining === 0) this.remember(tracker, state.resetSeconds);
-      return state;
+      state = this.state(count, ttlMs);
+      this.localWindows.clear();
     } catch (error) {
       this.warn(error as Error);
-      return undefined;
+      // A tracker this process saw spend its budget stays refused until its window ends, outage or not.
+      state = this.knownExceeded(tracker) ?? this.localHit(tracker);
     }
+    // Its budget is spent: the next request of this window is refused without asking the store (or the database).
+    if (state.remaining === 0) this.remember(tracker, state.resetSeconds);
+    return state;
   }
 
   /**
@@ -68,11 +75,21 @@ export class RateLimiter {
     };
   }
 
-  private remember(tracker: string, seconds: number): void {
-    // Bounded: under a flood of addresses the oldest entries go first (Map keeps insertion order).
-    if (this.exceededUntil.size >= MAX_REMEMBERED) {
-      this.exceededUntil.delete(this.exceededUntil.keys().next().value as string);
+  /** One request in this process's own window of the tracker. */
+  private localHit(tracker: string): RateState {
+    const now = Date.now();
+    let window = this.localWindows.get(tracker);
+    if (!window || window.resetAt <= now) {
+      if (!window) evictOldest(this.localWindows);
+      window = { resetAt: now + WINDOW_MS, count: 0 };
+      this.localWindows.set(tracker, window);
     }
+    window.count++;
+    return this.state(window.count, window.resetAt - now);
+  }
+
+  private remember(tracker: string, seconds: number): void {
+    evictOldest(this.exceededUntil);
     this.exceededUntil.set(tracker, Date.now() + seconds * 1000);
   }
 
@@ -89,6 +106,11 @@ export class RateLimiter {
   private warn(error: Error): void {
     if (Date.now() - this.lastWarning < WARNING_INTERVAL_MS) return;
     this.lastWarning = Date.now();
-    this.logger.warn({ error: error.message }, 'rate limiting skipped: counter store unavailable');
+    this.logger.warn({ error: error.message }, 'counter store unavailable: rate limits counted per process');
   }
+}
+
+/** Bounded memory: under a flood of trackers the oldest entries go first (a Map keeps insertion order). */
+function evictOldest(map: Map<string, unknown>): void {
+  if (map.size >= MAX_REMEMBERED) map.delete(map.keys().next().value as string);
 }
