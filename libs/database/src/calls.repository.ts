@@ -222,11 +222,7 @@ export class CallsRepository extends SqlRepository {
 
   /** Returns false when the account has no such call. */
   async delete(ownerId: number, id: number): Promise<boolean> {
-    const [, deleted] = (await this.manager.query(`DELETE FROM calls WHERE id = $1 AND user_id = $2`, [
-      id,
-      ownerId,
-    ])) as [unknown, number];
-    return deleted > 0;
+    return (await this.changed(`DELETE FROM calls WHERE id = $1 AND user_id = $2`, [id, ownerId])) > 0;
   }
 
   // The voice runtime's.

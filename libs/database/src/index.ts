@@ -16,3 +16,6 @@ export * from './deployment-identity';
 export * from './sip-provisioning-requests';
 export * from './sql-repository';
 export * from './calls.repository';
+export * from './campaigns.repository';
+export * from './leads.repository';
+export * from './lead-imports.repository';

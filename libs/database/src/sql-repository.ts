@@ -19,6 +19,12 @@ export abstract class SqlRepository {
     this.manager = dataSource.manager;
   }
 
+  /** Runs an UPDATE or DELETE and answers how many rows it changed. */
+  protected async changed(sql: string, parameters: unknown[]): Promise<number> {
+    const [, count] = (await this.manager.query(sql, parameters)) as [unknown, number];
+    return count;
+  }
+
   /** Runs `work` in one transaction, with this repository on its connection. */
   transaction<T>(work: (repository: this) => Promise<T>): Promise<T> {
     return this.dataSource.transaction((manager) => work(this.within(manager)));

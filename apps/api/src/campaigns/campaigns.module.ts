@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CampaignsRepository, LeadImportsRepository, LeadsRepository } from '@app/database';
 import { CampaignsController } from './campaigns.controller';
 import { LeadsController } from './leads.controller';
 import { CampaignsService } from './campaigns.service';
@@ -7,6 +8,13 @@ import { LeadsService } from './leads.service';
 
 @Module({
   controllers: [CampaignsController, LeadsController],
-  providers: [CampaignsService, LeadsService, LeadImportsService],
+  providers: [
+    CampaignsRepository,
+    LeadsRepository,
+    LeadImportsRepository,
+    CampaignsService,
+    LeadsService,
+    LeadImportsService,
+  ],
 })
 export class CampaignsModule {}

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { Errors, ImportLeadsRequest, LeadImportAcceptedResponse, LeadImportEnvelope } from '@app/contracts';
+import { LeadImportsRepository } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
@@ -17,7 +16,7 @@ function csvField(value: string | number): string {
 @Injectable()
 export class LeadImportsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly imports: LeadImportsRepository,
     private readonly jobs: JobQueue,
   ) {}
 
@@ -27,23 +26,14 @@ export class LeadImportsService {
     campaignId: number,
     request: ImportLeadsRequest,
   ): Promise<LeadImportAcceptedResponse> {
-    const id = await this.dataSource.transaction(async (manager) => {
-      // Locked so that a concurrent delete of the campaign waits for the import row (and then deletes it too).
-      const [campaign] = await manager.query(`SELECT id FROM campaigns WHERE id = $1 AND user_id = $2 FOR KEY SHARE`, [
-        campaignId,
-        user.id,
-      ]);
-      if (!campaign) throw Errors.campaignNotFound();
-      const [row] = await manager.query(
-        `INSERT INTO lead_imports (user_id, campaign_id, file) VALUES ($1, $2, $3) RETURNING id`,
-        [user.id, campaignId, request.file!.buffer],
-      );
-      return row.id as number;
+    const id = await this.imports.transaction(async (imports) => {
+      if (!(await imports.lockCampaign(user.id, campaignId))) throw Errors.campaignNotFound();
+      return imports.insert(user.id, campaignId, request.file!.buffer);
     });
     try {
       await this.jobs.enqueue(Jobs.importLeads, { importId: id });
     } catch {
-      await this.dataSource.query(`DELETE FROM lead_imports WHERE id = $1`, [id]);
+      await this.imports.delete(id);
       throw Errors.serviceUnavailable();
     }
     return { message: 'Lead import started.', data: { id, status: 'pending' } };
@@ -51,10 +41,7 @@ export class LeadImportsService {
 
   async progress(user: AuthenticatedUser, campaignId: number, importId: number): Promise<LeadImportEnvelope> {
     const row = await this.find(user, campaignId, importId);
-    const errors = await this.dataSource.query(
-      `SELECT row, "column", message FROM lead_import_errors WHERE import_id = $1 ORDER BY row, "column" LIMIT $2`,
-      [importId, ERRORS_SHOWN],
-    );
+    const errors = await this.imports.listErrors(importId, ERRORS_SHOWN);
     return {
       data: {
         id: row.id,
@@ -69,10 +56,7 @@ export class LeadImportsService {
 
   async errorsCsv(user: AuthenticatedUser, campaignId: number, importId: number): Promise<string> {
     await this.find(user, campaignId, importId);
-    const errors: { row: number; column: string; message: string }[] = await this.dataSource.query(
-      `SELECT row, "column", message FROM lead_import_errors WHERE import_id = $1 ORDER BY row, "column"`,
-      [importId],
-    );
+    const errors = await this.imports.listErrors(importId);
     return [
       'row,column,message',
       ...errors.map((error) => [error.row, error.column, error.message].map(csvField).join(',')),
@@ -82,12 +66,8 @@ export class LeadImportsService {
   }
 
   private async find(user: AuthenticatedUser, campaignId: number, importId: number) {
-    const [row] = await this.dataSource.query(
-      `SELECT id, status, rows_total, rows_imported, rows_failed FROM lead_imports
-        WHERE id = $1 AND campaign_id = $2 AND user_id = $3`,
-      [importId, campaignId, user.id],
-    );
+    const row = await this.imports.find(user.id, campaignId, importId);
     if (!row) throw Errors.leadImportNotFound();
-    return row as { id: number; status: string; rows_total: number; rows_imported: number; rows_failed: number };
+    return row;
   }
 }

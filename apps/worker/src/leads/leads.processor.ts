@@ -1,4 +1,5 @@
 import { Injectable, Module } from '@nestjs/common';
+import { LeadImportsRepository, LeadsRepository } from '@app/database';
 import { handle, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { LeadImport } from './lead-import.service';
 
@@ -13,5 +14,8 @@ export class LeadsProcessor extends JobProcessor {
   }
 }
 
-@Module({ providers: [LeadImport, LeadsProcessor], exports: [LeadsProcessor, LeadImport] })
+@Module({
+  providers: [LeadImportsRepository, LeadsRepository, LeadImport, LeadsProcessor],
+  exports: [LeadsProcessor, LeadImport],
+})
 export class LeadsModule {}
