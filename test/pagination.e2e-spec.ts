@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createAccount, type TestAccount } from './support/factories';
 import { type Stack, startStack } from './support/stack';
 import { TestRoutesModule } from './support/test-routes.module';
@@ -15,7 +17,8 @@ describe('Pagination envelopes', () => {
   });
   afterAll(() => stack.close());
 
-  const get = (path: string) => stack.http.get(path).set(account.auth).set('Host', 'api.test');
+  // The host a trusted proxy (the test client is on loopback, which TRUST_PROXY trusts by default) forwards.
+  const get = (path: string) => stack.http.get(path).set(account.auth).set('X-Forwarded-Host', 'api.test');
 
   it('renders Laravel’s full envelope with absolute URLs', async () => {
     const response = await get('/api/test/pages/full?per_page=5&page=2').expect(200);
@@ -53,6 +56,21 @@ describe('Pagination envelopes', () => {
       label: '&laquo; Previous',
       active: false,
     });
+  });
+
+  it('never echoes a Host the client made up: without APP_URL, links name the address the server listens on', async () => {
+    // Listening on a port of its own, so that both requests reach the same address (closed with the app).
+    const server = stack.api.getHttpServer() as Server;
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const page = (host: string) =>
+      stack.http.get('/api/test/pages/full?per_page=5').set(account.auth).set('Host', host).expect(200);
+    expect((await page('attacker.example')).body.first_page_url).toBe(
+      `http://127.0.0.1:${port}/api/test/pages/full?per_page=5&page=1`,
+    );
+    expect((await page(`localhost:${port}`)).body.first_page_url).toBe(
+      `http://localhost:${port}/api/test/pages/full?per_page=5&page=1`,
+    );
   });
 
   it('puts "..." gaps in long page lists', async () => {

@@ -83,6 +83,8 @@ export function productionEnv(environment: { name: string; databaseUrl: string }
     REDIS_URL: 'redis://127.0.0.1:6379',
     QUEUE_PREFIX: environment.name,
     ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    // Required in production; no benchmark follows the links it builds.
+    APP_URL: 'http://localhost',
     LOG_FORMAT: 'json',
     SHUTDOWN_DRAIN_SECONDS: '0',
     RATE_LIMIT_PER_MINUTE: '100000000',

@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       ENCRYPTION_KEY: key,
       NODE_ENV: 'production',
       DATABASE_URL: 'postgres://db/va',
+      APP_URL: 'https://api.example.com',
       REDIS_CLUSTER_NODES: 'redis-0.example.com:6379, 10.0.0.7:7001,[fd00::1]:7002',
       REDIS_CLUSTER_TLS: 'true',
       REDIS_USERNAME: 'service',
@@ -65,6 +66,7 @@ describe('loadConfig', () => {
       ENCRYPTION_KEY: key,
       NODE_ENV: 'production',
       DATABASE_URL: 'postgres://db/va',
+      APP_URL: 'https://api.example.com',
       QUEUE_BACKEND: 'postgres',
     });
     expect(config.queueBackend).toBe('postgres');
@@ -108,6 +110,7 @@ describe('loadConfig', () => {
     [{ NODE_ENV: 'production', ENCRYPTION_KEY: '' }, 'ENCRYPTION_KEY'],
     [{ NODE_ENV: 'production' }, 'DATABASE_URL'],
     [{ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/va' }, 'REDIS_URL'],
+    [{ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/va', REDIS_URL: 'redis://r' }, 'APP_URL'],
     [{ QUEUE_BACKEND: 'kafka' }, 'QUEUE_BACKEND'],
   ])('stops with a message naming the bad variable: %j', (environment, variable) => {
     const load = () => loadConfig({ ENCRYPTION_KEY: key, ...environment });

@@ -165,11 +165,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     // A cluster's seed nodes name the Redis as well as a URL does.
     const redis = (blankAsUnset.QUEUE_BACKEND ?? 'redis') === 'redis' && !blankAsUnset.REDIS_CLUSTER_NODES;
     // Checked here rather than in the schema, whose cross-field rules are skipped once any field is invalid.
-    for (const name of ['DATABASE_URL', ...(redis ? ['REDIS_URL'] : []), 'ENCRYPTION_KEY']) {
+    for (const name of ['DATABASE_URL', ...(redis ? ['REDIS_URL'] : []), 'ENCRYPTION_KEY', 'APP_URL']) {
       if (blankAsUnset[name] === undefined)
         problems.push(
           `${name}: is required when NODE_ENV=production` +
-            (name === 'REDIS_URL' ? ' and QUEUE_BACKEND=redis (the default), unless REDIS_CLUSTER_NODES is set' : ''),
+            (name === 'REDIS_URL' ? ' and QUEUE_BACKEND=redis (the default), unless REDIS_CLUSTER_NODES is set' : '') +
+            // Links in answers would otherwise name whatever host a client sent.
+            (name === 'APP_URL' ? ' (the address clients reach the API at, for the links in its answers)' : ''),
         );
     }
   }
