@@ -1,4 +1,3 @@
 export * from './call-ingestion.service';
 export * from './clock';
 export * from './dial-window';
-export * from './placed-calls';

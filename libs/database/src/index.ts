@@ -19,3 +19,4 @@ export * from './calls.repository';
 export * from './campaigns.repository';
 export * from './leads.repository';
 export * from './lead-imports.repository';
+export * from './dialling.repository';

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { CallsRepository } from '@app/database';
+import { CallsRepository, DiallingRepository } from '@app/database';
 import { CallsController } from './calls.controller';
 import { CallsService } from './calls.service';
 
 @Module({
   controllers: [CallsController],
-  providers: [CallsService, CallsRepository],
+  providers: [CallsService, CallsRepository, DiallingRepository],
 })
 export class CallsModule {}

@@ -1,9 +1,8 @@
 import type { Request } from 'express';
 import type { AppConfig } from '@app/config';
 import type { CallEventRow } from '@app/contracts';
-import type { CallsRepository } from '@app/database';
+import type { CallsRepository, DiallingRepository } from '@app/database';
 import type { JobQueue } from '@app/jobs';
-import type { DataSource } from 'typeorm';
 import { CallsService } from './calls.service';
 
 /** The account's calls as a map of call id to its events: nothing but what the events list asks of the repository. */
@@ -31,8 +30,8 @@ const request = { originalUrl: '/api/user/calls/7/events?per_page=2&page=2' } as
 describe('CallsService.events, with a fake repository', () => {
   const build = (repository: CallsRepository) =>
     new CallsService(
-      undefined as unknown as DataSource,
       repository,
+      undefined as unknown as DiallingRepository,
       { appUrl: 'https://api.example' } as AppConfig,
       undefined as unknown as JobQueue,
     );

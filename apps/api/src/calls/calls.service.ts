@@ -1,7 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
   CallEnvelope,
@@ -21,8 +19,7 @@ import {
   toE164,
   ValidationFailed,
 } from '@app/contracts';
-import { insertPlacedCalls } from '@app/calls';
-import { CallsRepository } from '@app/database';
+import { CallsRepository, DiallingRepository } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
@@ -35,8 +32,8 @@ export class CallsService {
   private readonly logger = new Logger(CallsService.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly calls: CallsRepository,
+    private readonly dialling: DiallingRepository,
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
   ) {}
@@ -47,14 +44,8 @@ export class CallsService {
    * sweep picks up every dial nobody took, so the 201 holds either way.
    */
   async makeCall(user: AuthenticatedUser, request: MakeCallRequest): Promise<MakeCallResponse> {
-    const callId = await this.dataSource.transaction(async (manager) => {
-      const [assistant] = await manager.query(
-        `SELECT a.id, a.name, a.type, p.id AS number_id, p.phone_number
-           FROM assistants a LEFT JOIN phone_numbers p ON p.id = a.phone_number_id
-          WHERE a.id = $1 AND a.user_id = $2
-            FOR KEY SHARE OF a`,
-        [request.assistant_id, user.id],
-      );
+    const callId = await this.dialling.transaction(async (dialling) => {
+      const assistant = await dialling.lockCallerAssistant(user.id, request.assistant_id);
       const errors: Record<string, string[]> = {};
       if (!E164.test(request.phone_number) || toE164(request.phone_number) !== request.phone_number) {
         errors.phone_number = [INVALID_PHONE_NUMBER('phone number')];
@@ -63,8 +54,8 @@ export class CallsService {
       else if (assistant.type !== 'outbound')
         errors.assistant_id = ['The assistant id field must be an outbound assistant.'];
       else if (!assistant.number_id) errors.assistant_id = ['The assistant has no phone number to call from.'];
-      if (Object.keys(errors).length > 0) throw new ValidationFailed(errors);
-      const [id] = await insertPlacedCalls(manager, [
+      if (!assistant || Object.keys(errors).length > 0) throw new ValidationFailed(errors);
+      const [id] = await dialling.insertPlacedCalls([
         {
           userId: user.id,
           assistantId: assistant.id,
@@ -74,7 +65,8 @@ export class CallsService {
           leadId: null,
           secondaryContactId: null,
           to: request.phone_number,
-          from: assistant.phone_number,
+          // Its number, checked above.
+          from: assistant.phone_number!,
           phoneNumberId: assistant.number_id,
           variables: request.variables ?? {},
         },

@@ -1,7 +1,7 @@
 import { Logger, type Provider } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { CallIngestion } from '@app/calls';
+import { DiallingRepository } from '@app/database';
 import {
   CALL_DIALER,
   type CallDialer,
@@ -12,17 +12,10 @@ import {
 } from '@app/telephony';
 
 /** The local dialer's record of dial requests, in Postgres so every worker and test sees the same. */
-function postgresDialLog(dataSource: DataSource): DialRequestLog {
+function postgresDialLog(dialling: DiallingRepository): DialRequestLog {
   return {
-    has: async (attemptId) =>
-      (await dataSource.query(`SELECT 1 FROM local_dial_requests WHERE attempt_id = $1 LIMIT 1`, [attemptId])).length >
-      0,
-    add: async (request) => {
-      await dataSource.query(`INSERT INTO local_dial_requests (attempt_id, request) VALUES ($1, $2)`, [
-        request.attemptId,
-        JSON.stringify(request),
-      ]);
-    },
+    has: (attemptId) => dialling.hasLocalDialRequest(attemptId),
+    add: (request) => dialling.insertLocalDialRequest(request.attemptId, request),
   };
 }
 
@@ -61,12 +54,12 @@ function demoPlayOut(ingestion: CallIngestion, delayMs: number): (request: DialR
 /** The dialer adapter chosen by CALL_DIALER (`local`, the default, or `livekit`). */
 export const callDialerProvider: Provider = {
   provide: CALL_DIALER,
-  inject: [AppConfig, DataSource, CallIngestion],
-  useFactory: (config: AppConfig, dataSource: DataSource, ingestion: CallIngestion): CallDialer =>
+  inject: [AppConfig, DiallingRepository, CallIngestion],
+  useFactory: (config: AppConfig, dialling: DiallingRepository, ingestion: CallIngestion): CallDialer =>
     config.callDialer === 'livekit' && config.livekit
       ? new LiveKitCallDialer(config.livekit, config.livekitAgentName)
       : new LocalCallDialer({
-          log: postgresDialLog(dataSource),
+          log: postgresDialLog(dialling),
           latencyMs: config.localDialerLatencyMs,
           playOut: config.localDialerDemoMs > 0 ? demoPlayOut(ingestion, config.localDialerDemoMs) : undefined,
         }),

@@ -1,6 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
 import { CallIngestion, Clock } from '@app/calls';
-import { CallsRepository } from '@app/database';
+import { CallsRepository, DiallingRepository } from '@app/database';
 import { handle, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { callDialerProvider } from './call-dialer.provider';
 import { CallPlacer } from './call-placer.service';
@@ -25,7 +25,16 @@ export class DialerProcessor extends JobProcessor {
 }
 
 @Module({
-  providers: [Clock, CallsRepository, CallIngestion, callDialerProvider, DialScheduler, CallPlacer, DialerProcessor],
+  providers: [
+    Clock,
+    CallsRepository,
+    DiallingRepository,
+    CallIngestion,
+    callDialerProvider,
+    DialScheduler,
+    CallPlacer,
+    DialerProcessor,
+  ],
   exports: [DialerProcessor, DialScheduler, Clock],
 })
 export class DialerModule {}
