@@ -4,14 +4,19 @@ import type { Config } from 'jest';
 import { pathsToModuleNameMapper } from 'ts-jest';
 
 // The lib aliases as tsconfig.json declares them, the one place they are written.
-const moduleNameMapper = pathsToModuleNameMapper(
-  (
-    JSON.parse(readFileSync(join(__dirname, 'tsconfig.json'), 'utf8')) as {
-      compilerOptions: { paths: Record<string, string[]> };
-    }
-  ).compilerOptions.paths,
-  { prefix: '<rootDir>/' },
-);
+const moduleNameMapper = {
+  ...pathsToModuleNameMapper(
+    (
+      JSON.parse(readFileSync(join(__dirname, 'tsconfig.json'), 'utf8')) as {
+        compilerOptions: { paths: Record<string, string[]> };
+      }
+    ).compilerOptions.paths,
+    { prefix: '<rootDir>/' },
+  ),
+  // The reference LiveKit agent (examples/livekit-agent) is an ES module package: its relative imports name the `.js`
+  // its build emits, found here as the `.ts` source (a `.js` file that exists is still found first).
+  '^(\\.{1,2}/.*)\\.js$': '$1',
+};
 
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] } as const;
 
@@ -25,7 +30,11 @@ const config: Config = {
       displayName: 'unit',
       rootDir: '.',
       testEnvironment: 'node',
-      testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts'],
+      testMatch: [
+        '<rootDir>/apps/**/*.spec.ts',
+        '<rootDir>/libs/**/*.spec.ts',
+        '<rootDir>/examples/livekit-agent/test/**/*.spec.ts',
+      ],
       moduleNameMapper,
       transform,
     },
@@ -33,7 +42,7 @@ const config: Config = {
       displayName: 'e2e',
       rootDir: '.',
       testEnvironment: 'node',
-      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/examples/livekit-agent/test/**/*.e2e-spec.ts'],
       moduleNameMapper,
       transform,
       globalSetup: '<rootDir>/test/support/global-setup.ts',

@@ -1,27 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import { JobQueue, Jobs } from '@app/jobs';
 import { CallWebhooks } from '../apps/worker/src/calls/call-webhooks.service';
 import { type LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { createAccount, type TestAccount } from './support/factories';
+import { verifiesWebhook } from './support/runtime-fixtures';
 import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
 const RUNTIME_TOKEN = 'runtime-token-for-tests-0123456789abcdef';
 const runtime = { Authorization: `Bearer ${RUNTIME_TOKEN}` };
-
-/** An independent Standard Webhooks check, as a receiver would write it. */
-function verifies(secret: string, headers: Record<string, string | string[] | undefined>, body: string): boolean {
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const expected = createHmac('sha256', key)
-    .update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`)
-    .digest('base64');
-  return String(headers['webhook-signature'])
-    .split(' ')
-    .some((signature) => signature === `v1,${expected}`);
-}
 
 describe('Calls', () => {
   let stack: Stack;
@@ -386,9 +375,9 @@ describe('Calls', () => {
       expect(deliveries).toHaveLength(3);
       expect(new Set(deliveries.map((request) => request.headers['webhook-id'])).size).toBe(1);
       for (const delivery of deliveries)
-        expect(verifies(hooked.webhook_secret, delivery.headers, delivery.body)).toBe(true);
+        expect(verifiesWebhook(hooked.webhook_secret, delivery.headers, delivery.body)).toBe(true);
       expect(
-        verifies(hooked.webhook_secret, deliveries[2].headers, deliveries[2].body.replace('Thanks!', 'Thanks?')),
+        verifiesWebhook(hooked.webhook_secret, deliveries[2].headers, deliveries[2].body.replace('Thanks!', 'Thanks?')),
       ).toBe(false);
       // The README's example for receivers agrees.
       const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
@@ -461,7 +450,7 @@ describe('Calls', () => {
       await waitFor(async () => ((await owed('lost-job-1')).webhook_due === false ? true : undefined), 5_000);
       const [first, again] = deliveriesOf('lost-job-1');
       expect(again.headers['webhook-id']).toBe(first.headers['webhook-id']);
-      expect(verifies(hooked.webhook_secret, again.headers, again.body)).toBe(true);
+      expect(verifiesWebhook(hooked.webhook_secret, again.headers, again.body)).toBe(true);
       expect((await owed('finished-job-1')).webhook_due).toBe(false);
       expect(deliveriesOf('finished-job-1')).toHaveLength(1);
       // Nothing is owed now: another sweep queues nothing.

@@ -1,24 +1,21 @@
-import { createHmac } from 'node:crypto';
-import { type LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
+import type { LocalSite } from '../libs/outbound-http/test/local-site';
 import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
+import {
+  campaignDials,
+  createFaqKnowledgebase,
+  orderToolRequest,
+  renewalsAssistantRequest,
+  startRuntimeSite,
+  verifiesWebhook,
+  webhookDeliveries,
+} from './support/runtime-fixtures';
 import { type Stack, startStack } from './support/stack';
-import { waitFor, waitForDocument } from './support/wait-for';
+import { waitFor } from './support/wait-for';
 
 const RUNTIME_TOKEN = 'runtime-token-for-voice-runtime-0123456789';
 const deployment = { Authorization: `Bearer ${RUNTIME_TOKEN}` };
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 const TOOL_SECRET = 'sk-live-tool-secret-0123456789';
-
-/** An independent Standard Webhooks check, as a receiver would write it. */
-function verifies(secret: string, headers: Record<string, string | string[] | undefined>, body: string): boolean {
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const expected = createHmac('sha256', key)
-    .update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`)
-    .digest('base64');
-  return String(headers['webhook-signature'])
-    .split(' ')
-    .some((signature) => signature === `v1,${expected}`);
-}
 
 describe('Voice runtime API', () => {
   let stack: Stack;
@@ -33,22 +30,10 @@ describe('Voice runtime API', () => {
   const http = () => stack.http;
   const post = (path: string, body: object, auth = owner.auth) => http().post(`/api/user/${path}`).set(auth).send(body);
 
-  /** Deliveries the webhook receiver got for one call, by event. */
-  const deliveries = (event: string, callId: number) =>
-    site.requests
-      .filter((request) => request.path === '/hook')
-      .map((request) => ({ request, body: JSON.parse(request.body) }))
-      .filter(({ body }) => body.event === event && body.call.id === callId);
+  const deliveries = (event: string, callId: number) => webhookDeliveries(site, event, callId);
 
   beforeAll(async () => {
-    site = await startLocalSite({
-      '/hook': (_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
-      '/orders': (_request, response) =>
-        response
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ order: 'A-17', status: 'shipped' })),
-      '/slow': () => undefined,
-    });
+    site = await startRuntimeSite({ '/slow': () => undefined });
     stack = await startStack({ env: { RUNTIME_API_TOKEN: RUNTIME_TOKEN, JOB_RETRY_DELAY_MS: '100' } });
     owner = await createAccount(stack);
     other = await createAccount(stack);
@@ -59,34 +44,8 @@ describe('Voice runtime API', () => {
     english = languages.find((language) => language.iso_2 === 'en')!.id;
     secondLanguage = languages.find((language) => language.iso_2 !== 'en')!.id;
 
-    const knowledgebase = (await post('knowledgebases', { name: 'Support FAQ' }).expect(201)).body.data;
-    const document = await http()
-      .post(`/api/user/knowledgebases/${knowledgebase.id}/documents`)
-      .set(owner.auth)
-      .field('name', 'Returns')
-      .field('type', 'txt')
-      .attach(
-        'file',
-        Buffer.from('Refunds are paid within fourteen days of the returned parcel arriving at our warehouse.'),
-        'returns.txt',
-      )
-      .expect(201);
-    expect((await waitForDocument(stack, owner, knowledgebase.id, document.body.data.id)).status).toBe('active');
-
-    const tool = (
-      await post('tools', {
-        name: 'check_order',
-        description: 'Looks an order up by its number',
-        endpoint: `${site.origin}/orders`,
-        method: 'POST',
-        headers: [{ name: 'X-Api-Key', value: TOOL_SECRET }],
-        static_fields: [{ key: 'company', value: '{{company}}' }],
-        schema: [
-          { name: 'order_id', type: 'string', description: 'The order number', required: true },
-          { name: 'quantity', type: 'integer', description: 'How many' },
-        ],
-      }).expect(201)
-    ).body.data;
+    const knowledgebaseId = await createFaqKnowledgebase(stack, owner);
+    const tool = (await post('tools', orderToolRequest(site.origin, TOOL_SECRET)).expect(201)).body.data;
     const unlinked = (
       await post('tools', {
         name: 'cancel_order',
@@ -103,7 +62,7 @@ describe('Voice runtime API', () => {
         language_id: english,
         secondary_language_ids: [secondLanguage],
         phone_number_id: number.id,
-        knowledgebase_id: knowledgebase.id,
+        knowledgebase_id: knowledgebaseId,
         tool_ids: [tool.id],
         initial_message: 'Hello, {{company}} here. How can I help, {{name}}?',
         system_prompt: 'You answer for {{company}}. Caller tier: {{tier}}. Unknown: {{nothing_here}}.',
@@ -120,7 +79,7 @@ describe('Voice runtime API', () => {
       number: number.phone_number,
       toolId: tool.id,
       unlinkedToolId: unlinked.id,
-      knowledgebaseId: knowledgebase.id,
+      knowledgebaseId,
     };
   }, 120_000);
   afterAll(async () => {
@@ -271,13 +230,13 @@ describe('Voice runtime API', () => {
       const found = deliveries('call.started', call.id);
       return found.length > 0 ? found : undefined;
     });
-    expect(verifies(webhookSecret, started.request.headers, started.request.body)).toBe(true);
+    expect(verifiesWebhook(webhookSecret, started.request.headers, started.request.body)).toBe(true);
     expect(started.body.call).toMatchObject({ external_id: externalId, status: 'in-progress' });
     const [end] = await waitFor(async () => {
       const found = deliveries('call.ended', call.id);
       return found.length > 0 ? found : undefined;
     });
-    expect(verifies(webhookSecret, end.request.headers, end.request.body)).toBe(true);
+    expect(verifiesWebhook(webhookSecret, end.request.headers, end.request.body)).toBe(true);
     expect(end.body.call.turns.map((turn: { seq: number }) => turn.seq)).toEqual([1, 2, 4]);
     expect(end.body.call.tool_calls).toEqual([
       expect.objectContaining({ tool_id: inbound.toolId, name: 'check_order', status: 200 }),
@@ -445,9 +404,7 @@ describe('Voice runtime API: a campaign call', () => {
   let site: LocalSite;
 
   beforeAll(async () => {
-    site = await startLocalSite({
-      '/hook': (_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
-    });
+    site = await startRuntimeSite();
     stack = await startStack({ env: { RUNTIME_API_TOKEN: RUNTIME_TOKEN, JOB_RETRY_DELAY_MS: '100' } });
     owner = await createAccount(stack);
   }, 60_000);
@@ -461,16 +418,13 @@ describe('Voice runtime API: a campaign call', () => {
     const languages = (await stack.http.get('/api/user/assistants/languages').set(owner.auth)).body;
     const number = (await post('phone-numbers/sip-trunks', sipTrunkRequest()).expect(201)).body.data;
     const assistant = (
-      await post('assistant', {
-        name: 'Renewals',
-        type: 'outbound',
-        language_id: languages[0].id,
-        phone_number_id: number.id,
-        initial_message: 'Hi {{name}}, this is {{company}} about your {{plan}} plan.',
-        variables: { company: 'Acme', plan: 'basic', name: 'there' },
-        webhook_url: `${site.origin}/hook`,
-        is_webhook_active: true,
-      }).expect(201)
+      await post(
+        'assistant',
+        renewalsAssistantRequest(languages[0].id, number.id, {
+          webhook_url: `${site.origin}/hook`,
+          is_webhook_active: true,
+        }),
+      ).expect(201)
     ).body.data;
     const secret = (await stack.http.get(`/api/user/assistant/${assistant.id}`).set(owner.auth)).body.data
       .webhook_secret;
@@ -489,16 +443,9 @@ describe('Voice runtime API: a campaign call', () => {
     await post('campaigns/update-status', { campaign_id: campaign.id, action: 'start' }).expect(200);
 
     // The agent learns the call from its dispatch: the external id is in the dispatch's metadata.
-    const [dial] = await waitFor(async () => {
-      const rows = await stack.dataSource.query(
-        `SELECT d.request FROM local_dial_requests d JOIN calls c ON c.external_id = d.attempt_id
-          WHERE c.campaign_id = $1`,
-        [campaign.id],
-      );
-      return rows.length > 0 ? rows : undefined;
-    });
-    const externalId: string = dial.request.metadata.external_id;
-    expect(externalId).toBe(dial.request.attemptId);
+    const [dial] = await campaignDials(stack, campaign.id, 1);
+    const externalId = String(dial.metadata.external_id);
+    expect(externalId).toBe(dial.attemptId);
 
     const opened = await stack.http
       .post(`/api/internal/calls/${externalId}/session`)
@@ -554,7 +501,7 @@ describe('Voice runtime API: a campaign call', () => {
     });
     const events = hooks.map((request) => JSON.parse(request.body).event);
     expect(events).toEqual(expect.arrayContaining(['call.started', 'call.ended']));
-    for (const hook of hooks) expect(verifies(secret, hook.headers, hook.body)).toBe(true);
+    for (const hook of hooks) expect(verifiesWebhook(secret, hook.headers, hook.body)).toBe(true);
     const ended = JSON.parse(hooks.find((request) => JSON.parse(request.body).event === 'call.ended')!.body);
     expect(ended.call.lead).toMatchObject({ id: lead.id, campaign: { id: campaign.id } });
     expect(ended.call.turns).toHaveLength(2);

@@ -1,0 +1,187 @@
+import { llm, log, voice } from '@livekit/agents';
+import { buildAgent } from './assistant-agent.js';
+import { type CallDispatch, type SipNumbers, sessionRequest } from './dispatch.js';
+import { evaluateCall } from './post-call.js';
+import type {
+  AnsweredBy,
+  CallClient,
+  CallSession,
+  CallStatus,
+  ServiceClient,
+  SessionAssistant,
+} from './service-client.js';
+import { TranscriptStream } from './transcript-stream.js';
+
+/** Why the agent itself ends a call: the session's close reason then. */
+const END_REASONS = { maxDuration: 'max_duration', machine: 'answering_machine' } as const;
+
+/**
+ * The telephone side of a call: in production the LiveKit room with its SIP participant (`livekit-line.ts`). Kept
+ * apart so the rest of the call runs, and is tested, without a room.
+ */
+export interface CallLine {
+  /** The numbers of the call, as its SIP participant carries them. */
+  readonly numbers: SipNumbers;
+  /** Runs the session on the call's audio. */
+  start(session: voice.AgentSession, agent: voice.Agent): Promise<void>;
+  /** Resolves once the other party has picked up (at once for an inbound call), or with why it never did. */
+  connected(): Promise<{ status: 'connected' } | { status: Extract<CallStatus, 'busy' | 'no-answer' | 'failed'> }>;
+  /** A person or a machine, when the line can tell (an outbound call's answering machine detection); else null. */
+  answeredBy(session: voice.AgentSession): Promise<AnsweredBy | null>;
+  /** Ends the call for everyone on it. */
+  hangUp(): Promise<void>;
+}
+
+export interface CallOptions {
+  dispatch: CallDispatch;
+  line: CallLine;
+  service: ServiceClient;
+  /** The session for the assistant (its language and voice pick the models), or for none: to say the service is away. */
+  createSession(assistant: SessionAssistant | null): voice.AgentSession;
+  unavailableMessage: string;
+}
+
+/**
+ * One call from its dispatch to its final write: opens the session with the service, runs the assistant's agent on
+ * the line (first message first), streams the turns, ends the call at `max_duration`, and reports how it ended,
+ * with the post-call evaluation when the model filled it in. Resolves once the service has the final write (or it
+ * could not be made).
+ */
+export async function runCall(options: CallOptions): Promise<void> {
+  const { dispatch, line, service } = options;
+  let opened: CallSession;
+  try {
+    opened = await service.openSession(dispatch.externalId, sessionRequest(dispatch, line.numbers));
+  } catch (error) {
+    // Without the service there is no assistant to run: say so and hang up rather than make a conversation up.
+    log().error({ error: (error as Error).message, externalId: dispatch.externalId }, 'no session for the call');
+    await sayUnavailable(options);
+    return;
+  }
+  const call = service.forCall(opened);
+  const transcript = new TranscriptStream(call, Date.now());
+  let outcome: Outcome;
+  try {
+    outcome = await converse(options, opened, call, transcript);
+  } catch (error) {
+    log().error({ error: (error as Error).message, externalId: dispatch.externalId }, 'the call failed');
+    await line.hangUp();
+    outcome = { status: 'failed', duration: 0, answered_by: 'unknown' };
+  }
+  await finish(call, opened, transcript, outcome);
+}
+
+type Outcome = { status: CallStatus; duration: number; answered_by: AnsweredBy; evaluation?: Record<string, unknown> };
+
+/** The conversation itself, from the session's start on the line to its close. */
+async function converse(
+  options: CallOptions,
+  opened: CallSession,
+  call: CallClient,
+  transcript: TranscriptStream,
+): Promise<Outcome> {
+  const { line } = options;
+  const session = options.createSession(opened.assistant);
+  transcript.follow(session);
+  const closed = new Promise<string>((resolve) =>
+    session.once(voice.AgentSessionEventTypes.Close, (event) => resolve(String(event.reason))),
+  );
+  await line.start(session, buildAgent(opened, call));
+
+  const connection = await line.connected();
+  if (connection.status !== 'connected') {
+    await session.close();
+    await line.hangUp();
+    return { status: connection.status, duration: 0, answered_by: 'unknown' };
+  }
+  const connectedAt = Date.now();
+  const { initial_message: firstMessage, max_duration: maxDuration, post_call_schema: schema } = opened.assistant;
+  // Listening for a machine starts before the first message, so the callee's first words are heard.
+  let detected: AnsweredBy | null = null;
+  line
+    .answeredBy(session)
+    .then((answeredBy) => {
+      detected = answeredBy;
+      if (answeredBy === 'machine') session.shutdown({ reason: END_REASONS.machine });
+    })
+    .catch((error: unknown) => log().warn({ error: (error as Error).message }, 'answering machine detection failed'));
+  if (firstMessage) session.say(firstMessage);
+  else session.generateReply();
+  const limit = setTimeout(() => {
+    transcript.note(`The call reached the assistant's max_duration of ${maxDuration} s and was ended.`);
+    session.shutdown({ reason: END_REASONS.maxDuration });
+  }, maxDuration * 1000);
+
+  const reason = await closed;
+  clearTimeout(limit);
+  const duration = Math.round((Date.now() - connectedAt) / 1000);
+  // The caller is not kept on the line while the model reads the call and the service is told.
+  await line.hangUp();
+  const evaluation =
+    session.llm instanceof llm.LLM
+      ? await evaluateCall(session.llm, schema, transcript.turns).catch((error: unknown) => {
+          log().warn({ error: (error as Error).message }, 'post-call evaluation failed; reported without it');
+          return undefined;
+        })
+      : undefined;
+  return {
+    status: statusFor(reason),
+    duration,
+    // An inbound caller who said something is a person; nothing else tells.
+    answered_by: detected ?? (transcript.turns.some((turn) => turn.role === 'user') ? 'human' : 'unknown'),
+    ...(evaluation ? { evaluation } : {}),
+  };
+}
+
+/** How a session's close reason is reported. */
+function statusFor(reason: string): CallStatus {
+  switch (reason) {
+    case END_REASONS.maxDuration:
+    case END_REASONS.machine:
+      return 'ended_by_assistant';
+    case voice.CloseReason.PARTICIPANT_DISCONNECTED:
+      return 'ended_by_customer';
+    case voice.CloseReason.ERROR:
+      return 'failed';
+    default:
+      return 'ended';
+  }
+}
+
+async function finish(
+  call: CallClient,
+  opened: CallSession,
+  transcript: TranscriptStream,
+  outcome: Outcome,
+): Promise<void> {
+  // Every turn first: without a transcript in the final write, the service joins the turns it has.
+  await transcript.close();
+  await call
+    .report({
+      assistant_id: opened.assistant.id,
+      type: opened.call.type,
+      client_phone_number: opened.call.client_phone_number,
+      assistant_phone_number: opened.call.assistant_phone_number,
+      ...outcome,
+    })
+    .catch((error: unknown) =>
+      // The service ends a call nobody reports as failed after its stale timeout.
+      log().error({ error: (error as Error).message, externalId: call.externalId }, 'final write failed'),
+    );
+}
+
+async function sayUnavailable(options: CallOptions): Promise<void> {
+  const { line } = options;
+  try {
+    if ((await line.connected()).status !== 'connected') return;
+    const session = options.createSession(null);
+    // No LLM and no ears: the agent can only say this.
+    await line.start(session, new voice.Agent({ instructions: '', llm: null, stt: null }));
+    await session.say(options.unavailableMessage, { allowInterruptions: false }).waitForPlayout();
+    await session.close();
+  } catch (error) {
+    log().error({ error: (error as Error).message }, 'could not tell the caller the service is unavailable');
+  } finally {
+    await line.hangUp();
+  }
+}

@@ -1,0 +1,62 @@
+import type { CallType, SessionRequest } from './service-client.js';
+
+/** What the service put in the job's dispatch metadata, read into the call the agent is to run. */
+export interface CallDispatch {
+  /** The id the call's session is opened under: the room's name, for inbound and outbound calls alike. */
+  externalId: string;
+  type: Extract<CallType, 'inbound' | 'outbound'>;
+  /** The number an inbound call dialled, when the dispatch rule names it. */
+  dialledNumber: string | null;
+}
+
+/** The numbers LiveKit gives a SIP participant as attributes. */
+export interface SipNumbers {
+  /** `sip.phoneNumber`: the other party (the caller of an inbound call, the callee of an outbound one). */
+  client: string | null;
+  /** `sip.trunkPhoneNumber`: this side's number (the one dialled, or the one calling out). */
+  trunk: string | null;
+}
+
+/** The dispatch rule's stand-in for the room's name (LiveKit names an inbound call's room when the call arrives). */
+const ROOM_PLACEHOLDER = '{room}';
+
+/**
+ * Reads the job's metadata. The dialer's dispatch of an outbound call carries `{external_id, call_id, assistant_id,
+ * campaign_id, lead_id, variables}` (the service has all of it on the call already); an inbound number's dispatch
+ * rule `{assistant_id, phone_number_id, phone_number, external_id: "{room}"}`. Rules made before the service named the external id lack it, and a job
+ * dispatched by hand may carry nothing: in both the room's name is the call's id, as it is for every call the
+ * service knows.
+ */
+export function readDispatch(metadata: string | undefined, roomName: string): CallDispatch {
+  const told = parseObject(metadata);
+  const externalId =
+    typeof told.external_id === 'string' && told.external_id !== ROOM_PLACEHOLDER ? told.external_id : roomName;
+  return {
+    externalId,
+    // Only the dialer's dispatches name the call they placed.
+    type: told.call_id === undefined ? 'inbound' : 'outbound',
+    dialledNumber: typeof told.phone_number === 'string' ? told.phone_number : null,
+  };
+}
+
+/**
+ * The session request of a dispatched call. An inbound call is matched to its assistant by the number dialled (the
+ * rule's, else the trunk's); an outbound call is found as the dialer wrote it, so its numbers only fill the
+ * request's required fields.
+ */
+export function sessionRequest(dispatch: CallDispatch, numbers: SipNumbers): SessionRequest {
+  const assistantNumber = (dispatch.type === 'inbound' ? dispatch.dialledNumber : null) ?? numbers.trunk;
+  if (!assistantNumber || !numbers.client) {
+    throw new Error('The SIP participant does not say which numbers the call is between');
+  }
+  return { type: dispatch.type, client_phone_number: numbers.client, assistant_phone_number: assistantNumber };
+}
+
+function parseObject(metadata: string | undefined): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(metadata || '{}');
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

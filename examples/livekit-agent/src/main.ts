@@ -1,0 +1,43 @@
+/**
+ * The worker: registers with LiveKit under the agent name the service's dispatches use, and runs each dispatched
+ * call of any assistant the service stores. `node dist/main.js start` (see README.md).
+ */
+import { type JobContext, ServerOptions, cli, defineAgent } from '@livekit/agents';
+import { fileURLToPath } from 'node:url';
+import { runCall } from './call.js';
+import { readDispatch } from './dispatch.js';
+import { LiveKitLine } from './livekit-line.js';
+import { createSession } from './models.js';
+import { ServiceClient } from './service-client.js';
+import { readSettings } from './settings.js';
+
+// Read at import, in the worker and in each job process alike, so a bad setting stops the worker at boot.
+const settings = readSettings();
+
+export default defineAgent({
+  entry: async (ctx: JobContext) => {
+    const dispatch = readDispatch(ctx.job.metadata, ctx.room.name ?? ctx.job.room?.name ?? '');
+    const line = await LiveKitLine.join(ctx, dispatch.type);
+    const done = runCall({
+      dispatch,
+      line,
+      service: new ServiceClient({ baseUrl: settings.serviceUrl }, settings.runtimeToken),
+      createSession: (assistant) => createSession(settings.models, assistant),
+      unavailableMessage: settings.unavailableMessage,
+    });
+    // Hanging up deletes the room, which shuts the job down: the final write must still reach the service.
+    ctx.addShutdownCallback(() => done);
+    await done;
+  },
+});
+
+// Only when run as the program: the framework's job processes import this file for its default export alone.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  cli.runApp(
+    new ServerOptions({
+      agent: fileURLToPath(import.meta.url),
+      agentName: settings.agentName,
+      port: settings.httpPort,
+    }),
+  );
+}

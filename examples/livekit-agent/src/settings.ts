@@ -1,0 +1,94 @@
+/** The agent's configuration, read once from the environment when the worker starts. */
+
+const PROVIDERS = {
+  stt: ['deepgram', 'openai', 'livekit'],
+  llm: ['openai', 'livekit'],
+  tts: ['openai', 'livekit'],
+} as const;
+
+type SttProvider = (typeof PROVIDERS.stt)[number];
+type LlmProvider = (typeof PROVIDERS.llm)[number];
+type TtsProvider = (typeof PROVIDERS.tts)[number];
+
+/** Each provider's model when `*_MODEL` is unset (`livekit` is LiveKit Inference, model ids `provider/model`). */
+const DEFAULT_MODELS = {
+  stt: { deepgram: 'nova-3', openai: 'gpt-4o-transcribe', livekit: 'deepgram/nova-3' },
+  llm: { openai: 'gpt-4.1-mini', livekit: 'openai/gpt-4.1-mini' },
+  tts: { openai: 'gpt-4o-mini-tts', livekit: 'cartesia/sonic-3' },
+} as const;
+
+/** The voice of an assistant without a `voice_id`, when `TTS_VOICE` is unset. */
+const DEFAULT_VOICES: Record<TtsProvider, string> = {
+  openai: 'alloy',
+  livekit: '9626c31c-bec5-4cca-baa8-f8ba9e84c8bc',
+};
+
+/** The key each provider's plugin reads; checked at boot so a missing one stops the worker, not a call. */
+const PROVIDER_KEYS: Record<string, string[]> = {
+  deepgram: ['DEEPGRAM_API_KEY'],
+  openai: ['OPENAI_API_KEY'],
+  livekit: ['LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET'],
+};
+
+export interface ModelSettings {
+  stt: { provider: SttProvider; model: string };
+  llm: { provider: LlmProvider; model: string };
+  tts: { provider: TtsProvider; model: string; voice: string };
+}
+
+export interface Settings {
+  /** The service's origin, e.g. https://voice.example.com. */
+  serviceUrl: string;
+  /** The service's RUNTIME_API_TOKEN: opens sessions, nothing else. */
+  runtimeToken: string;
+  /** The name the service's dispatches ask for (its own LIVEKIT_AGENT_NAME). */
+  agentName: string;
+  /** Said before hanging up when the service cannot tell the agent what to run. */
+  unavailableMessage: string;
+  /** The worker's health and status port (the framework's 8081 by default; one per worker on a host). */
+  httpPort: number | undefined;
+  models: ModelSettings;
+}
+
+export function readSettings(env: Record<string, string | undefined> = process.env): Settings {
+  const required = (name: string) => {
+    const value = env[name]?.trim();
+    if (!value) throw new Error(`${name} is required`);
+    return value;
+  };
+  const serviceUrl = required('VOICE_SERVICE_URL');
+  if (!/^https?:\/\/[^/]/.test(serviceUrl)) throw new Error('VOICE_SERVICE_URL must be an http(s) URL');
+  const stt = oneOf(env, 'STT_PROVIDER', PROVIDERS.stt);
+  const llm = oneOf(env, 'LLM_PROVIDER', PROVIDERS.llm);
+  const tts = oneOf(env, 'TTS_PROVIDER', PROVIDERS.tts);
+  for (const key of new Set([stt, llm, tts].flatMap((provider) => PROVIDER_KEYS[provider]))) required(key);
+  const httpPort = env.AGENT_HTTP_PORT?.trim() ? Number(env.AGENT_HTTP_PORT) : undefined;
+  if (httpPort !== undefined && !(Number.isInteger(httpPort) && httpPort > 0 && httpPort < 65536)) {
+    throw new Error('AGENT_HTTP_PORT must be a port number');
+  }
+  return {
+    serviceUrl,
+    runtimeToken: required('RUNTIME_API_TOKEN'),
+    agentName: env.LIVEKIT_AGENT_NAME?.trim() || 'voice-assistant',
+    unavailableMessage:
+      env.SERVICE_UNAVAILABLE_MESSAGE?.trim() || 'Sorry, we cannot take your call right now. Please call again later.',
+    httpPort,
+    models: {
+      stt: { provider: stt, model: env.STT_MODEL?.trim() || DEFAULT_MODELS.stt[stt] },
+      llm: { provider: llm, model: env.LLM_MODEL?.trim() || DEFAULT_MODELS.llm[llm] },
+      tts: {
+        provider: tts,
+        model: env.TTS_MODEL?.trim() || DEFAULT_MODELS.tts[tts],
+        voice: env.TTS_VOICE?.trim() || DEFAULT_VOICES[tts],
+      },
+    },
+  };
+}
+
+/** The variable's value when it names one of `choices`; the first choice, the default, when it is unset. */
+function oneOf<T extends string>(env: Record<string, string | undefined>, name: string, choices: readonly T[]): T {
+  const value = env[name]?.trim();
+  if (!value) return choices[0];
+  if (!(choices as readonly string[]).includes(value)) throw new Error(`${name} must be one of ${choices.join(', ')}`);
+  return value as T;
+}

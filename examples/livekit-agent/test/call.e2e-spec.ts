@@ -1,0 +1,434 @@
+import { initializeLogger, llm, voice } from '@livekit/agents';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { LocalSite } from '../../../libs/outbound-http/test/local-site';
+import { createAccount, sipTrunkRequest, type TestAccount } from '../../../test/support/factories';
+import {
+  campaignDials,
+  createFaqKnowledgebase,
+  orderToolRequest,
+  REFUNDS_PASSAGE,
+  renewalsAssistantRequest,
+  startRuntimeSite,
+  verifiesWebhook,
+  webhookDeliveries,
+} from '../../../test/support/runtime-fixtures';
+import { type Stack, startStack } from '../../../test/support/stack';
+import { waitFor } from '../../../test/support/wait-for';
+import { KNOWLEDGE_TOOL } from '../src/assistant-agent.js';
+import { runCall } from '../src/call.js';
+import { readDispatch } from '../src/dispatch.js';
+import { EVALUATION_TOOL } from '../src/post-call.js';
+import { ServiceClient } from '../src/service-client.js';
+import { TranscriptStream } from '../src/transcript-stream.js';
+import { FakeLine } from './fake-line.js';
+import { startLossyProxy } from './lossy-proxy.js';
+import { ScriptedLLM } from './scripted-llm.js';
+
+const RUNTIME_TOKEN = 'runtime-token-for-the-livekit-agent-0123456789';
+const TOOL_SECRET = 'sk-live-tool-secret-for-the-agent-test';
+const CALLER = '+14155550199';
+
+/** A session the way the agent's production code makes one, minus audio: the scripted model and nothing else. */
+const textSession = (model: llm.LLM) => new voice.AgentSession({ llm: model, vad: null, turnDetection: 'manual' });
+
+/** A loopback port nothing listens on: a service that is down. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Everything the conversation's messages said, in order: what a caller and the assistant heard. */
+function conversation(session: voice.AgentSession): { role: string; text: string }[] {
+  return session.history.items.flatMap((item) =>
+    item.type === 'message' && (item.role === 'user' || item.role === 'assistant')
+      ? [{ role: item.role, text: item.textContent ?? '' }]
+      : [],
+  );
+}
+
+describe('The LiveKit agent, against the real API and worker', () => {
+  let stack: Stack;
+  let site: LocalSite;
+  let owner: TestAccount;
+  let service: ServiceClient;
+  let serviceUrl: string;
+  let languages: { id: number; name: string; iso_2: string }[];
+
+  const api = (path: string) => `/api/user/${path}`;
+  const post = (path: string, body: object) => stack.http.post(api(path)).set(owner.auth).send(body);
+
+  beforeAll(async () => {
+    initializeLogger({ pretty: false, level: 'silent' });
+    site = await startRuntimeSite();
+    stack = await startStack({ env: { RUNTIME_API_TOKEN: RUNTIME_TOKEN, JOB_RETRY_DELAY_MS: '100' } });
+    // The agent talks HTTP to the service, as it would across the network.
+    await new Promise<void>((resolve) => stack.api.getHttpServer().listen(0, '127.0.0.1', resolve));
+    serviceUrl = `http://127.0.0.1:${(stack.api.getHttpServer().address() as AddressInfo).port}`;
+    service = new ServiceClient({ baseUrl: serviceUrl }, RUNTIME_TOKEN);
+    owner = await createAccount(stack);
+    languages = (await stack.http.get(api('assistants/languages')).set(owner.auth)).body;
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.close();
+    await site?.close();
+  });
+
+  describe('an inbound call', () => {
+    let assistant: { id: number; webhookSecret: string; number: string; toolId: number };
+    let english: { id: number; name: string };
+    let second: { id: number; name: string };
+
+    beforeAll(async () => {
+      english = languages.find((language) => language.iso_2 === 'en')!;
+      second = languages.find((language) => language.iso_2 === 'de') ?? languages.find((l) => l.iso_2 !== 'en')!;
+      const knowledgebaseId = await createFaqKnowledgebase(stack, owner);
+      const tool = (await post('tools', orderToolRequest(site.origin, TOOL_SECRET)).expect(201)).body.data;
+      const number = (await post('phone-numbers/sip-trunks', sipTrunkRequest()).expect(201)).body.data;
+      const created = (
+        await post('assistant', {
+          name: 'Front desk',
+          type: 'inbound',
+          language_id: english.id,
+          secondary_language_ids: [second.id],
+          phone_number_id: number.id,
+          knowledgebase_id: knowledgebaseId,
+          tool_ids: [tool.id],
+          timezone: 'Europe/Berlin',
+          initial_message: 'Hello, {{company}} here. How can I help?',
+          system_prompt: 'You answer the phone for {{company}}. Be brief.',
+          variables: { company: 'Acme' },
+          post_call_schema: [
+            { name: 'order_id', type: 'string', description: 'The order the caller asked about' },
+            { name: 'refund_asked', type: 'boolean', description: 'Whether the caller asked about a refund' },
+            { name: 'satisfaction', type: 'integer', description: 'How satisfied the caller sounded, 1 to 5' },
+          ],
+          webhook_url: `${site.origin}/hook`,
+          is_webhook_active: true,
+          max_duration: 600,
+        }).expect(201)
+      ).body.data;
+      const webhookSecret = (await stack.http.get(api(`assistant/${created.id}`)).set(owner.auth)).body.data
+        .webhook_secret;
+      assistant = { id: created.id, webhookSecret, number: number.phone_number, toolId: tool.id };
+    }, 60_000);
+
+    it('runs the assistant from its session: tools through the service, knowledge, turns and the final write', async () => {
+      // The inbound dispatch rule's metadata, in the room LiveKit made for the call.
+      const room = `call-_${CALLER}_Ab3dEf5hJk7m`;
+      const dispatch = readDispatch(
+        JSON.stringify({
+          assistant_id: assistant.id,
+          phone_number_id: 1,
+          phone_number: assistant.number,
+          external_id: '{room}',
+        }),
+        room,
+      );
+      expect(dispatch).toEqual({ externalId: room, type: 'inbound', dialledNumber: assistant.number });
+
+      const model = new ScriptedLLM([
+        // The caller asks about an order: the model calls the assistant's tool...
+        () => ({ toolCalls: [{ name: 'check_order', args: { order_id: 'A-17', quantity: 2 } }] }),
+        // ...and answers from what the tool's endpoint said.
+        (request) => ({ text: `Order ${JSON.parse(ScriptedLLM.lastToolOutput(request)).body.order} has shipped.` }),
+        // The caller asks about refunds: the model looks it up...
+        () => ({ toolCalls: [{ name: KNOWLEDGE_TOOL, args: { query: 'when is my refund paid' } }] }),
+        // ...and reads the passage out.
+        (request) => ({ text: JSON.parse(ScriptedLLM.lastToolOutput(request))[0].text }),
+        // After the call: the post-call schema, one field of the wrong type, one the schema does not have.
+        () => ({
+          toolCalls: [
+            {
+              name: EVALUATION_TOOL,
+              args: { order_id: 'A-17', refund_asked: true, satisfaction: 'high', mood: 'calm' },
+            },
+          ],
+        }),
+      ]);
+      const line = new FakeLine({ client: CALLER, trunk: null });
+      const finished = runCall({
+        dispatch,
+        line,
+        service,
+        createSession: () => textSession(model),
+        unavailableMessage: 'unused',
+      });
+      const session = await line.running();
+      // The caller hears the first message before saying anything.
+      await waitFor(async () => (conversation(session).length > 0 ? true : undefined));
+
+      // The agent, from the session alone.
+      const instructions = String(line.agent!.instructions);
+      expect(instructions).toContain('You answer the phone for Acme. Be brief.');
+      expect(instructions).toContain(
+        `Speak ${english.name}. If the caller speaks ${second.name}, answer in that language.`,
+      );
+      expect(instructions).toMatch(/It is now .* \(Europe\/Berlin\)\./);
+      expect(instructions).toContain(`look them up with ${KNOWLEDGE_TOOL}`);
+
+      const asked = session.run({ userInput: 'Where is my order A-17?' });
+      await asked.wait();
+      asked.expect.nextEvent().isFunctionCall({ name: 'check_order', args: { order_id: 'A-17', quantity: 2 } });
+      asked.expect.nextEvent().isFunctionCallOutput();
+      asked.expect.nextEvent().isMessage({ role: 'assistant' });
+
+      // What the model was offered: the assistant's tool with the service's JSON Schema as it is, and the look-up.
+      const offered = model.requests[0].tools;
+      expect(Object.keys(offered).sort()).toEqual(['check_order', KNOWLEDGE_TOOL]);
+      expect(offered.check_order.description).toBe('Looks an order up by its number');
+      expect(llm.toJsonSchema(offered.check_order.parameters)).toEqual({
+        type: 'object',
+        properties: {
+          order_id: { type: 'string', description: 'The order number' },
+          quantity: { type: 'integer', description: 'How many' },
+        },
+        required: ['order_id'],
+      });
+      expect(llm.toJsonSchema(offered[KNOWLEDGE_TOOL].parameters)).toMatchObject({ required: ['query'] });
+
+      // The tool call reached the endpoint through the service, with the secret only the service holds.
+      const sent = site.requests.filter((request) => request.path === '/orders');
+      expect(sent).toHaveLength(1);
+      expect(sent[0].headers['x-api-key']).toBe(TOOL_SECRET);
+      expect(JSON.parse(sent[0].body)).toEqual({ order_id: 'A-17', quantity: 2, company: 'Acme' });
+
+      const refund = session.run({ userInput: 'When do I get my refund?' });
+      await refund.wait();
+      expect(ScriptedLLM.lastToolOutput(model.requests[3])).toContain('fourteen days');
+
+      expect(conversation(session)).toEqual([
+        { role: 'assistant', text: 'Hello, Acme here. How can I help?' },
+        { role: 'user', text: 'Where is my order A-17?' },
+        { role: 'assistant', text: 'Order A-17 has shipped.' },
+        { role: 'user', text: 'When do I get my refund?' },
+        { role: 'assistant', text: REFUNDS_PASSAGE },
+      ]);
+      line.callerHangsUp();
+      await finished;
+      expect(line.hangUps).toBe(1);
+      // The evaluation was asked for with the post-call schema as the function's arguments.
+      expect(model.requests[4].toolChoice).toEqual({ type: 'function', function: { name: EVALUATION_TOOL } });
+      expect(llm.toJsonSchema(model.requests[4].tools[EVALUATION_TOOL].parameters)).toMatchObject({
+        properties: {
+          order_id: { type: 'string' },
+          refund_asked: { type: 'boolean' },
+          satisfaction: { type: 'integer' },
+        },
+      });
+
+      // What the owner sees: the call, its turns in order and the tool call.
+      const read = (await stack.http.get(api('calls')).query({ assistant_id: assistant.id }).set(owner.auth)).body.data;
+      const callId: number = read.find((call: { external_id: string }) => call.external_id === room).id;
+      const ended = (
+        await stack.http
+          .get(api(`calls/${callId}`))
+          .set(owner.auth)
+          .expect(200)
+      ).body.data;
+      expect(ended).toMatchObject({
+        type: 'inbound',
+        status: 'ended_by_customer',
+        answered_by: 'human',
+        client_phone_number: CALLER,
+        evaluation: { order_id: 'A-17', refund_asked: true },
+      });
+      expect(ended.evaluation).not.toHaveProperty('satisfaction');
+      expect(ended.evaluation).not.toHaveProperty('mood');
+      expect(ended.transcript.split('\n')).toEqual([
+        'Assistant: Hello, Acme here. How can I help?',
+        'Customer: Where is my order A-17?',
+        'Assistant: Order A-17 has shipped.',
+        'Customer: When do I get my refund?',
+        `Assistant: ${REFUNDS_PASSAGE}`,
+      ]);
+      const events = (
+        await stack.http
+          .get(api(`calls/${callId}/events`))
+          .set(owner.auth)
+          .expect(200)
+      ).body.data;
+      expect(events.filter((event: { type: string }) => event.type === 'transcript')).toEqual(
+        ['assistant', 'user', 'assistant', 'user', 'assistant'].map((role, index) =>
+          expect.objectContaining({ seq: index + 1, role }),
+        ),
+      );
+      expect(events.filter((event: { type: string }) => event.type === 'tool_call')).toEqual([
+        expect.objectContaining({ tool_id: assistant.toolId, name: 'check_order', status: 200 }),
+      ]);
+
+      // The signed call.ended webhook carries the same turns and tool call.
+      const [end] = await waitFor(async () => {
+        const found = webhookDeliveries(site, 'call.ended', callId);
+        return found.length > 0 ? found : undefined;
+      });
+      expect(verifiesWebhook(assistant.webhookSecret, end.request.headers, end.request.body)).toBe(true);
+      expect(end.body.call.turns.map((turn: { seq: number }) => turn.seq)).toEqual([1, 2, 3, 4, 5]);
+      expect(end.body.call.tool_calls).toEqual([expect.objectContaining({ name: 'check_order', status: 200 })]);
+      expect(end.body.call).toMatchObject({ status: 'ended_by_customer', evaluation: { order_id: 'A-17' } });
+      expect(end.request.body).not.toContain(TOOL_SECRET);
+    });
+
+    it('sends turns whose answer was lost again under the same seq, and the service keeps each once', async () => {
+      // The service stores the first two events posts, and both answers are lost on the way back.
+      let lost = 0;
+      const proxy = await startLossyProxy(
+        serviceUrl,
+        (method, path) => method === 'POST' && path.endsWith('/events') && lost++ < 2,
+      );
+      try {
+        const lossy = new ServiceClient(
+          { baseUrl: proxy.origin, retry: { attempts: 2, firstDelayMs: 10 } },
+          RUNTIME_TOKEN,
+        );
+        const externalId = `call-_${CALLER}_lossy${Date.now()}`;
+        const opened = await lossy.openSession(externalId, {
+          type: 'inbound',
+          client_phone_number: CALLER,
+          assistant_phone_number: assistant.number,
+        });
+        const stream = new TranscriptStream(lossy.forCall(opened), Date.now());
+        stream.addMessage(llm.ChatMessage.create({ role: 'assistant', content: 'Hello, Acme here.' }));
+        stream.addMessage(llm.ChatMessage.create({ role: 'user', content: 'Hi, I have a question.' }));
+        stream.note('Caller on a mobile line');
+        await stream.close();
+
+        const posted = proxy.forwarded
+          .filter((request) => request.path.endsWith('/events'))
+          .map((request) => JSON.parse(request.body).events.map((event: { seq: number }) => event.seq));
+        // The first turn went out more than once (the client's retry, then the stream's), always as seq 1.
+        expect(posted.filter((seqs) => seqs.includes(1)).length).toBeGreaterThanOrEqual(3);
+        expect(new Set(posted.flat())).toEqual(new Set([1, 2, 3]));
+        const events = (
+          await stack.http
+            .get(api(`calls/${opened.call.id}/events`))
+            .set(owner.auth)
+            .expect(200)
+        ).body.data;
+        expect(events).toEqual([
+          expect.objectContaining({ seq: 1, type: 'transcript', role: 'assistant', text: 'Hello, Acme here.' }),
+          expect.objectContaining({ seq: 2, type: 'transcript', role: 'user', text: 'Hi, I have a question.' }),
+          expect.objectContaining({ seq: 3, type: 'note', text: 'Caller on a mobile line' }),
+        ]);
+        // Nothing in what went over the wire carries the call token outside its header.
+        expect(JSON.stringify(proxy.forwarded)).not.toContain(opened.token);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('says so and hangs up when the service cannot say what to run, without a word from the model', async () => {
+      const apologies = [
+        // The service is down.
+        new ServiceClient(
+          { baseUrl: `http://127.0.0.1:${await closedPort()}`, retry: { attempts: 2, firstDelayMs: 10 } },
+          RUNTIME_TOKEN,
+        ),
+        // The service is up, but no assistant answers the number dialled.
+        service,
+      ];
+      for (const client of apologies) {
+        const model = new ScriptedLLM([]);
+        const line = new FakeLine({ client: CALLER, trunk: '+14155550000' });
+        const asked: (string | null)[] = [];
+        await runCall({
+          dispatch: readDispatch(JSON.stringify({ external_id: '{room}' }), `call-_${CALLER}_nobody${Date.now()}`),
+          line,
+          service: client,
+          createSession: (forAssistant) => {
+            asked.push(forAssistant?.name ?? null);
+            return textSession(model);
+          },
+          unavailableMessage: 'Sorry, we cannot take your call right now.',
+        });
+        expect(asked).toEqual([null]);
+        expect(conversation(line.session!)).toEqual([
+          { role: 'assistant', text: 'Sorry, we cannot take your call right now.' },
+        ]);
+        expect(model.requests).toHaveLength(0);
+        expect(line.hangUps).toBe(1);
+      }
+    });
+  });
+
+  describe('a campaign call', () => {
+    it('runs the call the dialer placed with the lead’s variables and ends it at max_duration', async () => {
+      const number = (await post('phone-numbers/sip-trunks', sipTrunkRequest()).expect(201)).body.data;
+      const created = (
+        await post('assistant', renewalsAssistantRequest(languages[0].id, number.id, { max_duration: 10 })).expect(201)
+      ).body.data;
+      const campaign = (
+        await post('campaign', { name: 'Renewals', assistant_id: created.id, phone_number_ids: [number.id] }).expect(
+          201,
+        )
+      ).body.data;
+      const leads = await Promise.all(
+        [
+          { phone_number: '+14155550142', variables: { name: 'Grace', plan: 'premium' } },
+          { phone_number: '+14155550143', variables: { name: 'Alan' } },
+        ].map(async (lead) => (await post('lead', { ...lead, campaign_id: campaign.id }).expect(201)).body.data),
+      );
+      await post('campaigns/update-status', { campaign_id: campaign.id, action: 'start' }).expect(200);
+
+      // What the dialer dispatched: LiveKit would hand the agent this metadata, in the room named after the call.
+      const dials = await campaignDials(stack, campaign.id, 2);
+      const dialFor = (phone: string) => dials.find((dial) => dial.to === phone)!;
+      const run = (phone: string, line: FakeLine, model: ScriptedLLM) => {
+        const { metadata } = dialFor(phone);
+        const dispatch = readDispatch(JSON.stringify(metadata), String(metadata.external_id));
+        expect(dispatch.type).toBe('outbound');
+        return runCall({
+          dispatch,
+          line,
+          service,
+          createSession: () => textSession(model),
+          unavailableMessage: 'unused',
+        });
+      };
+
+      // Grace picks up (the line's answering machine detection says a person); Alan never does.
+      const answered = new FakeLine({ client: '+14155550142', trunk: number.phone_number }, { answeredBy: 'human' });
+      const unanswered = new FakeLine(
+        { client: '+14155550143', trunk: number.phone_number },
+        { connection: { status: 'no-answer' } },
+      );
+      const model = new ScriptedLLM([]);
+      const started = Date.now();
+      await Promise.all([run('+14155550142', answered, model), run('+14155550143', unanswered, new ScriptedLLM([]))]);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(10_000);
+      expect(conversation(answered.session!)).toEqual([
+        { role: 'assistant', text: 'Hi Grace, this is Acme about your premium plan.' },
+      ]);
+      expect(model.requests).toHaveLength(0);
+      expect([answered.hangUps, unanswered.hangUps]).toEqual([1, 1]);
+
+      const calls = (await stack.http.get(api('calls')).query({ campaign_id: campaign.id }).set(owner.auth)).body.data;
+      const callOf = (phone: string) =>
+        calls.find((call: { client_phone_number: string }) => call.client_phone_number === phone);
+      expect(callOf('+14155550142')).toMatchObject({
+        status: 'ended_by_assistant',
+        answered_by: 'human',
+        lead_id: leads[0].id,
+      });
+      expect(callOf('+14155550142').duration).toBeGreaterThanOrEqual(10);
+      expect(callOf('+14155550143')).toMatchObject({ status: 'no-answer', answered_by: 'unknown', duration: 0 });
+      const events = (
+        await stack.http
+          .get(api(`calls/${callOf('+14155550142').id}/events`))
+          .set(owner.auth)
+          .expect(200)
+      ).body.data;
+      expect(events).toEqual([
+        expect.objectContaining({ seq: 1, type: 'transcript', role: 'assistant' }),
+        expect.objectContaining({ seq: 2, type: 'note', text: expect.stringContaining('max_duration of 10 s') }),
+      ]);
+      const lead = async (id: number) => (await stack.http.get(api(`leads/${id}`)).set(owner.auth)).body.data.status;
+      expect(await lead(leads[0].id)).toBe('completed');
+      expect(await lead(leads[1].id)).toMatch(/^(rescheduled|reached-max-retries)$/);
+    }, 40_000);
+  });
+});

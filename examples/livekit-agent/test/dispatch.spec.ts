@@ -1,0 +1,45 @@
+import { readDispatch, sessionRequest } from '../src/dispatch.js';
+
+describe('readDispatch', () => {
+  const room = 'call-_+14155550199_Ab3dEf5hJk7m';
+
+  it('takes an outbound call’s external id as the dialer wrote it', () => {
+    const metadata = { external_id: 'c0ffee', call_id: 7, assistant_id: 3, campaign_id: 2, lead_id: 9, variables: {} };
+    expect(readDispatch(JSON.stringify(metadata), 'c0ffee')).toEqual({
+      externalId: 'c0ffee',
+      type: 'outbound',
+      dialledNumber: null,
+    });
+  });
+
+  it('replaces the inbound rule’s placeholder by the room’s name, and falls back to it without an external id', () => {
+    const rule = { assistant_id: 3, phone_number_id: 4, phone_number: '+14155550100' };
+    const inbound = { externalId: room, type: 'inbound', dialledNumber: '+14155550100' };
+    expect(readDispatch(JSON.stringify({ ...rule, external_id: '{room}' }), room)).toEqual(inbound);
+    // A rule made before the service named the external id.
+    expect(readDispatch(JSON.stringify(rule), room)).toEqual(inbound);
+    for (const nothing of [undefined, '', 'not json', '[1]', 'null']) {
+      expect(readDispatch(nothing, room)).toEqual({ externalId: room, type: 'inbound', dialledNumber: null });
+    }
+  });
+});
+
+describe('sessionRequest', () => {
+  const inbound = { externalId: 'r', type: 'inbound', dialledNumber: '+14155550100' } as const;
+
+  it('names the number an inbound call dialled, the rule’s before the trunk’s', () => {
+    expect(sessionRequest(inbound, { client: '+14155550199', trunk: '+14155550111' })).toEqual({
+      type: 'inbound',
+      client_phone_number: '+14155550199',
+      assistant_phone_number: '+14155550100',
+    });
+    expect(
+      sessionRequest({ ...inbound, dialledNumber: null }, { client: '+14155550199', trunk: '+14155550111' })
+        .assistant_phone_number,
+    ).toBe('+14155550111');
+  });
+
+  it('refuses a participant without numbers', () => {
+    expect(() => sessionRequest(inbound, { client: null, trunk: null })).toThrow(/numbers/);
+  });
+});
