@@ -718,3 +718,79 @@ describe('Deletes racing the requests that use what they delete', () => {
     }
   }, 180_000);
 });
+
+describe('Uploads held at once', () => {
+  let stack: Stack;
+  let account: TestAccount;
+  let knowledgebaseId: number;
+
+  beforeAll(async () => {
+    // The smallest budget: one whole upload at a time.
+    stack = await startStack({ worker: false, env: { UPLOAD_BUDGET_MB: '21' } });
+    account = await createAccount(stack);
+    knowledgebaseId = (
+      await stack.http.post('/api/user/knowledgebases').set(account.auth).send({ name: 'Uploads' }).expect(201)
+    ).body.data.id;
+  });
+  afterAll(() => stack.close());
+
+  it('answers 503 with Retry-After past the budget, before reading the body, and takes the upload once one is done', async () => {
+    const server = stack.api.getHttpServer() as import('node:http').Server;
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const boundary = 'x-boundary';
+    const path = `/api/user/knowledgebases/${knowledgebaseId}/documents`;
+    const file = Buffer.alloc(15 * 1024 * 1024, 'a');
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nBig\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="type"\r\n\r\ntxt\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\n` +
+        'Content-Type: text/plain\r\n\r\n',
+    );
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const length = head.length + file.length + tail.length;
+    // The first upload sends its headers and half its file, then waits. Once the kernel has taken the half (a
+    // `drain`), the server is reading the body: the upload was admitted and holds its share of the budget.
+    const first = connect(port, '127.0.0.1');
+    await once(first, 'connect');
+    let firstAnswer = '';
+    first.on('data', (chunk: Buffer) => (firstAnswer += chunk.toString()));
+    const half = file.length / 2;
+    const written = first.write(
+      Buffer.concat([
+        Buffer.from(
+          `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: ${account.auth.Authorization}\r\n` +
+            `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${length}\r\n\r\n`,
+        ),
+        head,
+        file.subarray(0, half),
+      ]),
+    );
+    if (!written) await once(first, 'drain');
+    // Another upload meanwhile: refused at once, before its body is read.
+    const second = await stack.http
+      .post(path)
+      .set(account.auth)
+      .field('name', 'Second')
+      .field('type', 'txt')
+      .attach('file', file, 'second.txt')
+      .expect(503);
+    expect(second.body).toEqual({ message: 'Too many uploads are in progress. Please try again shortly.' });
+    expect(second.headers['retry-after']).toBe('2');
+    // The first completes and is taken.
+    first.write(Buffer.concat([file.subarray(half), tail]));
+    await waitFor(async () => (firstAnswer.includes('\r\n\r\n') ? true : undefined));
+    expect(firstAnswer.split('\r\n')[0]).toBe('HTTP/1.1 201 Created');
+    first.destroy();
+    // Its share given back, the retried upload is taken too.
+    await waitFor(async () => {
+      const response = await stack.http
+        .post(path)
+        .set(account.auth)
+        .field('name', 'Second')
+        .field('type', 'txt')
+        .attach('file', file, 'second.txt');
+      return response.status === 201 ? response : undefined;
+    });
+  }, 60_000);
+});

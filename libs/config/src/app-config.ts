@@ -77,6 +77,11 @@ export class AppConfig {
   /** `json` (one JSON object a line) or `pretty` (readable, for development). */
   readonly logFormat: 'json' | 'pretty';
   readonly shutdownGraceSeconds: number;
+  /**
+   * The most bytes of file uploads one API process holds at once (each is buffered whole on its way to Postgres);
+   * past it an upload is answered 503 with Retry-After before its body is read.
+   */
+  readonly uploadBudgetBytes: number;
   /** After SIGTERM, how long readiness answers 503 while requests are still served, so balancers drain first. */
   readonly shutdownDrainSeconds: number;
   /** The operator credential of the queue dashboard; the dashboard is off without it. */
@@ -227,6 +232,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
     shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,
+    uploadBudgetBytes: env.UPLOAD_BUDGET_MB * 1024 * 1024,
     shutdownDrainSeconds: env.SHUTDOWN_DRAIN_SECONDS,
     queueDashboard:
       env.QUEUE_DASHBOARD_USERNAME && env.QUEUE_DASHBOARD_PASSWORD

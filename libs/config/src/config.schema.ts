@@ -111,6 +111,8 @@ export const environmentSchema = z
       .default('va'),
     RATE_LIMIT_PER_MINUTE: integer(1).default(600),
     LOGIN_ATTEMPTS_PER_MINUTE: integer(1).default(10),
+    // At least one whole upload (20 MB and its multipart framing), or no upload could ever be taken.
+    UPLOAD_BUDGET_MB: integer(21, 4096).default(48),
     SESSION_TTL_DAYS: z.coerce
       .number({ error: 'must be a number' })
       .positive('must be more than 0')

@@ -3,12 +3,49 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import multer, { MulterError } from 'multer';
 import { Observable } from 'rxjs';
+import { AppConfig } from '@app/config';
 import { DomainError, MAX_DOCUMENT_FILE_BYTES, UploadedDocumentFile, ValidationFailed } from '@app/contracts';
 
 const FILE_UPLOAD_ROUTE = 'http:fileUpload';
 
 /** Marks a route whose multipart body carries one file in the `file` field (parsed by FileUploadInterceptor). */
 export const FileUpload = () => SetMetadata(FILE_UPLOAD_ROUTE, true);
+
+/** What a multipart body may carry besides its file: the boundaries, headers and fields. */
+const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
+/** When a refused upload should try again: uploads in flight finish in about a second. */
+const RETRY_AFTER_SECONDS = 2;
+
+const uploadsBusy = () =>
+  new DomainError(
+    'uploads_busy',
+    503,
+    { message: 'Too many uploads are in progress. Please try again shortly.' },
+    { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  );
+
+/**
+ * The bytes of uploads this process holds. An upload is buffered whole on its way to Postgres, so without a bound
+ * many at once would take the process's memory with them; each reserves what its body may hold (its Content-Length,
+ * or the most a file may be) before a byte is read, and gives it back when its answer is sent.
+ */
+class UploadBudget {
+  private reserved = 0;
+
+  constructor(private readonly limit: number) {}
+
+  /** A release function, or undefined when taking `bytes` would pass the budget. */
+  take(bytes: number): (() => void) | undefined {
+    if (this.reserved + bytes > this.limit) return undefined;
+    this.reserved += bytes;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.reserved -= bytes;
+    };
+  }
+}
 
 /** The 20 MB limit is enforced while streaming: past it multer stops buffering and discards the rest. */
 const upload = multer({
@@ -46,17 +83,31 @@ function uploadError(error: unknown): DomainError {
  */
 @Injectable()
 export class FileUploadInterceptor implements NestInterceptor {
-  constructor(private readonly reflector: Reflector) {}
+  private readonly budget: UploadBudget;
+
+  constructor(
+    private readonly reflector: Reflector,
+    config: AppConfig,
+  ) {
+    this.budget = new UploadBudget(config.uploadBudgetBytes);
+  }
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     if (!this.reflector.get<boolean>(FILE_UPLOAD_ROUTE, context.getHandler())) return next.handle();
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
     if (request.is('multipart/form-data')) {
+      const response = http.getResponse<Response>();
+      const most = MAX_DOCUMENT_FILE_BYTES + MULTIPART_OVERHEAD_BYTES;
+      const declared = Number(request.headers['content-length']);
+      const release = this.budget.take(
+        Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, most) : most,
+      );
+      if (!release) throw uploadsBusy();
+      // Held until the answer is sent (or the client goes away): the buffer lives as long as the request does.
+      response.once('close', release);
       await new Promise<void>((resolve, reject) =>
-        upload(request, http.getResponse<Response>(), (error: unknown) =>
-          error ? reject(uploadError(error)) : resolve(),
-        ),
+        upload(request, response, (error: unknown) => (error ? reject(uploadError(error)) : resolve())),
       );
     }
     const body = (request.body ?? {}) as Record<string, unknown>;

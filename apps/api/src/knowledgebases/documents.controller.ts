@@ -17,7 +17,14 @@ import {
   Errors,
   MessageResponse,
 } from '@app/contracts';
-import { ApiBodyPerMediaType, ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ResourceIdPipe } from '@app/platform';
+import {
+  ApiBodyPerMediaType,
+  ApiNotFoundAs,
+  ApiUnavailableAs,
+  ApiUserResource,
+  ApiValidatedInput,
+  ResourceIdPipe,
+} from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { FileUpload } from '../http/file-upload.interceptor';
 import { DocumentsService } from './documents.service';
@@ -55,10 +62,7 @@ export class DocumentsController {
   @ApiCreatedResponse({ type: CreateDocumentResponse, description: 'Accepted; processing continues in the background' })
   @ApiValidatedInput()
   @ApiNotFoundAs('error', 'Knowledgebase not found.')
-  @ApiServiceUnavailableResponse({
-    type: ErrorFieldResponse,
-    description: 'Processing could not be started; try again',
-  })
+  @ApiUnavailableAs('Processing could not be started; or too many uploads are in progress (with `Retry-After`)')
   create(
     @CurrentUser() user: AuthenticatedUser,
     @KnowledgebaseId() knowledgebaseId: number,
