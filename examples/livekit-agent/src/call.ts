@@ -5,6 +5,7 @@ import { evaluateCall } from './post-call.js';
 import type {
   AnsweredBy,
   CallClient,
+  CallReport,
   CallSession,
   CallStatus,
   ServiceClient,
@@ -95,6 +96,14 @@ async function converse(
     return { status: connection.status, duration: 0, answered_by: 'unknown' };
   }
   const connectedAt = Date.now();
+  // A call the dialer placed stays `initiated` until someone picks up; from here its owner sees it under way.
+  if (opened.call.status !== 'in-progress') {
+    call
+      .report(report(opened, { status: 'in-progress' }))
+      .catch((error: unknown) =>
+        log().warn({ error: (error as Error).message }, 'could not mark the call in progress'),
+      );
+  }
   const { initial_message: firstMessage, max_duration: maxDuration, post_call_schema: schema } = opened.assistant;
   // Listening for a machine starts before the first message, so the callee's first words are heard.
   let detected: AnsweredBy | null = null;
@@ -156,18 +165,21 @@ async function finish(
 ): Promise<void> {
   // Every turn first: without a transcript in the final write, the service joins the turns it has.
   await transcript.close();
-  await call
-    .report({
-      assistant_id: opened.assistant.id,
-      type: opened.call.type,
-      client_phone_number: opened.call.client_phone_number,
-      assistant_phone_number: opened.call.assistant_phone_number,
-      ...outcome,
-    })
-    .catch((error: unknown) =>
-      // The service ends a call nobody reports as failed after its stale timeout.
-      log().error({ error: (error as Error).message, externalId: call.externalId }, 'final write failed'),
-    );
+  await call.report(report(opened, outcome)).catch((error: unknown) =>
+    // The service ends a call nobody reports as failed after its stale timeout.
+    log().error({ error: (error as Error).message, externalId: call.externalId }, 'final write failed'),
+  );
+}
+
+/** A write of the call: the fields the service requires every time, as the session gave them, and what is new. */
+function report(opened: CallSession, outcome: Pick<CallReport, 'status'> & Partial<CallReport>): CallReport {
+  return {
+    assistant_id: opened.assistant.id,
+    type: opened.call.type,
+    client_phone_number: opened.call.client_phone_number,
+    assistant_phone_number: opened.call.assistant_phone_number,
+    ...outcome,
+  };
 }
 
 async function sayUnavailable(options: CallOptions): Promise<void> {

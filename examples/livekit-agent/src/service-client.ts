@@ -59,6 +59,7 @@ export interface CallSession {
     client_phone_number: string;
     assistant_phone_number: string;
     lead_id: number | null;
+    status: string;
   };
   token: string;
   expires_at: string;

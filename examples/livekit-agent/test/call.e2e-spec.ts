@@ -398,7 +398,16 @@ describe('The LiveKit agent, against the real API and worker', () => {
       );
       const model = new ScriptedLLM([]);
       const started = Date.now();
-      await Promise.all([run('+14155550142', answered, model), run('+14155550143', unanswered, new ScriptedLLM([]))]);
+      const both = Promise.all([
+        run('+14155550142', answered, model),
+        run('+14155550143', unanswered, new ScriptedLLM([])),
+      ]);
+      // Once picked up, the call is under way for its owner too.
+      await waitFor(async () => {
+        const calls = (await stack.http.get(api('calls')).query({ campaign_id: campaign.id }).set(owner.auth)).body;
+        return calls.data.some((call: { status: string }) => call.status === 'in-progress') ? true : undefined;
+      });
+      await both;
       expect(Date.now() - started).toBeGreaterThanOrEqual(10_000);
       expect(conversation(answered.session!)).toEqual([
         { role: 'assistant', text: 'Hi Grace, this is Acme about your premium plan.' },
