@@ -56,7 +56,11 @@ export class CallIngestion {
     private readonly jobs: JobQueue,
   ) {}
 
-  async write(externalId: string, request: IngestCallRequest): Promise<{ created: boolean; body: IngestCallResponse }> {
+  /** Writes the call; answers the route's body, and the row as written for callers that go on with it. */
+  async write(
+    externalId: string,
+    request: IngestCallRequest,
+  ): Promise<{ created: boolean; body: IngestCallResponse; row: CallRow }> {
     const outcome = await this.writeWhenUnchanged(externalId, request);
     // The runtime writes for the call's account: that account's next reads must find it (read-your-writes).
     noteAccountWrite(outcome.userId);
@@ -66,6 +70,7 @@ export class CallIngestion {
     return {
       created: outcome.created,
       body: { message: outcome.created ? 'Call recorded.' : 'Call updated.', data: toCallResponse(outcome.row) },
+      row: outcome.row,
     };
   }
 

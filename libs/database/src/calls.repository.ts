@@ -303,31 +303,33 @@ export class CallsRepository extends SqlRepository {
     return Boolean(linked);
   }
 
-  /** A new token of the call, valid for `seconds`; returns when it expires. */
-  async insertToken(callId: number, tokenHash: string, seconds: number): Promise<Date> {
-    const [{ expires_at: expiresAt }] = (await this.manager.query(
-      `INSERT INTO call_tokens (token_hash, call_id, expires_at)
-       VALUES ($1, $2, now() + make_interval(secs => $3)) RETURNING expires_at`,
-      [tokenHash, callId, seconds],
-    )) as { expires_at: Date }[];
-    return expiresAt;
-  }
-
   /**
-   * Names the call's `call.started` event the first time and, then, marks its webhook owed when `webhookOn`; returns
-   * whether a delivery is owed.
+   * A session of the call, in one statement: a new token valid for `seconds` (tokens of earlier sessions stay valid
+   * until they expire), and the call's `call.started` event, named the first time and then marked owed when
+   * `webhookOn`. Returns when the token expires and whether a `call.started` delivery is owed.
    */
-  async markStarted(callId: number, webhookOn: boolean): Promise<boolean> {
-    const [{ due }] = await queryPool<{ due: boolean }>(
+  async openSession(
+    callId: number,
+    tokenHash: string,
+    seconds: number,
+    webhookOn: boolean,
+  ): Promise<{ expiresAt: Date; startedDue: boolean }> {
+    const [row] = await queryPool<{ expires_at: Date; due: boolean }>(
       this.dataSource,
-      `UPDATE calls
-          SET started_webhook_due = CASE WHEN started_event_id IS NULL THEN $2 ELSE started_webhook_due END,
-              started_event_id = COALESCE(started_event_id, 'msg_' || gen_random_uuid()::text)
-        WHERE id = $1
-        RETURNING started_webhook_due AS due`,
-      [callId, webhookOn],
+      `WITH token AS (
+         INSERT INTO call_tokens (token_hash, call_id, expires_at)
+         VALUES ($1, $2, now() + make_interval(secs => $3)) RETURNING expires_at
+       ), started AS (
+         UPDATE calls
+            SET started_webhook_due = CASE WHEN started_event_id IS NULL THEN $4 ELSE started_webhook_due END,
+                started_event_id = COALESCE(started_event_id, 'msg_' || gen_random_uuid()::text)
+          WHERE id = $2
+          RETURNING started_webhook_due
+       )
+       SELECT (SELECT expires_at FROM token) AS expires_at, (SELECT started_webhook_due FROM started) AS due`,
+      [tokenHash, callId, seconds, webhookOn],
     );
-    return due;
+    return { expiresAt: row.expires_at, startedDue: row.due };
   }
 
   /**

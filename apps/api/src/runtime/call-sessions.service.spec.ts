@@ -87,13 +87,9 @@ function fakes(options: {
       log.push(['assistant', id, leadId]);
       return options.assistants?.find((assistant) => assistant.id === id);
     },
-    insertToken: async (callId: number, tokenHash: string, seconds: number) => {
-      log.push(['token', callId, tokenHash, seconds]);
-      return new Date(at.getTime() + seconds * 1000);
-    },
-    markStarted: async (callId: number, webhookOn: boolean) => {
-      log.push(['started', callId, webhookOn]);
-      return options.startedOwed ?? false;
+    openSession: async (callId: number, tokenHash: string, seconds: number, webhookOn: boolean) => {
+      log.push(['session', callId, tokenHash, seconds, webhookOn]);
+      return { expiresAt: new Date(at.getTime() + seconds * 1000), startedDue: options.startedOwed ?? false };
     },
   };
   const ingestion = {
@@ -113,7 +109,7 @@ function fakes(options: {
           variables: request.variables ?? {},
         }),
       );
-      return { created: true };
+      return { created: true, row: calls.get(externalId) };
     },
   };
   const jobs = {
@@ -168,8 +164,7 @@ describe('CallSessions.open, with a fake repository', () => {
     expect(body.data.expires_at).toBe(new Date(at.getTime() + (900 + CALL_TOKEN_GRACE_SECONDS) * 1000).toISOString());
     expect(log).toEqual([
       ['assistant', 3, 5],
-      ['token', 40, hashToken(body.data.token), 900 + CALL_TOKEN_GRACE_SECONDS],
-      ['started', 40, true],
+      ['session', 40, hashToken(body.data.token), 900 + CALL_TOKEN_GRACE_SECONDS, true],
       ['enqueue', Jobs.deliverCallStartedWebhook.name, { callId: 40 }],
     ]);
   });

@@ -57,7 +57,7 @@ export class CallSessions {
         variables: request.variables,
       });
       created = written.created;
-      call = (await this.calls.findByExternalId(externalId))!;
+      call = written.row;
     }
     if (TERMINAL_CALL_STATUSES.includes(call.status)) throw callEnded(call.status);
     // The dialer's call lost its assistant since it was placed: nothing can answer it.
@@ -71,8 +71,17 @@ export class CallSessions {
       call.variables,
       request.variables,
     );
-    const { token, expiresAt } = await this.issueToken(call.id, assistant.max_duration);
-    await this.announce(call.id, assistant.webhook_on);
+    // A new token for this session; tokens of earlier sessions of the call stay valid until they expire. The first
+    // session names the call's `call.started` event; every session queues the delivery still owed (the job id keeps
+    // it single), so a session whose queueing failed (503) queues it on its retry; the delivery clears the mark.
+    const token = generateToken('call');
+    const { expiresAt, startedDue } = await this.calls.openSession(
+      call.id,
+      hashToken(token),
+      assistant.max_duration + CALL_TOKEN_GRACE_SECONDS,
+      assistant.webhook_on,
+    );
+    if (startedDue) await this.jobs.enqueue(Jobs.deliverCallStartedWebhook, { callId: call.id });
     return {
       created,
       body: {
@@ -126,26 +135,5 @@ export class CallSessions {
     const holder = await this.calls.findInboundAssistantIdByNumber(number);
     if (holder === undefined) throw noAssistantAnswers();
     return holder;
-  }
-
-  /** A new token for this session; tokens of earlier sessions of the call stay valid until they expire. */
-  private async issueToken(callId: number, maxDurationSeconds: number): Promise<{ token: string; expiresAt: Date }> {
-    const token = generateToken('call');
-    const expiresAt = await this.calls.insertToken(
-      callId,
-      hashToken(token),
-      maxDurationSeconds + CALL_TOKEN_GRACE_SECONDS,
-    );
-    return { token, expiresAt };
-  }
-
-  /**
-   * The first session of a call names its `call.started` event and, with the assistant's webhook on, marks it owed.
-   * Every session queues what is still owed (the job id keeps it single), so a session whose queueing failed (503)
-   * queues it on its retry; the delivery clears the mark.
-   */
-  private async announce(callId: number, webhookOn: boolean): Promise<void> {
-    if (await this.calls.markStarted(callId, webhookOn))
-      await this.jobs.enqueue(Jobs.deliverCallStartedWebhook, { callId });
   }
 }
