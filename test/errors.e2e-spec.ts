@@ -246,9 +246,12 @@ const ownRedisPossible = redisServerInstalled && QUEUE_BACKEND === 'redis' && !R
     redis = await PrivateRedis.start();
     stack = await startStack({ worker: false, env: { RATE_LIMIT_PER_MINUTE: '5', REDIS_URL: redis.url } });
   });
+  /** Whether the test stopped its Redis and has not started it again. */
+  let redisDown = false;
   afterAll(async () => {
-    // Back up first, so that the queues close cleanly instead of waiting for a server that is gone.
-    await redis.resume();
+    // Back up first (if a failure left it down), so that the queues close cleanly instead of waiting for a server
+    // that is gone; a second start on the same port would leave the first process running.
+    if (redisDown) await redis.resume();
     await stack.close();
     await redis.stop();
   });
@@ -260,6 +263,7 @@ const ownRedisPossible = redisServerInstalled && QUEUE_BACKEND === 'redis' && !R
     await stack.http.get('/api/user/me').set(spent.auth).expect(429);
 
     await redis.stop();
+    redisDown = true;
     // The spent key stays refused; a fresh one gets its budget counted here, and no more.
     await stack.http.get('/api/user/me').set(spent.auth).expect(429);
     const statuses: number[] = [];
@@ -269,6 +273,7 @@ const ownRedisPossible = redisServerInstalled && QUEUE_BACKEND === 'redis' && !R
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
 
     await redis.resume();
+    redisDown = false;
     // An empty Redis (a restart without persistence) counts from zero again, in the store every process shares.
     const another = await createAccount(stack);
     const back = await waitFor(async () => {
