@@ -44,14 +44,22 @@ export class CallSessions {
     let call = await this.calls.findByExternalId(externalId);
     let created = false;
     if (!call) {
-      const assistantId = await this.assistantFor(request);
+      const { client_phone_number: client, assistant_phone_number: own } = request;
+      if (!client || !own) {
+        // A call the service placed is known by its id alone; one it has not seen is written from these.
+        throw new ValidationFailed({
+          ...(client ? {} : { client_phone_number: ['The client phone number field is required.'] }),
+          ...(own ? {} : { assistant_phone_number: ['The assistant phone number field is required.'] }),
+        });
+      }
+      const assistantId = await this.assistantFor(request.type, own, request.assistant_id);
       // The same write as the runtime's PUT, so a session racing another (or the PUT) still makes one call.
       const written = await this.ingestion.write(externalId, {
         assistant_id: assistantId,
         type: request.type,
         status: 'in-progress',
-        client_phone_number: request.client_phone_number,
-        assistant_phone_number: request.assistant_phone_number,
+        client_phone_number: client,
+        assistant_phone_number: own,
         campaign_id: request.campaign_id ?? null,
         lead_id: request.lead_id ?? null,
         variables: request.variables,
@@ -121,17 +129,21 @@ export class CallSessions {
    * dialled (an inbound one before an outbound one, then the oldest, as the dispatch rule names it); any other names
    * its assistant.
    */
-  private async assistantFor(request: CallSessionRequest): Promise<number> {
-    if (request.type !== 'inbound') {
-      if (request.assistant_id == null) {
+  private async assistantFor(
+    type: CallSessionRequest['type'],
+    dialled: string,
+    assistantId: number | null | undefined,
+  ): Promise<number> {
+    if (type !== 'inbound') {
+      if (assistantId == null) {
         throw ValidationFailed.field(
           'assistant_id',
           'The assistant id field is required when the service did not place the call.',
         );
       }
-      return request.assistant_id;
+      return assistantId;
     }
-    const number = toE164(request.assistant_phone_number) ?? request.assistant_phone_number;
+    const number = toE164(dialled) ?? dialled;
     const holder = await this.calls.findInboundAssistantIdByNumber(number);
     if (holder === undefined) throw noAssistantAnswers();
     return holder;

@@ -19,18 +19,25 @@ export class CallSessionRequest {
   @Rule.OneOf(CALL_TYPES)
   type: (typeof CALL_TYPES)[number];
 
-  @ApiProperty({ type: String, maxLength: 32, example: '+14155550123', description: 'The caller, or the callee' })
-  @Rule.RequiredText(32)
-  client_phone_number: string;
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 32,
+    example: '+14155550123',
+    description: 'The caller, or the callee; required for a call the service has not placed',
+  })
+  @Rule.OptionalText(32)
+  client_phone_number?: string;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     type: String,
     maxLength: 32,
     example: '+14155550100',
-    description: 'The dialled number of an inbound call (finds the assistant), or the number calling out',
+    description:
+      'The dialled number of an inbound call (finds the assistant), or the number calling out; required for a call ' +
+      'the service has not placed',
   })
-  @Rule.RequiredText(32)
-  assistant_phone_number: string;
+  @Rule.OptionalText(32)
+  assistant_phone_number?: string;
 
   @ApiPropertyOptional({
     type: 'integer',
