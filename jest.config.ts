@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Config } from 'jest';
 import { pathsToModuleNameMapper } from 'ts-jest';
 
-// The lib aliases as tsconfig.json declares them, the one place they are written.
+// The lib aliases as tsconfig.json declares them, the one place they are written. Read from the working directory, the
+// project's root where every script runs Jest: Node 24 loads this file as an ES module, without `__dirname`.
 const moduleNameMapper = {
   ...pathsToModuleNameMapper(
     (
-      JSON.parse(readFileSync(join(__dirname, 'tsconfig.json'), 'utf8')) as {
+      JSON.parse(readFileSync('tsconfig.json', 'utf8')) as {
         compilerOptions: { paths: Record<string, string[]> };
       }
     ).compilerOptions.paths,
