@@ -777,6 +777,17 @@ describe('Uploads held at once', () => {
       .expect(503);
     expect(second.body).toEqual({ message: 'Too many uploads are in progress. Please try again shortly.' });
     expect(second.headers['retry-after']).toBe('2');
+    // A client that sends its whole body before it reads (Node's fetch does) meets the same 503, not a reset.
+    const form = new FormData();
+    form.set('name', 'Third');
+    form.set('type', 'txt');
+    form.set('file', new Blob([file]), 'third.txt');
+    const third = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: 'POST',
+      headers: account.auth,
+      body: form,
+    });
+    expect([third.status, third.headers.get('retry-after')]).toEqual([503, '2']);
     // The first completes and is taken.
     first.write(Buffer.concat([file.subarray(half), tail]));
     await waitFor(async () => (firstAnswer.includes('\r\n\r\n') ? true : undefined));
