@@ -22,10 +22,10 @@
  * after in one run, each first answer compared byte for byte.
  */
 import { Pool as PgPool } from 'pg';
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { summariseProfile } from './support/cpu-profile';
+import { printProfile } from './support/cpu-profile';
 import { combineLoads, runLoad, type LoadResult } from './support/http-load';
 import {
   bareServerCases,
@@ -418,21 +418,7 @@ async function main(): Promise<void> {
     await api.stop();
 
     if (PROFILE) {
-      const [file] = readdirSync(PROFILE_DIR).filter((name) => name.endsWith('.cpuprofile'));
-      const summary = summariseProfile(join(PROFILE_DIR, file), apiAnswered);
-      const table = (title: string, lines: typeof summary.functions) =>
-        printTable(
-          title,
-          ['name', 'share of run', 'us/request'],
-          lines.map((line) => [
-            line.name,
-            `${fixed(line.share * 100, 1)}%`,
-            fixed(line.microsecondsPerRequest ?? 0, 1),
-          ]),
-        );
-      console.log(`\nAPI profile: busy ${fixed(summary.busyShare * 100, 0)}% of the run (${join(PROFILE_DIR, file)})`);
-      table('API self time by package', summary.packages);
-      table('API self time by function', summary.functions);
+      printProfile(PROFILE_DIR, apiAnswered);
     }
   } finally {
     await Promise.allSettled([api.stop(), bare?.process.stop()]);

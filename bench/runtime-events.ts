@@ -25,7 +25,7 @@
  * stopped, and cleaned up, after BENCH_DEADLINE_SECONDS (default 300 plus three times the events' duration).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -33,8 +33,8 @@ import { Client as PgClient, Pool as PgPool, type PoolClient as PgPoolClient } f
 import { Pool } from 'undici';
 import { hashToken } from '@app/platform';
 import { sipTrunkRequest } from '../test/support/factories';
-import { summariseProfile } from './support/cpu-profile';
-import { BENCH_RUNTIME_TOKEN, processCpuMs } from './support/http-load';
+import { printProfile } from './support/cpu-profile';
+import { BENCH_RUNTIME_TOKEN, busyBetween, machineTicks, processCpuMs } from './support/http-load';
 import { CACHE_DIR } from './support/pdf-fixtures';
 import {
   API_ENTRY,
@@ -165,19 +165,6 @@ async function post(
   } catch (error) {
     return { status: 0, json: { error: String(error) }, ms: nowMs() - sent };
   }
-}
-
-/** Busy and total jiffies of the whole machine so far (/proc/stat's first line). */
-function machineTicks(): { busy: number; total: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const total = fields.reduce((sum, value) => sum + value, 0);
-  const idle = fields[3] + (fields[4] ?? 0); // idle + iowait
-  return { busy: total - idle, total };
-}
-
-/** The share of the machine's CPU time (every core) that was busy between two readings. */
-function busyBetween(before: { busy: number; total: number }, after: { busy: number; total: number }): number {
-  return (after.busy - before.busy) / Math.max(1, after.total - before.total);
 }
 
 /** CPU time of the run database's backends so far, by pid (their processes' user + system time). */
@@ -820,23 +807,10 @@ async function main(): Promise<void> {
 
     if (PROFILE) {
       await api.stop();
-      const [file] = readdirSync(PROFILE_DIR).filter((name) => name.endsWith('.cpuprofile'));
-      const answered =
-        SESSION_WARM_UPS + (1 + SESSION_CONCURRENCIES.length + SESSION_RATES.length) * SESSIONS + CALLS + events.count;
-      const summary = summariseProfile(join(PROFILE_DIR, file), answered);
-      const table = (title: string, lines: typeof summary.functions) =>
-        printTable(
-          title,
-          ['name', 'share of run', 'us/request'],
-          lines.map((line) => [
-            line.name,
-            `${fixed(line.share * 100, 1)}%`,
-            fixed(line.microsecondsPerRequest ?? 0, 1),
-          ]),
-        );
-      console.log(`\nAPI profile: busy ${fixed(summary.busyShare * 100, 0)}% of the run (${join(PROFILE_DIR, file)})`);
-      table('API self time by package', summary.packages);
-      table('API self time by function', summary.functions);
+      printProfile(
+        PROFILE_DIR,
+        SESSION_WARM_UPS + (1 + SESSION_CONCURRENCIES.length + SESSION_RATES.length) * SESSIONS + CALLS + events.count,
+      );
     }
 
     if (events.errors > 0 || lost > 0 || extra > 0 || altered > 0) process.exitCode = 1;

@@ -27,6 +27,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
+import { busyBetween, machineTicks, processMemoryBytes } from './support/http-load';
 import { freePort, productionEnv, startBuiltApi, startServer, waitForHttp, WORKER_ENTRY } from './support/processes';
 import { fixed, MIB, nowMs, printTable, runMain } from './support/report';
 import { ApiClient } from './support/stack';
@@ -64,27 +65,8 @@ interface RunReport {
   machineBusy: number;
 }
 
-/** VmRSS and VmHWM of a process, in bytes (undefined once it has gone). */
-function memoryOf(pid: number): { rss: number; hwm: number } | undefined {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
-    return { rss: field('VmRSS'), hwm: field('VmHWM') };
-  } catch {
-    return undefined;
-  }
-}
-
 function loadAverage(): string {
   return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-}
-
-/** The machine's busy and total jiffies, all cores (for how busy it was during a run, other work included). */
-function cpuTicks(): { busy: number; total: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const total = fields.reduce((sum, value) => sum + value, 0);
-  const idle = fields[3] + fields[4];
-  return { busy: total - idle, total };
 }
 
 /** Client `index`'s file: ~1 KB paragraphs of sentences naming it, repeated to FILE_BYTES; the same length for all. */
@@ -242,21 +224,21 @@ async function runOnce(budgetMib: number, files: Buffer[]): Promise<RunReport> {
     const knowledgebaseId = await client.createKnowledgebase('Uploads');
 
     const pid = api.process.child.pid!;
-    const baseline = memoryOf(pid)!.rss;
+    const baseline = processMemoryBytes(pid, 'VmRSS')!;
     let peak = baseline;
     const start = nowMs();
     sampler = setInterval(() => {
-      const now = memoryOf(pid)?.rss ?? 0;
+      const now = processMemoryBytes(pid, 'VmRSS') ?? 0;
       if (process.env.BENCH_TRACE) process.stderr.write(`${Math.round(now / MIB)} `);
       peak = Math.max(peak, now);
     }, SAMPLE_INTERVAL_MS);
-    const ticksBefore = cpuTicks();
+    const ticksBefore = machineTicks();
 
     const tally = { refused: 0, resets: 0 };
     const outcomes = await Promise.all(
       files.map((file, index) => uploadUntilAccepted(client, knowledgebaseId, index, file, start, deadline, tally)),
     );
-    const ticksAfter = cpuTicks();
+    const ticksAfter = machineTicks();
     const peakWhileUploading = peak;
     const acceptedAfterS = Math.max(...outcomes.map((outcome) => outcome.acceptedAtMs)) / 1000;
     const createTimes = outcomes.map((outcome) => outcome.createMs / 1000).sort((a, b) => a - b);
@@ -306,13 +288,12 @@ async function runOnce(budgetMib: number, files: Buffer[]): Promise<RunReport> {
     clearInterval(sampler);
     sampler = undefined;
     if (process.env.BENCH_TRACE) process.stderr.write('\n');
-    const memory = memoryOf(pid)!;
     return {
       budgetMib,
       baselineRssMib: baseline / MIB,
       peakUploadingRssMib: peakWhileUploading / MIB,
-      peakSampledRssMib: Math.max(peak, memory.rss) / MIB,
-      vmHwmMib: memory.hwm / MIB,
+      peakSampledRssMib: Math.max(peak, processMemoryBytes(pid, 'VmRSS') ?? 0) / MIB,
+      vmHwmMib: (processMemoryBytes(pid, 'VmHWM') ?? 0) / MIB,
       accepted: outcomes.length,
       refused: tally.refused,
       resets: tally.resets,
@@ -326,7 +307,7 @@ async function runOnce(budgetMib: number, files: Buffer[]): Promise<RunReport> {
       passages,
       loadBefore,
       loadAfter: loadAverage(),
-      machineBusy: (ticksAfter.busy - ticksBefore.busy) / (ticksAfter.total - ticksBefore.total),
+      machineBusy: busyBetween(ticksBefore, ticksAfter),
     };
   } finally {
     if (sampler) clearInterval(sampler);

@@ -16,13 +16,14 @@
  * peaks. The PDF is generated once with pdf-lib and cached in bench/.cache/.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { buildRootsFromArguments } from './support/compiled-extraction';
 import { cachedPdfOfSize } from './support/pdf-fixtures';
+import { processMemoryBytes } from './support/http-load';
 import { freePort, productionEnv, ROOT, startServer, waitForHttp, type ServerProcess } from './support/processes';
 import { fixed, MIB, nowMs, printTable, runMain } from './support/report';
 import { ApiClient, createBenchEnvironment } from './support/stack';
@@ -45,15 +46,6 @@ interface RunReport {
   contentLength: number;
   passages: number;
   digest: string;
-}
-
-function statusFieldBytes(pid: number, field: string): number | undefined {
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : undefined;
-  } catch {
-    return undefined; // the process has gone
-  }
 }
 
 function buildsFromArguments(): Build[] {
@@ -104,10 +96,10 @@ async function runOnce(build: Build, workerPath: string, pdf: Buffer): Promise<R
     const client = await ApiClient.register(baseUrl);
     const knowledgebaseId = await client.createKnowledgebase('Manuals');
     const pid = worker.child.pid!;
-    const idleRss = statusFieldBytes(pid, 'VmRSS') ?? 0;
+    const idleRss = processMemoryBytes(pid, 'VmRSS') ?? 0;
     let peakRss = idleRss;
     const sampler = setInterval(() => {
-      const now = statusFieldBytes(pid, 'VmRSS') ?? 0;
+      const now = processMemoryBytes(pid, 'VmRSS') ?? 0;
       if (process.env.BENCH_TRACE) process.stderr.write(`${Math.round(now / MIB)} `);
       peakRss = Math.max(peakRss, now);
     }, SAMPLE_INTERVAL_MS);
@@ -135,8 +127,8 @@ async function runOnce(build: Build, workerPath: string, pdf: Buffer): Promise<R
           const stored = await storedPassages(environment.databaseUrl, created.id);
           return {
             idleRssMb: idleRss / MIB,
-            peakSampledRssMb: Math.max(peakRss, statusFieldBytes(pid, 'VmRSS') ?? 0) / MIB,
-            vmHwmMb: (statusFieldBytes(pid, 'VmHWM') ?? 0) / MIB,
+            peakSampledRssMb: Math.max(peakRss, processMemoryBytes(pid, 'VmRSS') ?? 0) / MIB,
+            vmHwmMb: (processMemoryBytes(pid, 'VmHWM') ?? 0) / MIB,
             activeAfterMs,
             contentLength: data.content_length,
             passages: stored.count,

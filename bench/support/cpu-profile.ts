@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fixed, printTable } from './report';
 
 interface ProfileNode {
   id: number;
@@ -73,4 +75,19 @@ export function summariseProfile(
         ...(requests ? { microsecondsPerRequest: us / requests } : {}),
       }));
   return { functions: lines(functions), packages: lines(packages), busyShare: 1 - idleUs / totalUs };
+}
+
+/** Prints the heaviest packages and functions of the one `.cpuprofile` in `directory`, per request answered. */
+export function printProfile(directory: string, requests: number): void {
+  const [file] = readdirSync(directory).filter((name) => name.endsWith('.cpuprofile'));
+  const summary = summariseProfile(join(directory, file), requests);
+  const table = (title: string, lines: CostLine[]) =>
+    printTable(
+      title,
+      ['name', 'share of run', 'us/request'],
+      lines.map((line) => [line.name, `${fixed(line.share * 100, 1)}%`, fixed(line.microsecondsPerRequest ?? 0, 1)]),
+    );
+  console.log(`\nAPI profile: busy ${fixed(summary.busyShare * 100, 0)}% of the run (${join(directory, file)})`);
+  table('API self time by package', summary.packages);
+  table('API self time by function', summary.functions);
 }

@@ -22,6 +22,34 @@ export function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** A `kB` field of a process's /proc status (VmRSS, VmHWM), in bytes; undefined once the process has gone. */
+export function processMemoryBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface MachineTicks {
+  busy: number;
+  total: number;
+}
+
+/** Busy and total jiffies of the whole machine so far, every core (/proc/stat's first line). */
+export function machineTicks(): MachineTicks {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((sum, value) => sum + value, 0);
+  const idle = fields[3] + (fields[4] ?? 0); // idle + iowait
+  return { busy: total - idle, total };
+}
+
+/** The share of the machine's CPU time (every core, other work included) that was busy between two readings. */
+export function busyBetween(before: MachineTicks, after: MachineTicks): number {
+  return (after.busy - before.busy) / Math.max(1, after.total - before.total);
+}
+
 /**
  * Keeps `connections` requests in flight (one per keep-alive connection, no pipelining) for `seconds`, the way
  * autocannon does, and counts the answers. `serverPid` is the process whose CPU time is measured over the run.
