@@ -55,6 +55,7 @@ async function main(): Promise<void> {
     const apiPort = await freePort();
     const env = {
       NODE_ENV: 'production',
+      APP_URL: 'http://127.0.0.1',
       DATABASE_URL: databaseUrl,
       REDIS_URL: redis.url,
       ENCRYPTION_KEY: randomBytes(32).toString('base64'),

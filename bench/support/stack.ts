@@ -134,6 +134,7 @@ export class ApiClient {
   private constructor(
     readonly baseUrl: string,
     readonly token: string,
+    readonly userId: number,
   ) {}
 
   /**
@@ -162,8 +163,8 @@ export class ApiClient {
       }),
     });
     if (response.status !== 201) throw new Error(`register answered ${response.status}: ${await response.text()}`);
-    const body = (await response.json()) as { token: string };
-    return new ApiClient(baseUrl, body.token);
+    const body = (await response.json()) as { token: string; user: { id: number } };
+    return new ApiClient(baseUrl, body.token, body.user.id);
   }
 
   async request<T = any>(method: string, path: string, body?: unknown, expected = 200): Promise<T> {

@@ -4,4 +4,5 @@ export const SecretContexts = {
   sipPassword: (trunkId: number) => `sip-trunk:${trunkId}:password`,
   webhookSecret: (assistantId: number) => `assistant:${assistantId}:webhook-secret`,
   idempotentAnswer: (userId: number, key: string) => `idempotency:${userId}:${key}`,
+  idempotentCreate: (userId: number, key: string) => `idempotency:${userId}:${key}:created`,
 };

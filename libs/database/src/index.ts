@@ -20,3 +20,4 @@ export * from './campaigns.repository';
 export * from './leads.repository';
 export * from './lead-imports.repository';
 export * from './dialling.repository';
+export * from './idempotency-keys.repository';

@@ -70,6 +70,15 @@ export class LeadImportsRepository extends SqlRepository {
     return row;
   }
 
+  /** The import's status, whatever its campaign. */
+  async statusOf(ownerId: number, importId: number): Promise<string | undefined> {
+    const [row] = (await this.manager.query(`SELECT status FROM lead_imports WHERE id = $1 AND user_id = $2`, [
+      importId,
+      ownerId,
+    ])) as { status: string }[];
+    return row?.status;
+  }
+
   /** The import's errors by row and column: the first `limit`, or all of them. */
   listErrors(importId: number, limit?: number): Promise<LeadImportErrorRow[]> {
     return limit === undefined

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import {
   ApiKeyListResponse,
   CreateApiKeyRequest,
@@ -11,18 +13,40 @@ import {
 import { ApiKey, InjectTenantRepository, TenantRepository } from '@app/database';
 import { generateToken, hashToken } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
+import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
 @Injectable()
-export class ApiKeysService {
-  constructor(@InjectTenantRepository(ApiKey) private readonly apiKeys: TenantRepository<ApiKey>) {}
+export class ApiKeysService implements OnModuleInit {
+  constructor(
+    @InjectTenantRepository(ApiKey) private readonly apiKeys: TenantRepository<ApiKey>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly creates: IdempotentCreates,
+  ) {}
+
+  /** The token is shown in the create's answer only, so the recovery has it from the record (sealed there). */
+  onModuleInit(): void {
+    this.creates.recoverWith('api-key', async (user, id, token) => {
+      const key = await this.apiKeys.findOne(user.id, id);
+      if (!key || token === undefined) throw Errors.apiKeyNotFound();
+      return this.created(key, token);
+    });
+  }
 
   async create(user: AuthenticatedUser, request: CreateApiKeyRequest): Promise<CreateApiKeyResponse> {
     const token = generateToken('apiKey');
-    const key = await this.apiKeys.create(user.id, {
-      name: request.name,
-      tokenHash: hashToken(token),
-      lastUsedAt: null,
+    const key = await this.dataSource.transaction(async (manager) => {
+      const created = await this.apiKeys.withManager(manager).create(user.id, {
+        name: request.name,
+        tokenHash: hashToken(token),
+        lastUsedAt: null,
+      });
+      await this.creates.record(manager, 'api-key', created.id, token);
+      return created;
     });
+    return this.created(key, token);
+  }
+
+  private created(key: ApiKey, token: string): CreateApiKeyResponse {
     return { message: 'API key created successfully.', api_key: toCreatedApiKey(key, token) };
   }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
 import { DataSource, EntityManager, In } from 'typeorm';
@@ -30,6 +30,7 @@ import {
 } from '@app/database';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
+import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
 /** `whsec_` and 32 random bytes in base64, as Standard Webhooks signing secrets are written. */
 const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
@@ -50,7 +51,7 @@ interface Reference {
 }
 
 @Injectable()
-export class AssistantsService {
+export class AssistantsService implements OnModuleInit {
   private readonly logger = new Logger(AssistantsService.name);
 
   constructor(
@@ -60,7 +61,17 @@ export class AssistantsService {
     private readonly secrets: SecretBox,
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
+    private readonly creates: IdempotentCreates,
   ) {}
+
+  /** The create's dispatch rule may not have been told before its process died: it is told again (it is idempotent). */
+  onModuleInit(): void {
+    this.creates.recoverWith('assistant', async (user, id) => {
+      const data = await this.one(user, id);
+      await this.answeringChanged([data.phone_number_id]);
+      return this.created(data);
+    });
+  }
 
   async list(
     user: AuthenticatedUser,
@@ -133,10 +144,15 @@ export class AssistantsService {
       });
       if (created.webhookUrl) await this.storeSecret(manager, created.id, newWebhookSecret());
       await this.replaceLinks(manager, created.id, request);
+      await this.creates.record(manager, 'assistant', created.id);
       return created.id;
     });
     await this.answeringChanged([request.phone_number_id]);
-    return { message: 'Assistant created successfully.', data: await this.one(user, id) };
+    return this.created(await this.one(user, id));
+  }
+
+  private created(data: AssistantResponse): AssistantMessageEnvelope {
+    return { message: 'Assistant created successfully.', data };
   }
 
   async update(

@@ -1,3 +1,4 @@
+import type { OnModuleInit } from '@nestjs/common';
 import { type DataSource } from 'typeorm';
 import {
   type CreateNamedColourRequest,
@@ -15,12 +16,15 @@ import {
 } from '@app/contracts';
 import { type ReadReplicas, whenUnique } from '@app/database';
 import type { AuthenticatedUser } from '../auth/auth-context';
+import type { IdempotentCreates } from '../idempotency/idempotent-creates';
 
 const nameTaken = () => ValidationFailed.field('name', 'The name has already been taken.');
 
 /** How a folder or a label is told apart: its table, how its assistants are found, and its words. */
 export interface NamedColourKind {
   table: 'folders' | 'labels';
+  /** What a create makes, for the Idempotency-Key's record. */
+  created: 'folder' | 'label';
   /** SQL counting the assistants of row `item` (aliased `item` in the queries). */
   assistantsCount: string;
   noun: string;
@@ -31,12 +35,25 @@ export interface NamedColourKind {
  * Folders and labels: a name unique per account whatever its letter case, an optional colour, and the number of
  * assistants using it, counted in the same query as the rows (never a query per row).
  */
-export class NamedColours {
+export class NamedColours implements OnModuleInit {
   constructor(
     private readonly dataSource: DataSource,
     private readonly reads: ReadReplicas,
+    private readonly creates: IdempotentCreates,
     private readonly kind: NamedColourKind,
   ) {}
+
+  onModuleInit(): void {
+    this.creates.recoverWith(this.kind.created, async (user, id) => {
+      const [row] = (await this.dataSource.query(
+        `SELECT item.id, item.name, item.color, ${this.kind.assistantsCount} AS assistants_count
+           FROM ${this.kind.table} item WHERE item.id = $1 AND item.user_id = $2`,
+        [id, user.id],
+      )) as NamedColourRow[];
+      if (!row) throw this.kind.notFound();
+      return this.created(row);
+    });
+  }
 
   async list(user: AuthenticatedUser, query: PageQuery): Promise<SlimPage<NamedColourResponse>> {
     const [rows, [{ total }]] = await Promise.all([
@@ -58,17 +75,25 @@ export class NamedColours {
   }
 
   async create(user: AuthenticatedUser, request: CreateNamedColourRequest): Promise<NamedColourMessageEnvelope> {
-    const [row] = await whenUnique(
+    const row = await whenUnique(
       () =>
-        this.dataSource.query(
-          `INSERT INTO ${this.kind.table} (user_id, name, color) VALUES ($1, $2, $3)
-         ON CONFLICT DO NOTHING
-         RETURNING id, name, color, 0 AS assistants_count`,
-          [user.id, request.name, request.color ?? null],
-        ),
+        this.dataSource.transaction(async (manager) => {
+          const [inserted] = (await manager.query(
+            `INSERT INTO ${this.kind.table} (user_id, name, color) VALUES ($1, $2, $3)
+             ON CONFLICT DO NOTHING
+             RETURNING id, name, color, 0 AS assistants_count`,
+            [user.id, request.name, request.color ?? null],
+          )) as NamedColourRow[];
+          if (inserted) await this.creates.record(manager, this.kind.created, inserted.id);
+          return inserted;
+        }),
       nameTaken,
     );
     if (!row) throw nameTaken();
+    return this.created(row);
+  }
+
+  private created(row: NamedColourRow): NamedColourMessageEnvelope {
     return { message: `${this.kind.noun} created successfully.`, data: toNamedColourResponse(row) };
   }
 

@@ -3,6 +3,7 @@ import type { AppConfig } from '@app/config';
 import type { CallEventRow } from '@app/contracts';
 import type { CallsRepository, DiallingRepository } from '@app/database';
 import type { JobQueue } from '@app/jobs';
+import type { IdempotentCreates } from '../idempotency/idempotent-creates';
 import { CallsService } from './calls.service';
 
 /** The account's calls as a map of call id to its events: nothing but what the events list asks of the repository. */
@@ -34,6 +35,7 @@ describe('CallsService.events, with a fake repository', () => {
       undefined as unknown as DiallingRepository,
       { appUrl: 'https://api.example' } as AppConfig,
       undefined as unknown as JobQueue,
+      undefined as unknown as IdempotentCreates,
     );
 
   it('asks for the page’s slice and counts the total from the call', async () => {

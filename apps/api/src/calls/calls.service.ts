@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { Request } from 'express';
 import { AppConfig } from '@app/config';
 import {
@@ -23,12 +23,13 @@ import { CallsRepository, DiallingRepository } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
+import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
 /** Strictly E.164: a plus, the country code and the number, nothing else. */
 const E164 = /^\+[1-9]\d{1,14}$/;
 
 @Injectable()
-export class CallsService {
+export class CallsService implements OnModuleInit {
   private readonly logger = new Logger(CallsService.name);
 
   constructor(
@@ -36,7 +37,13 @@ export class CallsService {
     private readonly dialling: DiallingRepository,
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
+    private readonly creates: IdempotentCreates,
   ) {}
+
+  /** A call whose dial was not queued before its process died is placed by the dialer's sweep. */
+  onModuleInit(): void {
+    this.creates.recoverWith('call', (_user, id) => Promise.resolve(this.initiated(id)));
+  }
 
   /**
    * One outbound call now, from the assistant's phone number: written as an initiated call with a pending dial,
@@ -71,6 +78,7 @@ export class CallsService {
           variables: request.variables ?? {},
         },
       ]);
+      await this.creates.record(dialling, 'call', id);
       return id;
     });
     try {
@@ -78,6 +86,10 @@ export class CallsService {
     } catch (error) {
       this.logger.warn({ callId, error: (error as Error).message }, 'could not queue the call; the dialer sweep will');
     }
+    return this.initiated(callId);
+  }
+
+  private initiated(callId: number): MakeCallResponse {
     return { message: 'Call initiated successfully.', call_id: callId, status: 'initiated' };
   }
 

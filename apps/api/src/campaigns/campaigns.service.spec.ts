@@ -2,6 +2,7 @@ import type { AppConfig } from '@app/config';
 import type { CampaignStatusRequest } from '@app/contracts';
 import type { CampaignsRepository } from '@app/database';
 import { Jobs, type JobQueue } from '@app/jobs';
+import type { IdempotentCreates } from '../idempotency/idempotent-creates';
 import { CampaignsService } from './campaigns.service';
 
 interface FakeCampaign {
@@ -36,6 +37,7 @@ function fakes(owner: number, campaigns: FakeCampaign[]) {
     repository as unknown as CampaignsRepository,
     {} as AppConfig,
     jobs as unknown as JobQueue,
+    undefined as unknown as IdempotentCreates,
   );
   return { service, log };
 }

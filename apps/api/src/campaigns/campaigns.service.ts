@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { Request } from 'express';
 import { AppConfig } from '@app/config';
 import {
@@ -23,6 +23,7 @@ import { type CampaignRow, CampaignsRepository } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
+import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
 function toResponse(row: CampaignRow): CampaignResponse {
   return {
@@ -45,14 +46,19 @@ function toResponse(row: CampaignRow): CampaignResponse {
 }
 
 @Injectable()
-export class CampaignsService {
+export class CampaignsService implements OnModuleInit {
   private readonly logger = new Logger(CampaignsService.name);
 
   constructor(
     private readonly campaigns: CampaignsRepository,
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
+    private readonly creates: IdempotentCreates,
   ) {}
+
+  onModuleInit(): void {
+    this.creates.recoverWith('campaign', async (user, id) => this.created(await this.read(this.campaigns, user, id)));
+  }
 
   async list(user: AuthenticatedUser, query: PageQuery, request: Request): Promise<LengthAwarePage<CampaignResponse>> {
     const [rows, total] = await this.campaigns.list(user.id, query.per_page, (query.page - 1) * query.per_page);
@@ -83,8 +89,13 @@ export class CampaignsService {
         retry_interval: request.retry_interval ?? 60,
       });
       if (request.phone_number_ids) await campaigns.replaceNumbers(id, request.phone_number_ids);
+      await this.creates.record(campaigns, 'campaign', id);
       return this.read(campaigns, user, id);
     });
+    return this.created(data);
+  }
+
+  private created(data: CampaignResponse): CampaignMessageEnvelope {
     return { message: 'Campaign created successfully.', data };
   }
 

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { Errors, ImportLeadsRequest, LeadImportAcceptedResponse, LeadImportEnvelope } from '@app/contracts';
 import { LeadImportsRepository } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
+import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
 /** Errors shown with the progress; all of them are in the CSV download. */
 const ERRORS_SHOWN = 100;
@@ -14,11 +15,22 @@ function csvField(value: string | number): string {
 }
 
 @Injectable()
-export class LeadImportsService {
+export class LeadImportsService implements OnModuleInit {
   constructor(
     private readonly imports: LeadImportsRepository,
     private readonly jobs: JobQueue,
+    private readonly creates: IdempotentCreates,
   ) {}
+
+  /** The import's job may not have been queued before its process died: queued again (its id makes it once). */
+  onModuleInit(): void {
+    this.creates.recoverWith('lead-import', async (user, id) => {
+      const status = await this.imports.statusOf(user.id, id);
+      if (status === undefined) throw Errors.leadImportNotFound();
+      if (status === 'pending') await this.enqueue(id);
+      return this.started(id);
+    });
+  }
 
   /** Keeps the file with the import row (any worker can read it) and starts the import on the worker. */
   async start(
@@ -28,14 +40,24 @@ export class LeadImportsService {
   ): Promise<LeadImportAcceptedResponse> {
     const id = await this.imports.transaction(async (imports) => {
       if (!(await imports.lockCampaign(user.id, campaignId))) throw Errors.campaignNotFound();
-      return imports.insert(user.id, campaignId, request.file!.buffer);
+      const created = await imports.insert(user.id, campaignId, request.file!.buffer);
+      await this.creates.record(imports, 'lead-import', created);
+      return created;
     });
     try {
-      await this.jobs.enqueue(Jobs.importLeads, { importId: id });
+      await this.enqueue(id);
     } catch {
       await this.imports.delete(id);
       throw Errors.serviceUnavailable();
     }
+    return this.started(id);
+  }
+
+  private async enqueue(importId: number): Promise<void> {
+    await this.jobs.enqueue(Jobs.importLeads, { importId });
+  }
+
+  private started(id: number): LeadImportAcceptedResponse {
     return { message: 'Lead import started.', data: { id, status: 'pending' } };
   }
 

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Request } from 'express';
 import { AppConfig } from '@app/config';
 import {
@@ -21,13 +21,19 @@ import {
 import { type LeadRow, LeadsRepository } from '@app/database';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
+import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
 @Injectable()
-export class LeadsService {
+export class LeadsService implements OnModuleInit {
   constructor(
     private readonly leads: LeadsRepository,
     private readonly config: AppConfig,
+    private readonly creates: IdempotentCreates,
   ) {}
+
+  onModuleInit(): void {
+    this.creates.recoverWith('lead', async (user, id) => this.created(await this.read(this.leads, user, id)));
+  }
 
   /** Newest first, with the exact total. */
   async list(user: AuthenticatedUser, query: LeadListQuery, request: Request): Promise<LengthAwarePage<LeadResponse>> {
@@ -58,8 +64,13 @@ export class LeadsService {
       }
       const id = await leads.insert(user.id, request.campaign_id, phoneNumber, request.variables ?? {});
       await leads.replaceContacts(id, contacts);
+      await this.creates.record(leads, 'lead', id);
       return this.read(leads, user, id);
     });
+    return this.created(data);
+  }
+
+  private created(data: LeadResponse): LeadMessageEnvelope {
     return { message: 'Lead created successfully.', data };
   }
 

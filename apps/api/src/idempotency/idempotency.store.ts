@@ -1,17 +1,20 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
-import { DataSource } from 'typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError, IDEMPOTENCY_TTL_HOURS } from '@app/contracts';
 import { SecretBox, SecretContexts } from '@app/crypto';
+import { type CreatedUnderKey, IdempotencyKeysRepository } from '@app/database';
 
 /** How long a duplicate waits for the first request with its key to finish before giving up with 409. */
 const WAIT_FOR_FIRST_MS = 15_000;
 const POLL_MS = 50;
 
-export type Claim = { kind: 'first' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'mismatch' };
+export type Claim =
+  | { kind: 'first' }
+  | { kind: 'recover'; created: CreatedUnderKey }
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'mismatch' };
 
 /**
  * What identifies "the same request": method, path, and the parsed body (fields in a stable order, an uploaded
@@ -44,41 +47,31 @@ export const IDEMPOTENCY_LEASE_SECONDS = 10;
 @Injectable()
 export class IdempotencyStore {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly keys: IdempotencyKeysRepository,
     private readonly secrets: SecretBox,
   ) {}
 
   /**
-   * Takes the key for this request, or says what to answer instead. The primary key makes the first insert win
-   * however many duplicates arrive together; the others wait for its answer. A key whose request was lost with its
-   * process (its lease lapsed, no answer kept) is taken over by the same request, once.
+   * Takes the key for this request, or says what to answer instead. The first of many duplicates arriving together
+   * wins; the others wait for its answer. A key whose request was lost with its process (its lease lapsed, no answer
+   * kept) is taken over by the same request, once: to run it again if it had created nothing, or to answer what it
+   * had created.
    */
   async claim(userId: number, key: string, fingerprint: string): Promise<Claim> {
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {
-      const inserted = await this.dataSource.query(
-        `INSERT INTO idempotency_keys (user_id, key, request_hash, lease_until)
-         VALUES ($1, $2, $3, now() + make_interval(secs => $5))
-         ON CONFLICT (user_id, key) DO UPDATE
-           SET request_hash = EXCLUDED.request_hash, response_status = NULL, response_sealed = NULL,
-               created_at = now(), lease_until = EXCLUDED.lease_until
-           WHERE idempotency_keys.created_at < now() - make_interval(hours => $4)
-              OR (idempotency_keys.response_status IS NULL AND idempotency_keys.request_hash = EXCLUDED.request_hash
-                  AND (idempotency_keys.lease_until IS NULL OR idempotency_keys.lease_until < now()))
-         RETURNING 1`,
-        [userId, key, fingerprint, IDEMPOTENCY_TTL_HOURS, IDEMPOTENCY_LEASE_SECONDS],
-      );
-      if (inserted.length > 0) return { kind: 'first' };
-      const [row] = await this.dataSource.query(
-        `SELECT request_hash, response_status, response_sealed FROM idempotency_keys WHERE user_id = $1 AND key = $2`,
-        [userId, key],
-      );
+      if (await this.keys.take(userId, key, fingerprint, IDEMPOTENCY_TTL_HOURS, IDEMPOTENCY_LEASE_SECONDS)) {
+        return { kind: 'first' };
+      }
+      const row = await this.keys.find(userId, key);
       if (!row) continue; // released by a first request that failed: try to take it
       if (row.request_hash !== fingerprint) return { kind: 'mismatch' };
-      if (row.response_status !== null) {
+      if (row.response_status !== null && row.response_sealed !== null) {
         const body = JSON.parse(this.secrets.open(row.response_sealed, SecretContexts.idempotentAnswer(userId, key)));
         return { kind: 'replay', status: row.response_status, body };
       }
+      const created = await this.keys.takeOverCreated(userId, key, fingerprint, IDEMPOTENCY_LEASE_SECONDS);
+      if (created) return { kind: 'recover', created };
       if (Date.now() > deadline) {
         throw new DomainError('idempotency_in_progress', 409, {
           message: 'A request with this Idempotency-Key is still being processed. Please try again.',
@@ -89,25 +82,17 @@ export class IdempotencyStore {
   }
 
   /** Keeps the key held while its request runs. */
-  async renew(userId: number, key: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE idempotency_keys SET lease_until = now() + make_interval(secs => $3)
-        WHERE user_id = $1 AND key = $2 AND response_status IS NULL`,
-      [userId, key, IDEMPOTENCY_LEASE_SECONDS],
-    );
+  renew(userId: number, key: string): Promise<void> {
+    return this.keys.renew(userId, key, IDEMPOTENCY_LEASE_SECONDS);
   }
 
   /** Keeps the answer for replays, sealed: it can carry a secret shown only in this answer. */
-  async complete(userId: number, key: string, status: number, body: unknown): Promise<void> {
+  complete(userId: number, key: string, status: number, body: unknown): Promise<void> {
     const sealed = this.secrets.seal(JSON.stringify(body ?? null), SecretContexts.idempotentAnswer(userId, key));
-    await this.dataSource.query(
-      `UPDATE idempotency_keys SET response_status = $3, response_sealed = $4, lease_until = NULL
-        WHERE user_id = $1 AND key = $2`,
-      [userId, key, status, sealed],
-    );
+    return this.keys.complete(userId, key, status, sealed);
   }
 
-  async release(userId: number, key: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE user_id = $1 AND key = $2`, [userId, key]);
+  release(userId: number, key: string): Promise<void> {
+    return this.keys.release(userId, key);
   }
 }

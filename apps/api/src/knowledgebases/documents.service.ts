@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
@@ -25,9 +25,10 @@ import {
 } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
+import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
 @Injectable()
-export class DocumentsService {
+export class DocumentsService implements OnModuleInit {
   private readonly logger = new Logger(DocumentsService.name);
 
   constructor(
@@ -35,7 +36,17 @@ export class DocumentsService {
     @InjectTenantRepository(Document) private readonly documents: TenantRepository<Document>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly jobs: JobQueue,
+    private readonly creates: IdempotentCreates,
   ) {}
+
+  /** A document whose job was not queued before its process died is queued by the worker's sweeper. */
+  onModuleInit(): void {
+    this.creates.recoverWith('document', async (user, id) => {
+      const document = await this.documents.findOne(user.id, id);
+      if (!document) throw Errors.documentNotFound();
+      return this.created(document);
+    });
+  }
 
   async list(user: AuthenticatedUser, knowledgebaseId: number): Promise<DocumentListResponse> {
     await this.assertKnowledgebase(user, knowledgebaseId);
@@ -93,6 +104,7 @@ export class DocumentsService {
         fileSize: file ? file.size : null,
       });
       if (file) await manager.insert(DocumentFile, { documentId: created.id, content: file.buffer });
+      await this.creates.record(manager, 'document', created.id);
       return created;
     });
 
@@ -103,6 +115,10 @@ export class DocumentsService {
       await this.documents.delete(user.id, document.id);
       throw Errors.processingNotStarted();
     }
+    return this.created(document);
+  }
+
+  private created(document: Document): CreateDocumentResponse {
     return { message: 'Document created successfully.', data: toDocumentResponse(document) };
   }
 

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
@@ -23,9 +23,12 @@ import {
 } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
+import { IdempotentCreates } from '../idempotency/idempotent-creates';
+
+const CREATED_MESSAGE = 'Knowledgebase created successfully.';
 
 @Injectable()
-export class KnowledgebasesService {
+export class KnowledgebasesService implements OnModuleInit {
   private readonly logger = new Logger(KnowledgebasesService.name);
 
   constructor(
@@ -34,7 +37,15 @@ export class KnowledgebasesService {
     private readonly passages: PassageSearch,
     private readonly jobs: JobQueue,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly creates: IdempotentCreates,
   ) {}
+
+  onModuleInit(): void {
+    this.creates.recoverWith('knowledgebase', async (user, id) => ({
+      message: CREATED_MESSAGE,
+      data: await this.summary(user, id),
+    }));
+  }
 
   async list(user: AuthenticatedUser): Promise<KnowledgebaseListResponse> {
     const summaries = await this.summaries.list(user.id);
@@ -47,10 +58,14 @@ export class KnowledgebasesService {
 
   async create(user: AuthenticatedUser, request: CreateKnowledgebaseRequest): Promise<KnowledgebaseMessageEnvelope> {
     await this.checkLanguage(request.language_id);
-    const knowledgebase = await this.knowledgebases.create(user.id, {
-      name: request.name,
-      description: request.description ?? null,
-      languageId: request.language_id ?? null,
+    const knowledgebase = await this.dataSource.transaction(async (manager) => {
+      const created = await this.knowledgebases.withManager(manager).create(user.id, {
+        name: request.name,
+        description: request.description ?? null,
+        languageId: request.language_id ?? null,
+      });
+      await this.creates.record(manager, 'knowledgebase', created.id);
+      return created;
     });
     // A new knowledgebase has no documents: its figures are known without asking the database again.
     const data = toKnowledgebaseResponse({
@@ -60,7 +75,7 @@ export class KnowledgebasesService {
       failedCount: 0,
       assistantsCount: 0,
     });
-    return { message: 'Knowledgebase created successfully.', data };
+    return { message: CREATED_MESSAGE, data };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSupportedCountry } from 'libphonenumber-js/max';
@@ -18,6 +18,7 @@ import {
   SipTrunkEnvelope,
   SipTrunkListResponse,
   SipTrunkMessageEnvelope,
+  SipTrunkResponse,
   toSipTrunkResponse,
   UpdateSipTrunkRequest,
   ValidationFailed,
@@ -35,6 +36,7 @@ import {
 } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
+import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
 const POLL_MS = 100;
 const numberTaken = () => ValidationFailed.field('phone_number', PHONE_NUMBER_TAKEN);
@@ -43,14 +45,26 @@ const providerFailed = (message: string) => new DomainError('provider_failed', 5
 /** The stored form of changes a request carries to the worker (the password sealed, never in the queue). */
 
 @Injectable()
-export class SipTrunksService {
+export class SipTrunksService implements OnModuleInit {
   constructor(
     @InjectTenantRepository(PhoneNumber) private readonly numbers: TenantRepository<PhoneNumber>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly secrets: SecretBox,
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
+    private readonly creates: IdempotentCreates,
   ) {}
+
+  /**
+   * A create recorded its provisioning request: the retry waits for that request's outcome as the create would
+   * have (queueing it again if the dead process had not), and answers the trunk, or the error the create would have.
+   */
+  onModuleInit(): void {
+    this.creates.recoverWith('sip-trunk', async (user, requestId) => {
+      const numberId = await this.provision(requestId, SIP_TRUNK_CREATE_FAILED);
+      return this.created(await this.read(user, numberId));
+    });
+  }
 
   async list(user: AuthenticatedUser): Promise<SipTrunkListResponse> {
     const numbers = await this.numbers.find(user.id, {
@@ -89,7 +103,7 @@ export class SipTrunksService {
     const countryCode = request.country_code ?? this.countryOf(request.sip_trunk_type, phoneNumber);
     this.checkSettings(request, request.inbound_authorization_type ?? 'auth');
     // The unique indexes decide between creates racing for one number; nothing is provisioned for the loser.
-    const { numberId, requestId } = await whenUnique(
+    const requestId = await whenUnique(
       () =>
         this.dataSource.transaction(async (manager) => {
           const number = await this.numbers.withManager(manager).create(user.id, {
@@ -118,14 +132,17 @@ export class SipTrunksService {
           });
           const changes: TrunkChanges = { phone_number: phoneNumber, country_code: countryCode ?? undefined };
           const requestId = await this.insertRequest(manager, number.id, 'create', changes);
-          return { numberId: number.id, requestId };
+          await this.creates.record(manager, 'sip-trunk', requestId);
+          return requestId;
         }),
       numberTaken,
     );
-    await this.provision(requestId, SIP_TRUNK_CREATE_FAILED, async () => {
-      await this.dataSource.query(`DELETE FROM phone_numbers WHERE id = $1 AND status = 'provisioning'`, [numberId]);
-    });
-    return { message: 'SIP trunk created successfully.', data: await this.read(user, numberId) };
+    const numberId = await this.provision(requestId, SIP_TRUNK_CREATE_FAILED);
+    return this.created(await this.read(user, numberId));
+  }
+
+  private created(data: SipTrunkResponse): SipTrunkMessageEnvelope {
+    return { message: 'SIP trunk created successfully.', data };
   }
 
   async update(user: AuthenticatedUser, id: number, request: UpdateSipTrunkRequest): Promise<SipTrunkMessageEnvelope> {
@@ -162,47 +179,69 @@ export class SipTrunksService {
     return { message: 'SIP trunk updated successfully.', data: await this.read(user, id) };
   }
 
-  /** Enqueues the request and waits for the worker's outcome, at most SIP_PROVISION_TIMEOUT_SECONDS. */
-  private async provision(requestId: number, failure: string, onFailure?: () => Promise<void>): Promise<void> {
-    try {
-      await this.jobs.enqueue(Jobs.provisionSipTrunk, { requestId });
-    } catch {
-      await this.abandon(requestId);
-      await onFailure?.();
-      // The spec's answer for a change that could not be applied, with the status of a queue that did not answer.
-      throw new DomainError('enqueue_failed', 503, { error: failure });
+  /**
+   * Enqueues the request (once: its job id is the request's) and waits for the worker's outcome, at most
+   * SIP_PROVISION_TIMEOUT_SECONDS; answers the trunk's id. A create that did not come to be leaves no number behind:
+   * the worker removes it when the provider refused, this when the request is abandoned.
+   */
+  private async provision(requestId: number, failure: string): Promise<number> {
+    const [pending] = (await this.dataSource.query(
+      `SELECT status FROM sip_provisioning_requests WHERE id = $1 AND status = 'pending'`,
+      [requestId],
+    )) as unknown[];
+    if (pending) {
+      try {
+        await this.jobs.enqueue(Jobs.provisionSipTrunk, { requestId });
+      } catch {
+        await this.abandon(requestId);
+        // The spec's answer for a change that could not be applied, with the status of a queue that did not answer.
+        throw new DomainError('enqueue_failed', 503, { error: failure });
+      }
     }
     const deadline = Date.now() + this.config.sipProvisionTimeoutSeconds * 1000;
     for (;;) {
-      const [row] = await this.dataSource.query(`SELECT status, error FROM sip_provisioning_requests WHERE id = $1`, [
-        requestId,
-      ]);
-      if (row?.status === 'done') return;
+      const [row] = (await this.dataSource.query(
+        `SELECT status, error, kind, phone_number_id FROM sip_provisioning_requests WHERE id = $1`,
+        [requestId],
+      )) as { status: string; error: string | null; kind: string; phone_number_id: number | null }[];
+      if (row?.status === 'done') {
+        // Its trunk deleted since (a retry of a create long done).
+        if (row.phone_number_id === null) throw Errors.sipTrunkNotFound();
+        return row.phone_number_id;
+      }
       if (row?.status === 'failed') {
-        await onFailure?.();
+        if (row.kind === 'create') await this.removeUnprovisioned(row.phone_number_id);
         // Another trunk took the number between this request's check and the worker: the caller's input, not the provider.
         if (row.error === PHONE_NUMBER_TAKEN) throw numberTaken();
         throw providerFailed(failure);
       }
+      if (row?.status !== 'pending') throw providerFailed(failure);
       if (Date.now() > deadline) {
         // Give up, unless the worker settled it this very moment: the row decides, under its lock.
-        if (await this.abandon(requestId)) {
-          await onFailure?.();
-          throw providerFailed(failure);
-        }
+        if (await this.abandon(requestId)) throw providerFailed(failure);
         continue;
       }
       await sleep(POLL_MS);
     }
   }
 
+  /** Settles the request as abandoned, unless the worker settled it first; a create's number goes with it. */
   private async abandon(requestId: number): Promise<boolean> {
-    const [rows] = await this.dataSource.query(
-      `UPDATE sip_provisioning_requests SET status = 'abandoned', settled_at = now()
-        WHERE id = $1 AND status = 'pending' RETURNING id`,
-      [requestId],
-    );
-    return rows.length > 0;
+    return this.dataSource.transaction(async (manager) => {
+      const [rows] = (await manager.query(
+        `UPDATE sip_provisioning_requests SET status = 'abandoned', settled_at = now()
+          WHERE id = $1 AND status = 'pending' RETURNING kind, phone_number_id`,
+        [requestId],
+      )) as [{ kind: string; phone_number_id: number | null }[], number];
+      const [abandoned] = rows;
+      if (abandoned?.kind === 'create') await this.removeUnprovisioned(abandoned.phone_number_id, manager);
+      return abandoned !== undefined;
+    });
+  }
+
+  /** The number of a create that did not come to be (the worker removes it too, unless it refused before trying). */
+  private async removeUnprovisioned(numberId: number | null, manager = this.dataSource.manager): Promise<void> {
+    await manager.query(`DELETE FROM phone_numbers WHERE id = $1 AND status = 'provisioning'`, [numberId]);
   }
 
   private async insertRequest(

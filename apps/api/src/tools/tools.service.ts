@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import {
@@ -22,17 +22,23 @@ import { SecretBox, SecretContexts } from '@app/crypto';
 import { InjectTenantRepository, whenUnique, TenantRepository, Tool } from '@app/database';
 import { type ToolCallResult, ToolExecutor, validateToolArguments } from '@app/tools';
 import type { AuthenticatedUser } from '../auth/auth-context';
+import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
 const nameTaken = () => new ValidationFailed({ name: ['The name has already been taken.'] }, TOOL_VALIDATION_MESSAGE);
 
 @Injectable()
-export class ToolsService {
+export class ToolsService implements OnModuleInit {
   constructor(
     @InjectTenantRepository(Tool) private readonly tools: TenantRepository<Tool>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly secrets: SecretBox,
     private readonly executor: ToolExecutor,
+    private readonly creates: IdempotentCreates,
   ) {}
+
+  onModuleInit(): void {
+    this.creates.recoverWith('tool', async (user, id) => this.created(await this.find(user, id)));
+  }
 
   /** A bare array (as the public product answers), newest first like every list. */
   async list(user: AuthenticatedUser): Promise<ToolResponse[]> {
@@ -64,10 +70,15 @@ export class ToolsService {
           });
           // Header values are sealed with the tool's id, known only once the row exists.
           if (request.headers?.length) await this.storeHeaders(manager, user, created, request.headers);
+          await this.creates.record(manager, 'tool', created.id);
           return created;
         }),
       nameTaken,
     );
+    return this.created(tool);
+  }
+
+  private created(tool: Tool): ToolMessageEnvelope {
     return { message: 'Tool created successfully.', data: this.toResponse(tool) };
   }
 

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { IDEMPOTENCY_TTL_HOURS } from '@app/contracts';
-import { CallsRepository } from '@app/database';
+import { CallsRepository, IdempotencyKeysRepository } from '@app/database';
 import { handle, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { DocumentSweeper } from '../documents/document-sweeper.service';
 import { DocumentRefresh } from '../documents/document-refresh.service';
@@ -34,6 +34,7 @@ export class MaintenanceProcessor extends JobProcessor {
     private readonly leadImports: LeadImport,
     private readonly callWebhooks: CallWebhooks,
     private readonly calls: CallsRepository,
+    private readonly idempotencyKeys: IdempotencyKeysRepository,
     private readonly config: AppConfig,
   ) {
     super();
@@ -58,10 +59,7 @@ export class MaintenanceProcessor extends JobProcessor {
 
   /** Keys answer replays for IDEMPOTENCY_TTL_HOURS (see the API's IdempotencyStore); older ones are dead weight. */
   private async purgeIdempotencyKeys(): Promise<{ deleted: number }> {
-    const [, deleted] = (await this.dataSource.query(
-      `DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`,
-      [IDEMPOTENCY_TTL_HOURS],
-    )) as [unknown, number];
+    const deleted = await this.idempotencyKeys.purgeOlderThan(IDEMPOTENCY_TTL_HOURS);
     if (deleted > 0) this.logger.log({ deleted }, 'purged expired idempotency keys');
     return { deleted };
   }
