@@ -77,7 +77,7 @@ async function main(): Promise<void> {
       const client = await ApiClient.register(api.baseUrl.replace(/\/api$/, ''));
       const account = { id: client.userId, auth: { Authorization: `Bearer ${client.token}` } };
       const query = async (sql: string, parameters?: unknown[]) => (await database.query(sql, parameters)).rows;
-      const creates = await crashCreates(api, account, query, `round ${round}`);
+      const creates = await crashCreates(api, account, query, `round${round}`);
       await holdCrashAnswers(database);
       try {
         for (const batch of [creates.slice(0, 6), creates.slice(6)]) {

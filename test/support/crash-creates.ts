@@ -59,7 +59,7 @@ async function call(api: CrashableApi, account: CrashAccount, path: string, body
   return response.json();
 }
 
-/** The account's creates, one of each kind, on resources made for them first (`tag` keeps rounds apart). */
+/** The account's creates, one of each kind, on resources made for them first (`tag`, a word, keeps rounds apart). */
 export async function crashCreates(
   api: CrashableApi,
   account: CrashAccount,
@@ -205,13 +205,23 @@ export async function crashDuring(
 ): Promise<string[]> {
   await database.query(`SELECT pg_advisory_lock(${ANSWER_LOCK})`);
   try {
+    const early: string[] = [];
     const attempts = batch.map((create) =>
       sendCreate(api, account, create).then(
-        (response) => `answered ${response.status}`,
+        async (response) => {
+          const answer = `${create.kind} answered ${response.status}`;
+          early.push(`${answer}: ${(await response.text()).slice(0, 300)}`);
+          return answer;
+        },
         () => 'no answer',
       ),
     );
-    await waitFor(async () => ((await waitingAnswers(database)).length === batch.length ? true : undefined), 60_000);
+    await waitFor(
+      async () => ((await waitingAnswers(database)).length === batch.length ? true : undefined),
+      60_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; answered before the kill: ${early.join('; ') || 'none'}`);
+    });
     await api.stop();
     const answered = await Promise.all(attempts);
     // What the dead process had in flight is lost with it, as its own connections would be.

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { Assistant, tenantRepositoryProvider } from '@app/database';
+import { Assistant, FoldersRepository, LabelsRepository, tenantRepositoryProvider } from '@app/database';
 import { AssistantsController } from './assistants.controller';
 import { FoldersController } from './folders.controller';
 import { LabelsController } from './labels.controller';
@@ -9,6 +9,13 @@ import { LabelsService } from './labels.service';
 
 @Module({
   controllers: [AssistantsController, FoldersController, LabelsController],
-  providers: [AssistantsService, FoldersService, LabelsService, tenantRepositoryProvider(Assistant)],
+  providers: [
+    AssistantsService,
+    FoldersService,
+    LabelsService,
+    FoldersRepository,
+    LabelsRepository,
+    tenantRepositoryProvider(Assistant),
+  ],
 })
 export class AssistantsModule {}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Errors, MessageResponse, PhoneNumberListResponse, toPhoneNumberResponse } from '@app/contracts';
-import { InjectTenantRepository, PhoneNumber, TenantRepository } from '@app/database';
+import { InjectTenantRepository, PhoneNumber, SipTrunksRepository, TenantRepository } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
@@ -11,6 +11,7 @@ export class PhoneNumbersService {
   constructor(
     @InjectTenantRepository(PhoneNumber) private readonly numbers: TenantRepository<PhoneNumber>,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly trunks: SipTrunksRepository,
     private readonly jobs: JobQueue,
   ) {}
 
@@ -35,26 +36,13 @@ export class PhoneNumbersService {
    */
   async delete(user: AuthenticatedUser, id: number): Promise<MessageResponse> {
     const hadTrunks = await this.dataSource.transaction(async (manager) => {
-      const [trunk] = await manager.query(
-        `SELECT inbound_trunk_id, inbound_dispatch_rule_id, outbound_trunk_id FROM sip_trunks
-          WHERE phone_number_id = $1 AND user_id = $2 FOR UPDATE`,
-        [id, user.id],
-      );
+      const trunks = this.trunks.within(manager);
+      const provider = await trunks.lockProviderTrunks(user.id, id);
       if (!(await this.numbers.withManager(manager).deleteWhere(user.id, { id, status: 'active' }))) {
         throw Errors.phoneNumberNotFound();
       }
-      if (!trunk) return false;
-      if (trunk.inbound_trunk_id) {
-        await manager.query(
-          `INSERT INTO provider_cleanups (kind, trunk_id, dispatch_rule_id) VALUES ('inbound', $1, $2)`,
-          [trunk.inbound_trunk_id, trunk.inbound_dispatch_rule_id],
-        );
-      }
-      if (trunk.outbound_trunk_id) {
-        await manager.query(`INSERT INTO provider_cleanups (kind, trunk_id) VALUES ('outbound', $1)`, [
-          trunk.outbound_trunk_id,
-        ]);
-      }
+      if (!provider) return false;
+      await trunks.recordCleanups(provider);
       return true;
     });
     // The repeatable clean-up would get to them within a minute; this gets to them now.

@@ -29,7 +29,7 @@ import {
   InjectTenantRepository,
   PHONE_NUMBER_TAKEN,
   PhoneNumber,
-  SipTrunk,
+  SipTrunksRepository,
   TenantRepository,
   type TrunkChanges,
   whenUnique,
@@ -49,6 +49,7 @@ export class SipTrunksService implements OnModuleInit {
   constructor(
     @InjectTenantRepository(PhoneNumber) private readonly numbers: TenantRepository<PhoneNumber>,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly trunks: SipTrunksRepository,
     private readonly secrets: SecretBox,
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
@@ -72,14 +73,10 @@ export class SipTrunksService implements OnModuleInit {
       order: { id: 'DESC' },
     });
     if (numbers.length === 0) return { data: [] };
-    const trunks = await this.dataSource
-      .getRepository(SipTrunk)
-      .createQueryBuilder('trunk')
-      .where('trunk.user_id = :userId AND trunk.phone_number_id IN (:...ids)', {
-        userId: user.id,
-        ids: numbers.map((number) => number.id),
-      })
-      .getMany();
+    const trunks = await this.trunks.findTrunks(
+      user.id,
+      numbers.map((number) => number.id),
+    );
     const byId = new Map(trunks.map((trunk) => [trunk.id, trunk]));
     return {
       data: numbers
@@ -117,7 +114,8 @@ export class SipTrunksService implements OnModuleInit {
             status: 'provisioning',
           });
           const sealed = this.secrets.seal(request.sip_password, SecretContexts.sipPassword(number.id));
-          await manager.insert(SipTrunk, {
+          const trunks = this.trunks.within(manager);
+          await trunks.insertTrunk({
             id: number.id,
             userId: user.id,
             sipTrunkType: request.sip_trunk_type,
@@ -131,7 +129,7 @@ export class SipTrunksService implements OnModuleInit {
             outboundProxy: request.outbound_proxy ?? false,
           });
           const changes: TrunkChanges = { phone_number: phoneNumber, country_code: countryCode ?? undefined };
-          const requestId = await this.insertRequest(manager, number.id, 'create', changes);
+          const requestId = await trunks.insertRequest(number.id, 'create', changes);
           await this.creates.record(manager, 'sip-trunk', requestId);
           return requestId;
         }),
@@ -172,9 +170,7 @@ export class SipTrunksService implements OnModuleInit {
     }
     if (request.sip_password !== undefined)
       changes.sip_password_sealed = this.secrets.seal(request.sip_password, SecretContexts.sipPassword(id));
-    const requestId = await this.dataSource.transaction((manager) =>
-      this.insertRequest(manager, id, 'update', changes),
-    );
+    const requestId = await this.trunks.insertRequest(id, 'update', changes);
     await this.provision(requestId, SIP_TRUNK_UPDATE_FAILED);
     return { message: 'SIP trunk updated successfully.', data: await this.read(user, id) };
   }
@@ -185,11 +181,7 @@ export class SipTrunksService implements OnModuleInit {
    * the worker removes it when the provider refused, this when the request is abandoned.
    */
   private async provision(requestId: number, failure: string): Promise<number> {
-    const [pending] = (await this.dataSource.query(
-      `SELECT status FROM sip_provisioning_requests WHERE id = $1 AND status = 'pending'`,
-      [requestId],
-    )) as unknown[];
-    if (pending) {
+    if ((await this.trunks.outcome(requestId))?.status === 'pending') {
       try {
         await this.jobs.enqueue(Jobs.provisionSipTrunk, { requestId });
       } catch {
@@ -200,17 +192,14 @@ export class SipTrunksService implements OnModuleInit {
     }
     const deadline = Date.now() + this.config.sipProvisionTimeoutSeconds * 1000;
     for (;;) {
-      const [row] = (await this.dataSource.query(
-        `SELECT status, error, kind, phone_number_id FROM sip_provisioning_requests WHERE id = $1`,
-        [requestId],
-      )) as { status: string; error: string | null; kind: string; phone_number_id: number | null }[];
+      const row = await this.trunks.outcome(requestId);
       if (row?.status === 'done') {
         // Its trunk deleted since (a retry of a create long done).
         if (row.phone_number_id === null) throw Errors.sipTrunkNotFound();
         return row.phone_number_id;
       }
       if (row?.status === 'failed') {
-        if (row.kind === 'create') await this.removeUnprovisioned(row.phone_number_id);
+        if (row.kind === 'create') await this.trunks.removeUnprovisioned(row.phone_number_id);
         // Another trunk took the number between this request's check and the worker: the caller's input, not the provider.
         if (row.error === PHONE_NUMBER_TAKEN) throw numberTaken();
         throw providerFailed(failure);
@@ -226,40 +215,17 @@ export class SipTrunksService implements OnModuleInit {
   }
 
   /** Settles the request as abandoned, unless the worker settled it first; a create's number goes with it. */
-  private async abandon(requestId: number): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      const [rows] = (await manager.query(
-        `UPDATE sip_provisioning_requests SET status = 'abandoned', settled_at = now()
-          WHERE id = $1 AND status = 'pending' RETURNING kind, phone_number_id`,
-        [requestId],
-      )) as [{ kind: string; phone_number_id: number | null }[], number];
-      const [abandoned] = rows;
-      if (abandoned?.kind === 'create') await this.removeUnprovisioned(abandoned.phone_number_id, manager);
+  private abandon(requestId: number): Promise<boolean> {
+    return this.trunks.transaction(async (trunks) => {
+      const abandoned = await trunks.abandon(requestId);
+      if (abandoned?.kind === 'create') await trunks.removeUnprovisioned(abandoned.phone_number_id);
       return abandoned !== undefined;
     });
   }
 
-  /** The number of a create that did not come to be (the worker removes it too, unless it refused before trying). */
-  private async removeUnprovisioned(numberId: number | null, manager = this.dataSource.manager): Promise<void> {
-    await manager.query(`DELETE FROM phone_numbers WHERE id = $1 AND status = 'provisioning'`, [numberId]);
-  }
-
-  private async insertRequest(
-    manager: import('typeorm').EntityManager,
-    numberId: number,
-    kind: 'create' | 'update',
-    changes: TrunkChanges,
-  ): Promise<number> {
-    const [row] = await manager.query(
-      `INSERT INTO sip_provisioning_requests (phone_number_id, kind, changes) VALUES ($1, $2, $3) RETURNING id`,
-      [numberId, kind, JSON.stringify(changes)],
-    );
-    return row.id;
-  }
-
   private async read(user: AuthenticatedUser, id: number) {
     const number = await this.numbers.findOneWhere(user.id, { id, type: 'sip', status: 'active' });
-    const trunk = number && (await this.dataSource.getRepository(SipTrunk).findOne({ where: { id, userId: user.id } }));
+    const trunk = number && (await this.trunks.findTrunk(user.id, id));
     if (!number || !trunk) throw Errors.sipTrunkNotFound();
     return toSipTrunkResponse(number, trunk);
   }

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter, Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { deploymentId } from '@app/database';
+import { deploymentId, SipTrunksRepository } from '@app/database';
 import { MetricsRegistry } from '@app/platform';
 import { SIP_PROVISIONER, SipProvisioner, TrunkOwner } from '@app/telephony';
 
@@ -33,6 +33,7 @@ export class ProviderReconcile {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly trunks: SipTrunksRepository,
     @Inject(SIP_PROVISIONER) private readonly provider: SipProvisioner,
     private readonly config: AppConfig,
     registry: MetricsRegistry,
@@ -105,11 +106,7 @@ export class ProviderReconcile {
 
   /** Every provider id a row, a pending clean-up or a pending request still needs. */
   private async knownIds(): Promise<Set<string>> {
-    const rows: { id: string }[] = await this.dataSource.query(`
-      SELECT unnest(ARRAY[inbound_trunk_id, inbound_dispatch_rule_id, outbound_trunk_id]) AS id FROM sip_trunks
-      UNION SELECT trunk_id FROM provider_cleanups
-      UNION SELECT dispatch_rule_id FROM provider_cleanups`);
-    return new Set(rows.map((row) => row.id).filter(Boolean));
+    return this.trunks.knownProviderIds();
   }
 
   /**
@@ -118,22 +115,14 @@ export class ProviderReconcile {
    */
   private async restoreNumbers(inbound: { trunkId: string; numbers: string[] }[]): Promise<number> {
     const numbersOf = new Map(inbound.map((item) => [item.trunkId, item.numbers]));
-    const stored: { id: number; trunk_id: string; number: string }[] = await this.dataSource.query(
-      `SELECT t.phone_number_id AS id, t.inbound_trunk_id AS trunk_id, n.phone_number AS number
-         FROM sip_trunks t JOIN phone_numbers n ON n.id = t.phone_number_id
-        WHERE t.inbound_trunk_id IS NOT NULL`,
-    );
+    const stored = await this.trunks.storedInboundNumbers();
     let restored = 0;
     for (const row of stored) {
       const numbers = numbersOf.get(row.trunk_id);
       if (!numbers || numbers.includes(row.number)) continue;
-      await this.dataSource
-        .transaction(async (manager) => {
-          const [locked] = await manager.query(
-            `SELECT inbound_trunk_id FROM sip_trunks WHERE phone_number_id = $1 FOR UPDATE SKIP LOCKED`,
-            [row.id],
-          );
-          if (locked?.inbound_trunk_id !== row.trunk_id) return;
+      await this.trunks
+        .transaction(async (trunks) => {
+          if ((await trunks.lockInboundTrunkIfFree(row.id)) !== row.trunk_id) return;
           await this.provider.restoreInboundNumbers(row.trunk_id, [row.number]);
           this.restoredTotal.inc();
           restored++;

@@ -1,14 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { SecretBox, SecretContexts } from '@app/crypto';
 import {
   deploymentId,
-  heldByAnother,
   PHONE_NUMBER_TAKEN,
   PhoneNumber,
+  type ProviderTrunks,
+  type ProvisioningRequestRow,
   SipTrunk,
+  SipTrunksRepository,
   type TrunkChanges,
 } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
@@ -21,14 +23,6 @@ import {
   SipProvisioner,
   TrunkOwner,
 } from '@app/telephony';
-
-interface RequestRow {
-  id: number;
-  phone_number_id: number | null;
-  kind: 'create' | 'update';
-  changes: TrunkChanges;
-  status: string;
-}
 
 /** The trunk as it should be once the request is applied. */
 interface TrunkState {
@@ -43,9 +37,8 @@ interface TrunkState {
 }
 
 /** What a request changed at the provider so far, to keep or to take back. */
-interface Made {
+interface Made extends ProviderTrunks {
   inbound?: ProvisionedInbound;
-  outbound?: string;
   /** The old inbound trunk that gave up its number for the new one (it keeps its id and settings). */
   released?: { trunkId: string; number: string };
 }
@@ -70,6 +63,7 @@ export class SipTrunkProvisioning {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly trunks: SipTrunksRepository,
     @Inject(SIP_PROVISIONER) private readonly provider: SipProvisioner,
     private readonly secrets: SecretBox,
     private readonly config: AppConfig,
@@ -78,16 +72,11 @@ export class SipTrunkProvisioning {
 
   async process(requestId: number): Promise<{ status: string }> {
     const replaced: Made = {};
-    const outcome = await this.dataSource.transaction(async (manager) => {
-      const [request] = (await manager.query(`SELECT * FROM sip_provisioning_requests WHERE id = $1`, [
-        requestId,
-      ])) as RequestRow[];
+    const outcome = await this.trunks.transaction(async (trunks) => {
+      const request = await trunks.request(requestId);
       if (!request || request.status !== 'pending' || request.phone_number_id === null) return 'skipped';
-      const trunk = await manager
-        .getRepository(SipTrunk)
-        .findOne({ where: { id: request.phone_number_id }, lock: { mode: 'pessimistic_write' } });
-      const number = await manager.getRepository(PhoneNumber).findOne({ where: { id: request.phone_number_id } });
-      if (!trunk || !number) return this.settle(manager, request, 'failed', 'The SIP trunk no longer exists.');
+      const { trunk, number } = await trunks.lockTrunk(request.phone_number_id);
+      if (!trunk || !number) return this.settle(trunks, request, 'The SIP trunk no longer exists.');
 
       const current = this.stateOf(number, trunk);
       const wanted = this.apply(current, request.changes, trunk.id);
@@ -95,9 +84,9 @@ export class SipTrunkProvisioning {
       // A number taken by another trunk since the API checked: refuse before the provider sees it.
       if (
         wanted.phoneNumber !== current.phoneNumber &&
-        (await heldByAnother(manager, wanted.phoneNumber, number.id, number.userId))
+        (await trunks.numberHeldByAnother(wanted.phoneNumber, number.id, number.userId))
       )
-        return this.settle(manager, request, 'failed', PHONE_NUMBER_TAKEN);
+        return this.settle(trunks, request, PHONE_NUMBER_TAKEN);
       const recreateInbound =
         first ||
         wanted.phoneNumber !== current.phoneNumber ||
@@ -119,7 +108,7 @@ export class SipTrunkProvisioning {
         if (recreateOutbound)
           created.outbound = await this.provider.createOutboundTrunk(this.outboundSpec(owner, wanted));
         if (recreateInbound) {
-          const spec = await this.inboundSpec(manager, owner, number, wanted);
+          const spec = await this.inboundSpec(trunks, owner, number, wanted);
           if (trunk.inboundTrunkId && wanted.phoneNumber === current.phoneNumber) {
             // Recorded before the call: a release whose answer is lost may still have happened.
             created.released = { trunkId: trunk.inboundTrunkId, number: current.phoneNumber };
@@ -128,31 +117,25 @@ export class SipTrunkProvisioning {
           created.inbound = await this.provider.createInboundTrunk(spec);
         }
       } catch (error) {
-        await this.discard(manager, created);
+        await this.discard(trunks, created);
         this.logger.warn({ requestId, trunkId: trunk.id, error: (error as Error).message }, 'SIP provisioning failed');
         // The provider's own refusal of a number some inbound trunk carries is the caller's 422, not a 502.
         const reason = error instanceof SipNumberTakenError ? PHONE_NUMBER_TAKEN : (error as Error).message;
-        return this.settle(manager, request, 'failed', reason, first ? number.id : undefined);
+        return this.settle(trunks, request, reason, first ? number.id : undefined);
       }
 
       // Settle first: if the API gave up waiting meanwhile, this request must leave nothing behind.
-      const settled = await manager.query(
-        `UPDATE sip_provisioning_requests SET status = 'done', settled_at = now()
-          WHERE id = $1 AND status = 'pending' RETURNING id`,
-        [request.id],
-      );
-      if (settled[0].length === 0) {
-        await this.discard(manager, created);
+      if (!(await trunks.settleDone(request.id))) {
+        await this.discard(trunks, created);
         return 'abandoned';
       }
       if (created.inbound && trunk.inboundTrunkId && trunk.inboundDispatchRuleId) {
         replaced.inbound = { trunkId: trunk.inboundTrunkId, dispatchRuleId: trunk.inboundDispatchRuleId };
       }
       if (created.outbound && trunk.outboundTrunkId) replaced.outbound = trunk.outboundTrunkId;
-      await this.record(manager, replaced);
-      await manager.update(
-        PhoneNumber,
-        { id: number.id },
+      await trunks.recordCleanups(replaced);
+      await trunks.saveProvisioned(
+        number.id,
         {
           phoneNumber: wanted.phoneNumber,
           countryCode: wanted.countryCode,
@@ -160,10 +143,6 @@ export class SipTrunkProvisioning {
           status: 'active',
           ...(request.changes.nickname !== undefined ? { nickname: request.changes.nickname } : {}),
         },
-      );
-      await manager.update(
-        SipTrunk,
-        { id: trunk.id },
         {
           sipUsername: wanted.username,
           ...(request.changes.sip_password_sealed ? { sipPasswordSealed: request.changes.sip_password_sealed } : {}),
@@ -191,12 +170,8 @@ export class SipTrunkProvisioning {
   async cleanUp(): Promise<{ deleted: number; remaining: number }> {
     let deleted = 0;
     let remaining = 0;
-    await this.dataSource.transaction(async (manager) => {
-      const rows: { id: number; kind: string; trunk_id: string; dispatch_rule_id: string | null }[] =
-        await manager.query(
-          `SELECT id, kind, trunk_id, dispatch_rule_id FROM provider_cleanups ORDER BY id LIMIT 100 FOR UPDATE SKIP LOCKED`,
-        );
-      for (const row of rows) {
+    await this.trunks.transaction(async (trunks) => {
+      for (const row of await trunks.lockDueCleanups(100)) {
         try {
           if (row.kind === 'inbound') {
             await this.provider.deleteInboundTrunk({
@@ -206,13 +181,10 @@ export class SipTrunkProvisioning {
           } else {
             await this.provider.deleteOutboundTrunk(row.trunk_id);
           }
-          await manager.query(`DELETE FROM provider_cleanups WHERE id = $1`, [row.id]);
+          await trunks.cleanedUp(row.id);
           deleted++;
         } catch (error) {
-          await manager.query(`UPDATE provider_cleanups SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [
-            row.id,
-            (error as Error).message.slice(0, 1000),
-          ]);
+          await trunks.cleanupFailed(row.id, (error as Error).message);
           remaining++;
         }
       }
@@ -256,13 +228,10 @@ export class SipTrunkProvisioning {
    * races a re-provisioning; a trunk without provisioned inbound side has nothing to tell.
    */
   async refreshDispatch(phoneNumberId: number): Promise<{ status: string }> {
-    return this.dataSource.transaction(async (manager) => {
-      const trunk = await manager
-        .getRepository(SipTrunk)
-        .findOne({ where: { id: phoneNumberId }, lock: { mode: 'pessimistic_write' } });
-      const number = await manager.getRepository(PhoneNumber).findOne({ where: { id: phoneNumberId } });
+    return this.trunks.transaction(async (trunks) => {
+      const { trunk, number } = await trunks.lockTrunk(phoneNumberId);
       if (!trunk?.inboundTrunkId || !trunk.inboundDispatchRuleId || !number) return { status: 'skipped' };
-      const spec = await this.dispatchSpec(manager, await this.ownerFor(trunk.id), number);
+      const spec = await this.dispatchSpec(trunks, await this.ownerFor(trunk.id), number);
       await this.provider.updateInboundDispatch(
         { trunkId: trunk.inboundTrunkId, dispatchRuleId: trunk.inboundDispatchRuleId },
         spec,
@@ -278,29 +247,30 @@ export class SipTrunkProvisioning {
   }
 
   /** Who answers the number's calls: the agent, told the number and the assistant that answers it. */
-  private async dispatchSpec(manager: EntityManager, owner: TrunkOwner, number: { id: number; phoneNumber: string }) {
-    const [assistant] = (await manager.query(
-      `SELECT id FROM assistants WHERE phone_number_id = $1 ORDER BY id LIMIT 1`,
-      [number.id],
-    )) as { id: number }[];
+  private async dispatchSpec(
+    trunks: SipTrunksRepository,
+    owner: TrunkOwner,
+    number: { id: number; phoneNumber: string },
+  ) {
+    const assistant = await trunks.answeringAssistant(number.id);
     return {
       name: `trunk-${owner.trunk}-inbound`,
       owner,
       dispatch: {
         agentName: this.config.livekitAgentName,
-        metadata: { assistant_id: assistant?.id ?? null, phone_number_id: number.id, phone_number: number.phoneNumber },
+        metadata: { assistant_id: assistant, phone_number_id: number.id, phone_number: number.phoneNumber },
       },
     };
   }
 
   private async inboundSpec(
-    manager: EntityManager,
+    trunks: SipTrunksRepository,
     owner: TrunkOwner,
     number: PhoneNumber,
     state: TrunkState,
   ): Promise<InboundTrunkSpec> {
     return {
-      ...(await this.dispatchSpec(manager, owner, { id: number.id, phoneNumber: state.phoneNumber })),
+      ...(await this.dispatchSpec(trunks, owner, { id: number.id, phoneNumber: state.phoneNumber })),
       numbers: [state.phoneNumber],
       ...(state.authorization === 'ip'
         ? { allowedAddresses: state.allowedIps ?? [] }
@@ -327,7 +297,7 @@ export class SipTrunkProvisioning {
    * old trunk, which gets it back. Whatever cannot be deleted now is recorded for the clean-up job; a number that
    * cannot be given back now is given back by the reconcile, which finds the stored trunk without it.
    */
-  private async discard(manager: EntityManager, created: Made) {
+  private async discard(trunks: SipTrunksRepository, created: Made) {
     const leftovers: Made = {};
     if (created.inbound) {
       await this.provider.deleteInboundTrunk(created.inbound).catch(() => (leftovers.inbound = created.inbound));
@@ -346,36 +316,18 @@ export class SipTrunkProvisioning {
     if (created.outbound) {
       await this.provider.deleteOutboundTrunk(created.outbound).catch(() => (leftovers.outbound = created.outbound));
     }
-    await this.record(manager, leftovers);
-  }
-
-  private async record(manager: EntityManager, trunks: Made) {
-    if (trunks.inbound) {
-      await manager.query(
-        `INSERT INTO provider_cleanups (kind, trunk_id, dispatch_rule_id) VALUES ('inbound', $1, $2)`,
-        [trunks.inbound.trunkId, trunks.inbound.dispatchRuleId],
-      );
-    }
-    if (trunks.outbound) {
-      await manager.query(`INSERT INTO provider_cleanups (kind, trunk_id) VALUES ('outbound', $1)`, [trunks.outbound]);
-    }
+    await trunks.recordCleanups(leftovers);
   }
 
   private async settle(
-    manager: EntityManager,
-    request: RequestRow,
-    status: 'failed',
+    trunks: SipTrunksRepository,
+    request: ProvisioningRequestRow,
     error: string,
     pendingNumberId?: number,
   ): Promise<string> {
-    await manager.query(
-      `UPDATE sip_provisioning_requests SET status = $2, error = $3, settled_at = now() WHERE id = $1 AND status = 'pending'`,
-      [request.id, status, error.slice(0, 1000)],
-    );
+    await trunks.settleFailed(request.id, error);
     // A trunk that never came to be is removed with its number.
-    if (pendingNumberId !== undefined) {
-      await manager.query(`DELETE FROM phone_numbers WHERE id = $1 AND status = 'provisioning'`, [pendingNumberId]);
-    }
-    return status;
+    if (pendingNumberId !== undefined) await trunks.removeUnprovisioned(pendingNumberId);
+    return 'failed';
   }
 }
