@@ -34,7 +34,7 @@ const MAX_RETRY_AFTER_MS = 30_000;
 export function createClient(options: ClientOptions): VoiceAssistantClient {
   const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   return createOpenApiClient<paths>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    baseUrl: options.baseUrl,
     headers: { ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}), ...options.headers },
     bodySerializer: serializeBody,
     fetch: withIdempotentRetries(send, options.retries ?? 2),
