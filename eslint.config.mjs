@@ -6,7 +6,15 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/generated-client/**', 'examples/**/dist/**'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'test/generated-client/**',
+      'examples/**/dist/**',
+      'sdk/**/dist/**',
+      'sdk/typescript/test/readme-session/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

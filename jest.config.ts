@@ -13,8 +13,9 @@ const moduleNameMapper = {
     ).compilerOptions.paths,
     { prefix: '<rootDir>/' },
   ),
-  // The reference LiveKit agent (examples/livekit-agent) is an ES module package: its relative imports name the `.js`
-  // its build emits, found here as the `.ts` source (a `.js` file that exists is still found first).
+  // The reference LiveKit agent (examples/livekit-agent) and the SDK (sdk/typescript) are ES module packages: their
+  // relative imports name the `.js` their build emits, found here as the `.ts` source (a `.js` file that exists is
+  // still found first).
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 
@@ -34,6 +35,7 @@ const config: Config = {
         '<rootDir>/apps/**/*.spec.ts',
         '<rootDir>/libs/**/*.spec.ts',
         '<rootDir>/examples/livekit-agent/test/**/*.spec.ts',
+        '<rootDir>/sdk/typescript/test/**/*.spec.ts',
       ],
       moduleNameMapper,
       transform,
@@ -42,7 +44,11 @@ const config: Config = {
       displayName: 'e2e',
       rootDir: '.',
       testEnvironment: 'node',
-      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/examples/livekit-agent/test/**/*.e2e-spec.ts'],
+      testMatch: [
+        '<rootDir>/test/**/*.e2e-spec.ts',
+        '<rootDir>/examples/livekit-agent/test/**/*.e2e-spec.ts',
+        '<rootDir>/sdk/typescript/test/**/*.e2e-spec.ts',
+      ],
       moduleNameMapper,
       transform,
       globalSetup: '<rootDir>/test/support/global-setup.ts',

@@ -1,7 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { OperationObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { loadConfig } from '@app/config';
 import { REQUEST_BODIES_EXTENSION } from '@app/platform';
+import { ApiModule } from './api.module';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -108,6 +111,25 @@ export function createApiDocuments(app: INestApplication): ApiDocuments {
   };
   internal.security = [{ [RUNTIME_SECURITY_SCHEME]: [] }];
   return { public: documentOf(whole, (path) => !isInternalPath(path) && !isHealthPath(path)), internal, whole };
+}
+
+/**
+ * The same documents without a server: the API's modules assembled in Nest's preview mode, which reads the
+ * controllers' metadata and instantiates no provider, so nothing connects to PostgreSQL or Redis. From a fixed
+ * configuration rather than the environment (none of it shapes the documents), so every machine gets the same
+ * document; the SDK is generated from it (scripts/generate-sdk.ts), and sdk/typescript/test checks it against the
+ * document a booted API serves.
+ */
+export async function createApiDocumentsWithoutServer(): Promise<ApiDocuments> {
+  const config = loadConfig({ ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') });
+  const app = await NestFactory.create(ApiModule.forRoot(config), { preview: true, logger: false });
+  // The prefix createHttpApp gives every route.
+  app.setGlobalPrefix('api');
+  try {
+    return createApiDocuments(app);
+  } finally {
+    await app.close();
+  }
 }
 
 /** A copy of the document with the paths `included` names, the tags and schemas they use, and nothing else. */

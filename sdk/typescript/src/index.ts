@@ -1,0 +1,17 @@
+export type { components, operations, paths } from './generated/api.js';
+export { ApiError, type Answer, unwrap } from './answers.js';
+export {
+  type ClientOptions,
+  createClient,
+  idempotencyKey,
+  serializeBody,
+  type VoiceAssistantClient,
+} from './client.js';
+export { items, type LengthAwarePage, pages, type SlimPage } from './pagination.js';
+export {
+  type CallWebhookEvent,
+  verifyWebhook,
+  type WebhookCall,
+  type WebhookCallEvent,
+  WebhookVerificationError,
+} from './webhooks.js';
