@@ -8,7 +8,7 @@
  *   npm run fault:api-crashes [-- rounds]
  */
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { ensureDatabase, runMigrations } from '../../libs/database/src/data-source-options';
 import {
   type CrashableApi,
@@ -30,7 +30,9 @@ async function main(): Promise<void> {
   const postgres = await PrivatePostgres.start();
   const redis = await PrivateRedis.start();
   const services: ServiceProcess[] = [];
+  // One session holds the answer lock; the checks' reads, some at once, go through a pool.
   const database = new Client({ connectionString: postgres.url('voice_assistant') });
+  const reads = new Pool({ connectionString: postgres.url('voice_assistant'), max: 4 });
   try {
     const databaseUrl = postgres.url('voice_assistant');
     await ensureDatabase(databaseUrl);
@@ -76,7 +78,7 @@ async function main(): Promise<void> {
       const started = Date.now();
       const client = await ApiClient.register(api.baseUrl.replace(/\/api$/, ''));
       const account = { id: client.userId, auth: { Authorization: `Bearer ${client.token}` } };
-      const query = async (sql: string, parameters?: unknown[]) => (await database.query(sql, parameters)).rows;
+      const query = async (sql: string, parameters?: unknown[]) => (await reads.query(sql, parameters)).rows;
       const creates = await crashCreates(api, account, query, `round${round}`);
       await holdCrashAnswers(database);
       try {
@@ -108,6 +110,7 @@ async function main(): Promise<void> {
     if (wrong.length > 0 || answeredBeforeKill > 0) process.exitCode = 1;
   } finally {
     await database.end().catch(() => undefined);
+    await reads.end().catch(() => undefined);
     await Promise.all(services.map((service) => service.kill('SIGKILL')));
     await redis.stop();
     await postgres.remove();
