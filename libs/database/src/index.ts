@@ -22,3 +22,4 @@ export * from './lead-imports.repository';
 export * from './dialling.repository';
 export * from './idempotency-keys.repository';
 export * from './named-colours.repository';
+export * from './assistant-links.repository';

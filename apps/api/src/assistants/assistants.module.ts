@@ -1,5 +1,11 @@
 import { Module } from '@nestjs/common';
-import { Assistant, FoldersRepository, LabelsRepository, tenantRepositoryProvider } from '@app/database';
+import {
+  Assistant,
+  AssistantLinksRepository,
+  FoldersRepository,
+  LabelsRepository,
+  tenantRepositoryProvider,
+} from '@app/database';
 import { AssistantsController } from './assistants.controller';
 import { FoldersController } from './folders.controller';
 import { LabelsController } from './labels.controller';
@@ -13,6 +19,7 @@ import { LabelsService } from './labels.service';
     AssistantsService,
     FoldersService,
     LabelsService,
+    AssistantLinksRepository,
     FoldersRepository,
     LabelsRepository,
     tenantRepositoryProvider(Assistant),

@@ -22,9 +22,10 @@ import { SecretBox, SecretContexts } from '@app/crypto';
 import { JobQueue, Jobs } from '@app/jobs';
 import {
   Assistant,
+  type AssistantLinkRows,
+  AssistantLinksRepository,
   InjectTenantRepository,
   lockReferences,
-  ReadReplicas,
   retryingTransaction,
   TenantRepository,
 } from '@app/database';
@@ -57,7 +58,7 @@ export class AssistantsService implements OnModuleInit {
   constructor(
     @InjectTenantRepository(Assistant) private readonly assistants: TenantRepository<Assistant>,
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly reads: ReadReplicas,
+    private readonly links: AssistantLinksRepository,
     private readonly secrets: SecretBox,
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
@@ -78,35 +79,13 @@ export class AssistantsService implements OnModuleInit {
     query: AssistantListQuery,
     request: Request,
   ): Promise<LengthAwarePage<AssistantResponse>> {
-    const conditions = ['a.user_id = $1'];
-    const parameters: unknown[] = [user.id];
-    if (query.folder_id !== undefined) {
-      parameters.push(query.folder_id);
-      conditions.push(`a.folder_id = $${parameters.length}`);
-    }
-    if (query.label_id !== undefined) {
-      parameters.push(query.label_id);
-      conditions.push(
-        `EXISTS (SELECT 1 FROM assistant_labels l WHERE l.assistant_id = a.id AND l.label_id = $${parameters.length})`,
-      );
-    }
-    if (query.search) {
-      parameters.push(`%${query.search.replace(/[\\\\%_]/g, (character) => `\\${character}`)}%`);
-      conditions.push(`a.name ILIKE $${parameters.length}`);
-    }
-    const where = conditions.join(' AND ');
-    const [ids, [{ total }]] = await Promise.all([
-      this.reads.query<{ id: number }>(
-        user.id,
-        `SELECT a.id FROM assistants a WHERE ${where} ORDER BY a.id DESC LIMIT $${parameters.length + 1} OFFSET $${parameters.length + 2}`,
-        [...parameters, query.per_page, (query.page - 1) * query.per_page],
-      ),
-      this.reads.query(user.id, `SELECT count(*)::int AS total FROM assistants a WHERE ${where}`, parameters),
-    ]);
-    const data = await this.responses(
-      user,
-      ids.map((row) => row.id),
+    const [ids, total] = await this.links.page(
+      user.id,
+      { folderId: query.folder_id, labelId: query.label_id, search: query.search },
+      query.per_page,
+      (query.page - 1) * query.per_page,
     );
+    const data = await this.responses(user, ids);
     return lengthAwarePage(
       data,
       total,
@@ -143,7 +122,7 @@ export class AssistantsService implements OnModuleInit {
         status: request.status ?? 'active',
       });
       if (created.webhookUrl) await this.storeSecret(manager, created.id, newWebhookSecret());
-      await this.replaceLinks(manager, created.id, request);
+      await this.links.within(manager).replaceLinks(created.id, request);
       await this.creates.record(manager, 'assistant', created.id);
       return created.id;
     });
@@ -190,7 +169,7 @@ export class AssistantsService implements OnModuleInit {
       await this.assistants.withManager(manager).update(user.id, id, { ...fields, updatedAt: new Date() });
       // The signing secret is made when a webhook URL is first set, and kept (rotated only on request).
       if (request.webhook_url && !current.webhookSecretSealed) await this.storeSecret(manager, id, newWebhookSecret());
-      await this.replaceLinks(manager, id, request);
+      await this.links.within(manager).replaceLinks(id, request);
       const moved = request.phone_number_id !== undefined && request.phone_number_id !== current.phoneNumberId;
       return moved ? [current.phoneNumberId, request.phone_number_id] : [];
     });
@@ -282,37 +261,6 @@ export class AssistantsService implements OnModuleInit {
     if (Object.keys(errors).length > 0) throw new ValidationFailed(errors);
   }
 
-  /** A list sent replaces the old one; `[]` clears it; a list not sent stays. */
-  private async replaceLinks(
-    manager: EntityManager,
-    id: number,
-    request: CreateAssistantRequest | UpdateAssistantRequest,
-  ) {
-    if (request.label_ids) {
-      await manager.query(`DELETE FROM assistant_labels WHERE assistant_id = $1`, [id]);
-      await manager.query(
-        `INSERT INTO assistant_labels (assistant_id, label_id) SELECT $1, unnest($2::int[]) ON CONFLICT DO NOTHING`,
-        [id, request.label_ids],
-      );
-    }
-    if (request.tool_ids) {
-      await manager.query(`DELETE FROM assistant_tools WHERE assistant_id = $1`, [id]);
-      await manager.query(
-        `INSERT INTO assistant_tools (assistant_id, tool_id) SELECT $1, unnest($2::int[]) ON CONFLICT DO NOTHING`,
-        [id, request.tool_ids],
-      );
-    }
-    if (request.secondary_language_ids) {
-      await manager.query(`DELETE FROM assistant_secondary_languages WHERE assistant_id = $1`, [id]);
-      await manager.query(
-        `INSERT INTO assistant_secondary_languages (assistant_id, language_id, position)
-         SELECT $1, language_id, min(position) FROM unnest($2::int[]) WITH ORDINALITY AS item(language_id, position)
-         GROUP BY language_id`,
-        [id, request.secondary_language_ids],
-      );
-    }
-  }
-
   private async one(user: AuthenticatedUser, id: number): Promise<AssistantResponse> {
     const [response] = await this.responses(user, [id]);
     if (!response) throw Errors.assistantNotFound();
@@ -323,10 +271,12 @@ export class AssistantsService implements OnModuleInit {
   private async responses(user: AuthenticatedUser, ids: number[]): Promise<AssistantResponse[]> {
     if (ids.length === 0) return [];
     const rows = await this.assistants.find(user.id, { where: { id: In(ids) } });
-    const links = await this.links(
-      user,
-      ids,
-      rows.flatMap((row) => (row.folderId ? [row.folderId] : [])),
+    const links = this.grouped(
+      await this.links.links(
+        user.id,
+        ids,
+        rows.flatMap((row) => (row.folderId ? [row.folderId] : [])),
+      ),
     );
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => {
@@ -335,44 +285,17 @@ export class AssistantsService implements OnModuleInit {
     });
   }
 
-  private async links(user: AuthenticatedUser, ids: number[], folderIds: number[]): Promise<Links> {
-    const read = (sql: string, parameters: unknown[]) => this.reads.query(user.id, sql, parameters);
-    const [labels, tools, languages, folders] = await Promise.all([
-      read(
-        `SELECT al.assistant_id, l.id, l.name, l.color FROM assistant_labels al JOIN labels l ON l.id = al.label_id
-          WHERE al.assistant_id = ANY($1::int[]) ORDER BY l.id`,
-        [ids],
-      ),
-      read(
-        `SELECT at.assistant_id, t.id, t.name FROM assistant_tools at JOIN tools t ON t.id = at.tool_id
-          WHERE at.assistant_id = ANY($1::int[]) ORDER BY t.id`,
-        [ids],
-      ),
-      read(
-        `SELECT assistant_id, language_id FROM assistant_secondary_languages
-          WHERE assistant_id = ANY($1::int[]) ORDER BY position`,
-        [ids],
-      ),
-      folderIds.length > 0
-        ? read(`SELECT id, name, color FROM folders WHERE id = ANY($1::int[])`, [folderIds])
-        : Promise.resolve([]),
-    ]);
-    const group = <T>(items: (T & { assistant_id: number })[], pick: (item: T) => unknown) => {
-      const map = new Map<number, unknown[]>();
+  private grouped({ labels, tools, languages, folders }: AssistantLinkRows): Links {
+    const group = <Item extends { assistant_id: number }, Picked>(items: Item[], pick: (item: Item) => Picked) => {
+      const map = new Map<number, Picked[]>();
       for (const item of items) map.set(item.assistant_id, [...(map.get(item.assistant_id) ?? []), pick(item)]);
       return map;
     };
     return {
-      labels: group(labels, ({ id, name, color }: { id: number; name: string; color: string | null }) => ({
-        id,
-        name,
-        color,
-      })) as Links['labels'],
-      tools: group(tools, ({ id, name }: { id: number; name: string }) => ({ id, name })) as Links['tools'],
-      languages: group(languages, ({ language_id }: { language_id: number }) => language_id) as Links['languages'],
-      folders: new Map(
-        (folders as { id: number; name: string; color: string | null }[]).map((folder) => [folder.id, folder]),
-      ),
+      labels: group(labels, ({ id, name, color }) => ({ id, name, color })),
+      tools: group(tools, ({ id, name }) => ({ id, name })),
+      languages: group(languages, ({ language_id }) => language_id),
+      folders: new Map(folders.map((folder) => [folder.id, folder])),
     };
   }
 
