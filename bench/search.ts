@@ -14,7 +14,8 @@
  *
  * `--before <commit>`: the passages are loaded under that commit's migrations, a file-level copy of that database
  * gets today's (as an existing deployment would), and that commit's statement on the first is measured against
- * today's on the copy, interleaved round by round. Uses its own throwaway databases and drops only them.
+ * today's on the copy, interleaved round by round (each round in the other order); a commit with today's migrations
+ * is measured on the same database. Uses its own throwaway databases and drops only them.
  *
  *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/search.ts \
  *     [large passages] [runs per kind] [--before <commit>] [--keep]
@@ -358,7 +359,8 @@ async function measure(title: string, phases: Phase[], knowledgebases: Loaded[],
   for (let run = 0; run < runs + 5; run++) {
     for (const loaded of knowledgebases) {
       for (const [kind, query] of QUERY_KINDS) {
-        for (const phase of phases) {
+        // Every other round the other phase goes first, so neither always runs on what the other warmed.
+        for (const phase of run % 2 === 0 ? phases : [...phases].reverse()) {
           const start = nowMs();
           await phase.search.search(loaded.userId, loaded.knowledgebaseId, query, 5);
           const elapsed = nowMs() - start;
@@ -369,6 +371,26 @@ async function measure(title: string, phases: Phase[], knowledgebases: Loaded[],
         }
       }
     }
+  }
+  if (phases.length === 2) {
+    const rows = knowledgebases.flatMap((loaded) =>
+      QUERY_KINDS.map(([kind]) => {
+        const [before, now] = phases.map((phase) => timings.get(key(phase, loaded, kind))!);
+        return [
+          loaded.label,
+          kind,
+          fixed(percentile(before, 95)),
+          fixed(percentile(now, 95)),
+          fixed(percentile(now, 50) / percentile(before, 50), 2),
+          fixed(percentile(now, 95) / percentile(before, 95), 2),
+        ];
+      }),
+    );
+    printTable(
+      `${title}: ${phases[1].name} against ${phases[0].name}`,
+      ['knowledgebase', 'kind', 'before p95 ms', 'now p95 ms', 'p50 ratio', 'p95 ratio'],
+      rows,
+    );
   }
   for (const phase of phases) {
     const rows: (string | number)[][] = [];
@@ -468,9 +490,11 @@ async function latency(
   const cleanups: (() => Promise<void>)[] = [];
   const opened: DataSource[] = [];
   try {
-    // With --before, the passages are loaded under that commit's schema, into a database of their own.
+    // With --before, the passages are loaded under that commit's schema, into a database of their own; a commit
+    // with today's migrations is measured on the same database as today's statement.
+    const sameSchema = before !== undefined && migrationsAt(before).length === migrations.length;
     let loadUrl = environment.databaseUrl;
-    if (before) {
+    if (before && !sameSchema) {
       loadUrl = await sideDatabase(environment, 'before', cleanups);
       await ensureDatabase(loadUrl);
       const schema = new DataSource({ ...dataSourceOptions(loadUrl, 1), migrations: migrationsAt(before) });
@@ -498,7 +522,15 @@ async function latency(
     console.log(`\nloaded and analysed ${passages} passages in ${fixed((nowMs() - started) / 1000)} s`);
 
     const phases: Phase[] = [];
-    if (before) {
+    if (before && sameSchema) {
+      const beforeSource = await connect(loadUrl);
+      const dataSource = await connect(loadUrl);
+      opened.push(beforeSource, dataSource);
+      phases.push(
+        { name: `before (${before})`, search: searchAt(before, beforeSource), dataSource: beforeSource },
+        { name: 'now', search: new PassageSearch(dataSource), dataSource },
+      );
+    } else if (before) {
       // A file-level copy of the loaded database, then today's migrations on it, as on an existing deployment.
       const afterUrl = await sideDatabase(environment, 'after', cleanups);
       const afterName = new URL(afterUrl).pathname.slice(1);
