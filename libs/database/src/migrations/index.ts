@@ -28,6 +28,7 @@ import { PassagesWalkIndex1764124000000 } from './1764124000000-passages-walk-in
 import { SearchPhrasalVerbs1764125000000 } from './1764125000000-search-phrasal-verbs';
 import { LeadsPhoneNumberPerAccount1764126000000 } from './1764126000000-leads-phone-number-per-account';
 import { VoiceRuntime1764127000000 } from './1764127000000-voice-runtime';
+import { PassagesCutVersion1764129100000 } from './1764129100000-passages-cut-version';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -61,4 +62,5 @@ export const migrations = [
   SearchPhrasalVerbs1764125000000,
   LeadsPhoneNumberPerAccount1764126000000,
   VoiceRuntime1764127000000,
+  PassagesCutVersion1764129100000,
 ];
