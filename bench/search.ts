@@ -31,6 +31,7 @@ import { dropDatabase, ensureDatabase, runMigrations } from '../libs/database/sr
 import { migrations } from '../libs/database/src/migrations';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { extractCleanPdfPages, normaliseWhitespace, splitIntoPassages } from '@app/extraction';
+import { htmlToMainText } from '../libs/outbound-http/src/html-text';
 import { createBenchEnvironment } from './support/stack';
 import { fixed, nowMs, onInterrupt, percentile, printTable, runMain } from './support/report';
 import { PARAPHRASED_QUESTIONS, SEARCH_QUESTIONS, type SearchQuestion } from './search-questions';
@@ -46,9 +47,14 @@ const SOURCES = [
   join(__dirname, 'search-corpus', 'price-list.txt'),
   join(__dirname, 'search-corpus', 'dishwasher-manual.txt'),
   join(ROOT, 'node_modules', 'pg', 'LICENSE'),
+  join(__dirname, 'search-corpus', 'mpl-2.0.txt'),
 ];
 /** Read as the worker reads an uploaded PDF: rendered to a PDF of many pages first, then extracted with PDFium. */
 const PDF_SOURCE = join(__dirname, 'search-corpus', 'tenant-handbook.txt');
+/** The same, each page with a running header and a numbered footer, which the extraction drops. */
+const PDF_WITH_FURNITURE = join(__dirname, 'search-corpus', 'gpl-2.0.txt');
+/** Read as the crawler reads a page: its main text, without navigation, banner and footer. */
+const WEB_PAGE = join(__dirname, 'search-corpus', 'bike-workshop.html');
 
 /** The search before this change: every word required, ranked by cover density. */
 const PLAIN_AND_SQL = `
@@ -61,8 +67,8 @@ const PLAIN_AND_SQL = `
 
 const comparable = (text: string) => text.replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
 
-/** A Letter-sized PDF of `text`, its paragraphs wrapped at word boundaries. */
-async function pdfOf(text: string): Promise<Buffer> {
+/** A Letter-sized PDF of `text`, its paragraphs wrapped at word boundaries, with `furniture` on every page. */
+async function pdfOf(text: string, furniture?: { header: string; footer: string }): Promise<Buffer> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
   const lines = text.split('\n').flatMap((paragraph) => {
@@ -77,6 +83,11 @@ async function pdfOf(text: string): Promise<Buffer> {
   for (let start = 0; start < lines.length; start += 60) {
     const page = pdf.addPage([612, 792]);
     page.drawText(lines.slice(start, start + 60).join('\n'), { x: 40, y: 740, size: 10, lineHeight: 12, font });
+    if (furniture) {
+      const number = String(start / 60 + 1);
+      page.drawText(furniture.header, { x: 40, y: 765, size: 9, font });
+      page.drawText(`${furniture.footer} - page ${number}`, { x: 40, y: 20, size: 9, font });
+    }
   }
   return Buffer.from(await pdf.save());
 }
@@ -86,18 +97,24 @@ function withoutThisBenchmark(text: string): string {
   return text.replace(/^## \d+\. Knowledgebase search\b[\s\S]*?(?=^## )/m, '');
 }
 
-async function corpusPassages(): Promise<string[]> {
-  const pages = await extractCleanPdfPages(await pdfOf(readFileSync(PDF_SOURCE, 'utf8')), { engine: 'pdfium' });
+export async function corpusPassages(): Promise<string[]> {
+  const pdfPassages = async (pdf: Buffer) => {
+    const pages = await extractCleanPdfPages(pdf, { engine: 'pdfium' });
+    return splitIntoPassages(pages.filter((page) => page !== '').join('\n\n'));
+  };
+  const furniture = { header: 'GNU General Public License, version 2 - Free Software Foundation', footer: 'gpl-2.0' };
   return [
     ...SOURCES.flatMap((path) =>
       splitIntoPassages(normaliseWhitespace(withoutThisBenchmark(readFileSync(path, 'utf8')))),
     ),
-    ...splitIntoPassages(pages.filter((page) => page !== '').join('\n\n')),
+    ...(await pdfPassages(await pdfOf(readFileSync(PDF_SOURCE, 'utf8')))),
+    ...(await pdfPassages(await pdfOf(readFileSync(PDF_WITH_FURNITURE, 'utf8'), furniture))),
+    ...splitIntoPassages(normaliseWhitespace(htmlToMainText(readFileSync(WEB_PAGE, 'utf8')).text)),
   ];
 }
 
 /** A knowledgebase of a new account, holding `passages` in one document. */
-async function loadKnowledgebase(
+export async function loadKnowledgebase(
   dataSource: DataSource,
   languageId: number | null,
   passages: string[],
@@ -135,7 +152,7 @@ interface RecallFigures {
 }
 
 /** Top-1, top-3 and mean reciprocal rank (over the first 10 results) of one search on one set of questions. */
-async function recallOf(
+export async function recallOf(
   questions: SearchQuestion[],
   passages: string[],
   search: (question: string) => Promise<string[]>,
@@ -163,18 +180,33 @@ async function sharingNoWord(dataSource: DataSource, questions: SearchQuestion[]
   return count;
 }
 
+/**
+ * With --before, that commit's statement runs on a database of that commit's schema and reference data (its related
+ * words), loaded with the same passages, unless the commit has today's migrations.
+ */
 async function recall(
-  databaseUrl: string,
+  environment: { databaseUrl: string },
   english: number,
   passages: string[],
   before: string | undefined,
 ): Promise<void> {
-  const dataSource = await connect(databaseUrl);
-  const beforeSource = before ? await connect(databaseUrl) : undefined;
+  const cleanups: (() => Promise<void>)[] = [];
+  let beforeUrl = environment.databaseUrl;
+  if (before && migrationsAt(before).length !== migrations.length) {
+    beforeUrl = await sideDatabase(environment, 'recall_before', cleanups);
+    await migrateTo(beforeUrl, before);
+  }
+  const dataSource = await connect(environment.databaseUrl);
+  const beforeSource = before ? await connect(beforeUrl) : undefined;
   try {
     const plain = await loadKnowledgebase(dataSource, null, passages);
     const inEnglish = await loadKnowledgebase(dataSource, english, passages);
     await dataSource.query('ANALYZE');
+    const beforeEnglish =
+      beforeSource && beforeUrl !== environment.databaseUrl
+        ? await loadKnowledgebase(beforeSource, english, passages)
+        : inEnglish;
+    if (beforeSource && beforeUrl !== environment.databaseUrl) await beforeSource.query('ANALYZE');
     const contents = (rows: { content: string }[]) => rows.map((row) => row.content);
     const searches: [string, (question: string) => Promise<string[]>][] = [
       [
@@ -187,7 +219,7 @@ async function recall(
       searches.push([
         `${before}, English`,
         async (question) =>
-          contents((await old.search(inEnglish.userId, inEnglish.knowledgebaseId, question, 10)) as never),
+          contents((await old.search(beforeEnglish.userId, beforeEnglish.knowledgebaseId, question, 10)) as never),
       ]);
     }
     const now = new PassageSearch(dataSource);
@@ -209,6 +241,14 @@ async function recall(
       ['project questions', SEARCH_QUESTIONS.filter(answered)],
       ['paraphrased, tuning part', PARAPHRASED_QUESTIONS.filter((question) => !question.heldOut)],
       ['paraphrased, held out', PARAPHRASED_QUESTIONS.filter((question) => question.heldOut)],
+      [
+        'of those, new documents, tuning part',
+        PARAPHRASED_QUESTIONS.filter((question) => question.newDocument && !question.heldOut),
+      ],
+      [
+        'of those, new documents, held out',
+        PARAPHRASED_QUESTIONS.filter((question) => question.newDocument && question.heldOut),
+      ],
     ];
     const rows: (string | number)[][] = [];
     const notes: string[] = [];
@@ -251,6 +291,7 @@ async function recall(
   } finally {
     await dataSource.destroy();
     await beforeSource?.destroy();
+    for (const cleanup of cleanups) await cleanup();
   }
 }
 
@@ -456,6 +497,15 @@ function migrationsAt(commit: string): typeof migrations {
   return migrations.filter((migration) => timestamps.has(/(\d{13})$/.exec(migration.name)![1]));
 }
 
+/** Creates the database and applies the migrations `commit` has. */
+async function migrateTo(databaseUrl: string, commit: string): Promise<void> {
+  await ensureDatabase(databaseUrl);
+  const schema = new DataSource({ ...dataSourceOptions(databaseUrl, 1), migrations: migrationsAt(commit) });
+  await schema.initialize();
+  await schema.runMigrations({ transaction: 'each' });
+  await schema.destroy();
+}
+
 /** A database of the run's, dropped with it (also on Ctrl-C). */
 async function sideDatabase(
   environment: { databaseUrl: string },
@@ -496,11 +546,7 @@ async function latency(
     let loadUrl = environment.databaseUrl;
     if (before && !sameSchema) {
       loadUrl = await sideDatabase(environment, 'before', cleanups);
-      await ensureDatabase(loadUrl);
-      const schema = new DataSource({ ...dataSourceOptions(loadUrl, 1), migrations: migrationsAt(before) });
-      await schema.initialize();
-      await schema.runMigrations({ transaction: 'each' });
-      await schema.destroy();
+      await migrateTo(loadUrl, before);
     }
     const loading = await connect(loadUrl);
     let started = nowMs();
@@ -579,7 +625,7 @@ async function main(): Promise<void> {
     const languages = await connect(environment.databaseUrl, 1);
     const [{ id: english }] = await languages.query(`SELECT id FROM languages WHERE iso_2 = 'en'`);
     await languages.destroy();
-    await recall(environment.databaseUrl, english, corpus, before);
+    await recall(environment, english, corpus, before);
     // 0 passages: recall only.
     if (total > 0) await latency(environment, corpus, total, runs, before);
   } finally {
@@ -588,4 +634,5 @@ async function main(): Promise<void> {
   }
 }
 
-runMain(main);
+// Imported (by a tuning script), it only lends its corpus and measures.
+if (require.main === module) runMain(main);

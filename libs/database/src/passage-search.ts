@@ -37,7 +37,8 @@ export const EXPANSIONS_PER_WORD = 5;
  *   dropped). A word the knowledgebase never uses is replaced by its nearest words one or two edits away.
  * - `expanded`: for the words typed as common words (`expandable`), and for their runs that are phrasal verbs
  *   (a term of their own: "call off"), the related words this knowledgebase uses (search_related_lexemes: WordNet's
- *   synonyms, derivations and similar adjectives for English), the closest
+ *   synonyms, derivations and similar adjectives for English, and for a word this knowledgebase does not use, its
+ *   neighbours by their word vectors), the closest
  *   EXPANSIONS_PER_WORD, each at its relation's weight. They count for the word they expand, never as words of
  *   their own, so a passage holding a word and its synonym counts the word once.
  * - `matches`: each term's words with a weight from their rarity in this knowledgebase (an idf), discounted
@@ -125,6 +126,8 @@ expanded AS (
           ON vocabulary.knowledgebase_id = $2 AND vocabulary.lexeme = relation.related AND vocabulary.passages > 0
        WHERE relation.search_config = config.name AND relation.lexeme = expandable.term
          AND NOT EXISTS (SELECT 1 FROM terms WHERE terms.term = relation.related)
+         -- A neighbour in meaning stands in only for a word this knowledgebase does not use.
+         AND (NOT relation.neighbour OR NOT EXISTS (SELECT 1 FROM known WHERE known.term = expandable.term))
        ORDER BY relation.weight DESC, vocabulary.passages DESC
        LIMIT $10) related
 ),
