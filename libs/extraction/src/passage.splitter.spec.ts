@@ -179,6 +179,19 @@ describe('splitIntoPassages', () => {
     for (const passage of result) expect(passage).not.toMatch(/\*|---|===/);
   });
 
+  it('drops a heading from the passages of a numbered paragraph outside its number', () => {
+    const result = splitIntoPassages(
+      'Preamble\n\nThe licenses for most software are designed to take away your freedom.\n\n' +
+        '3. You may copy and distribute the Program in object code form.\n\n3.1. Or in source code form.',
+      { targetLength: 80, overlap: 0 },
+    );
+    expect(result).toEqual([
+      'Preamble\n\nThe licenses for most software are designed to take away your freedom.',
+      '3. You may copy and distribute the Program in object code form.',
+      '3.1. Or in source code form.',
+    ]);
+  });
+
   it('keeps a heading with the text after it, never alone at the end of a passage', () => {
     const filler = 'A sentence that fills most of the passage before the heading comes along.';
     const result = splitIntoPassages(`${filler}\n\nRefunds\n\nRefunds take five days.`, {

@@ -65,6 +65,8 @@ export class PassageSplitter {
   private current = '';
   /** The heading of the section being read, repeated at the start of its later passages. */
   private heading = '';
+  /** The number of the section the heading opened ("15" of "15. Disclaimer of Warranty"), if it has one. */
+  private headingNumber: string | undefined;
   /** Headings read and not yet followed by any text: they go with the next piece. */
   private pendingHeadings: string[] = [];
 
@@ -85,10 +87,17 @@ export class PassageSplitter {
       if (piece.heading) {
         this.pendingHeadings.push(piece.text);
         this.heading = piece.text;
+        this.headingNumber = sectionNumber(piece.text);
         continue;
       }
       let { text: pieceText, separator } = piece;
       const opensSection = this.pendingHeadings.length > 0;
+      // A numbered paragraph outside the heading's number starts a section of its own ("3. You may copy ..." after
+      // "Preamble"): the heading no longer says where it stands. One right under an unnumbered heading ("NO
+      // WARRANTY", "11. BECAUSE ...") gives the heading its number.
+      const number = separator === '\n\n' ? sectionNumber(pieceText) : undefined;
+      if (number !== undefined && opensSection && this.headingNumber === undefined) this.headingNumber = number;
+      else if (number !== undefined && number !== this.headingNumber) this.heading = '';
       if (opensSection) {
         pieceText = `${this.pendingHeadings.join('\n\n')}\n\n${pieceText}`;
         separator = '\n\n';
@@ -117,6 +126,7 @@ export class PassageSplitter {
     this.prefix = '';
     this.current = '';
     this.heading = '';
+    this.headingNumber = undefined;
     this.pendingHeadings = [];
     return last === '' ? [] : [last];
   }
@@ -161,6 +171,11 @@ export function removeDecoration(text: string): string {
       return RULE_LINE.test(text) && text.replace(/\s/g, '').length >= 3 ? '' : text === trimmed ? line : text;
     })
     .join('\n');
+}
+
+/** The leading number of a numbered heading or paragraph ("15" of "15.2. Claims"), if any. */
+function sectionNumber(text: string): string | undefined {
+  return /^(?:#+\s+)?(\d+)\.(?:\d+\.?)*\s/.exec(text)?.[1];
 }
 
 function isHeading(paragraph: string): boolean {
