@@ -2,7 +2,9 @@
  * Knowledgebase search quality and speed. Not a timed test.
  *
  * Recall: the share of the questions in search-questions.ts whose answer passage is among the top 3, over the
- * project's README and docs and the Apache License 2.0 (split into passages as the worker splits documents),
+ * project's README and docs, the Apache License 2.0 and the documents in search-corpus (plain texts, two of them
+ * rendered to PDFs, one with a running header and footer, and a web page), split into passages as the worker splits
+ * documents,
  * for the search as it was (every word required: `websearch_to_tsquery` with the `simple` configuration, ranked
  * by `ts_rank_cd`) and as it is now, with and without the knowledgebase's language.
  *
