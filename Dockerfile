@@ -33,6 +33,8 @@ ENV NODE_ENV=production
 # The code belongs to root and is read-only to the user that runs it: a compromised process cannot rewrite it.
 COPY --from=production-dependencies /app/node_modules node_modules
 COPY --from=build /app/dist dist
+# The English word neighbours the migrations write into the search's related words (libs/database/src/word-neighbours.ts).
+COPY libs/database/data libs/database/data
 COPY package.json ./
 COPY scripts/migrate.js scripts/container-entrypoint.sh scripts/healthcheck.js scripts/
 USER node

@@ -8,6 +8,8 @@ export interface SearchQuestion {
   answer: string;
   /** Kept out of every tuning run: the figures on these are the ones that tell. */
   heldOut?: boolean;
+  /** Over the documents added last, also counted on their own. */
+  newDocument?: boolean;
 }
 
 export const SEARCH_QUESTIONS: SearchQuestion[] = [
@@ -367,7 +369,179 @@ const PARAPHRASED: Omit<SearchQuestion, 'heldOut'>[] = [
   },
 ];
 
-export const PARAPHRASED_QUESTIONS: SearchQuestion[] = PARAPHRASED.map((question, index) => ({
-  ...question,
-  heldOut: index % 3 === 2,
-}));
+/**
+ * Over three documents added after the rest (2026-11-27), written before the search was tuned on them: the Mozilla
+ * Public License 2.0 as plain text (its warranty and liability sections in boxes of asterisks, its headings underlined
+ * with dashes), the GNU GPL 2.0 as a PDF with a running header and a page footer, and a bicycle workshop's web page
+ * (navigation, cookie banner and footer around its main text). Every third is held out, as above.
+ */
+const NEW_DOCUMENTS: Omit<SearchQuestion, 'heldOut'>[] = [
+  // bench/search-corpus/mpl-2.0.txt
+  {
+    question: 'if I ship a compiled binary do I have to give out the source',
+    answer: 'such Covered Software must also be made available in Source Code Form',
+  },
+  {
+    question: 'can I bundle it in a bigger program under my own licence',
+    answer: 'You may create and distribute a Larger Work under terms of Your choice',
+  },
+  {
+    question: 'where would I have to sue',
+    answer:
+      'may be brought only in the courts of a jurisdiction where the defendant maintains its principal place of business',
+  },
+  {
+    question: 'if the software makes me lose money can I get compensation',
+    answer: 'damages for lost profits, loss of goodwill',
+  },
+  { question: 'does it come with any guarantee', answer: 'basis, without warranty of any kind' },
+  { question: 'who pays for fixing bugs', answer: 'assume the cost of any necessary servicing, repair, or correction' },
+  {
+    question: 'I broke the rules, how do I get my rights back',
+    answer: 'the rights granted under this License from a particular Contributor are reinstated',
+  },
+  {
+    question: 'how long do I have to fix things after being told I am breaking the licence',
+    answer: 'You become compliant prior to 30 days after Your receipt of the notice',
+  },
+  {
+    question: 'what happens if I take a contributor to court over patents',
+    answer: 'If You initiate litigation against any entity by asserting a patent infringement claim',
+  },
+  {
+    question: 'can I use their logo',
+    answer: 'This License does not grant any rights in the trademarks, service marks, or logos',
+  },
+  {
+    question: 'can I charge for support',
+    answer: 'You may choose to offer, and to charge a fee for, warranty, support',
+  },
+  {
+    question: 'may I delete the copyright notices',
+    answer: 'You may not remove or alter the substance of any license notices',
+  },
+  { question: 'who is in charge of new versions of the licence', answer: 'Mozilla Foundation is the license steward' },
+  {
+    question: 'what if a judge says part of the licence is invalid',
+    answer: 'such provision shall be reformed only to the extent necessary to make it enforceable',
+  },
+  {
+    question: 'what if a law stops me from following the licence',
+    answer: 'describe the limitations and the code they affect',
+  },
+  {
+    question: 'how much can I ask for sending someone the source',
+    answer: 'at a charge no more than the cost of distribution to the recipient',
+  },
+  { question: 'is it free to use worldwide', answer: 'world-wide, royalty-free, non-exclusive license' },
+  {
+    question: 'what does control of a company mean here',
+    answer: 'ownership of more than fifty percent (50%) of the outstanding shares',
+  },
+  {
+    question: 'does the patent grant cover code someone took out',
+    answer: 'for any code that a Contributor has removed from Covered Software',
+  },
+  {
+    question: 'what text do I put at the top of my files',
+    answer: 'This Source Code Form is subject to the terms of the Mozilla Public License',
+  },
+  // bench/search-corpus/gpl-2.0.txt, read from a PDF with a running header and footer
+  {
+    question: 'if I give away the program as an executable how long must my offer of the source last',
+    answer: 'valid for at least three years',
+  },
+  {
+    question: 'can I charge money for giving people copies',
+    answer: 'You may charge a fee for the physical act of transferring a copy',
+  },
+  { question: 'can I sell a warranty for it', answer: 'offer warranty protection in exchange for a fee' },
+  { question: 'am I allowed to just run it', answer: 'The act of running the Program is not restricted' },
+  { question: 'what counts as source code', answer: 'preferred form of the work for making modifications to it' },
+  {
+    question: 'do I have to mark the files I edited',
+    answer: 'prominent notices stating that you changed the files',
+  },
+  {
+    question: 'what if a court ruling means I cannot meet the conditions',
+    answer: 'as a consequence of a court judgment or allegation of patent infringement',
+  },
+  {
+    question: 'what happens if I break the licence',
+    answer: 'Any attempt otherwise to copy, modify, sublicense or distribute the Program is void',
+  },
+  {
+    question: 'do people who got copies from me lose their rights too',
+    answer: 'will not have their licenses terminated',
+  },
+  { question: 'is there any guarantee it works', answer: 'THERE IS NO WARRANTY FOR THE PROGRAM' },
+  {
+    question: 'who pays for repairs if it is faulty',
+    answer: 'ASSUME THE COST OF ALL NECESSARY SERVICING, REPAIR OR CORRECTION',
+  },
+  {
+    question: 'can I add my own conditions for the people I give it to',
+    answer: 'You may not impose any further restrictions on the recipients',
+  },
+  {
+    question: 'can I put it inside a closed source commercial product',
+    answer: 'does not permit incorporating your program into proprietary programs',
+  },
+  {
+    question: 'what if patents make it illegal in some countries',
+    answer: 'geographical distribution limitation excluding those countries',
+  },
+  { question: 'can I ask the authors for an exception', answer: 'write to the author to ask for permission' },
+  { question: 'will there be new versions of the licence', answer: 'may publish revised and/or new versions' },
+  {
+    question: 'does another program on the same disk have to be under it too',
+    answer: 'mere aggregation of another work not based on the Program',
+  },
+  { question: 'what should my program print when it starts in interactive mode', answer: 'Gnomovision version 69' },
+  { question: 'does my employer have to sign anything', answer: 'copyright disclaimer' },
+  {
+    question: 'what must I do when I hand out exact copies',
+    answer: 'conspicuously and appropriately publish on each copy an appropriate copyright notice',
+  },
+  // bench/search-corpus/bike-workshop.html, read as the crawler reads a page
+  { question: 'how much is a basic check of my bicycle', answer: 'The Safety Check costs £35' },
+  { question: 'do you work on e-bikes', answer: 'Electric bikes pay a £20 supplement on any package' },
+  {
+    question: 'how long does it take to mend a flat tyre',
+    answer: 'We fix a puncture while you wait, usually within twenty minutes',
+  },
+  { question: 'what does the most thorough service include', answer: 'the bike is stripped to the frame' },
+  { question: 'are parts included in the price of the standard service', answer: 'Parts are charged on top' },
+  {
+    question: 'if I drop my bike off in the morning when can I pick it up',
+    answer: 'Bikes booked in before 10am on a weekday are ready the next working day',
+  },
+  { question: 'what happens if I forget to pick up my bike', answer: 'charged a storage fee of £2 a day' },
+  {
+    question: 'will you ring me if it costs more than you said',
+    answer: 'we call you for approval before we go ahead',
+  },
+  { question: 'are you open on sunday', answer: 'closed on Sundays, Mondays and bank holidays' },
+  { question: 'can I come after work', answer: 'The late evening on Thursday runs until 7pm for commuters' },
+  { question: 'what if the problem comes back after you fixed it', answer: 'we put it right free of charge' },
+  { question: 'is damage from an accident covered', answer: 'Wear and tear and crash damage are not covered' },
+  { question: 'can you pick my bike up from my house', answer: 'we collect your bike from home or work' },
+  { question: 'can I pay with my phone', answer: 'Apple Pay' },
+  {
+    question: 'can I use my cycle to work voucher for a service',
+    answer: 'accepted for parts and accessories but not for servicing',
+  },
+  { question: 'can I borrow a bike while mine is being fixed', answer: 'we lend you a hybrid bike at no charge' },
+  { question: 'what do you do about tubeless tyres', answer: 'resealed with fresh sealant for £18' },
+  { question: 'where is the workshop', answer: 'Our workshop on Mill Lane' },
+  { question: 'can you straighten a buckled wheel', answer: 'truing both wheels' },
+  {
+    question: 'do you put in new gear cables in the big service',
+    answer: 'new cables and outer casings are fitted as standard',
+  },
+];
+
+export const PARAPHRASED_QUESTIONS: SearchQuestion[] = [
+  ...PARAPHRASED.map((question, index) => ({ ...question, heldOut: index % 3 === 2 })),
+  ...NEW_DOCUMENTS.map((question, index) => ({ ...question, heldOut: index % 3 === 2, newDocument: true })),
+];

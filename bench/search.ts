@@ -2,7 +2,9 @@
  * Knowledgebase search quality and speed. Not a timed test.
  *
  * Recall: the share of the questions in search-questions.ts whose answer passage is among the top 3, over the
- * project's README and docs and the Apache License 2.0 (split into passages as the worker splits documents),
+ * project's README and docs, the Apache License 2.0 and the documents in search-corpus (plain texts, two of them
+ * rendered to PDFs, one with a running header and footer, and a web page), split into passages as the worker splits
+ * documents,
  * for the search as it was (every word required: `websearch_to_tsquery` with the `simple` configuration, ranked
  * by `ts_rank_cd`) and as it is now, with and without the knowledgebase's language.
  *
@@ -14,7 +16,8 @@
  *
  * `--before <commit>`: the passages are loaded under that commit's migrations, a file-level copy of that database
  * gets today's (as an existing deployment would), and that commit's statement on the first is measured against
- * today's on the copy, interleaved round by round. Uses its own throwaway databases and drops only them.
+ * today's on the copy, interleaved round by round (each round in the other order); a commit with today's migrations
+ * is measured on the same database. Uses its own throwaway databases and drops only them.
  *
  *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/search.ts \
  *     [large passages] [runs per kind] [--before <commit>] [--keep]
@@ -30,6 +33,7 @@ import { dropDatabase, ensureDatabase, runMigrations } from '../libs/database/sr
 import { migrations } from '../libs/database/src/migrations';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { extractCleanPdfPages, normaliseWhitespace, splitIntoPassages } from '@app/extraction';
+import { htmlToMainText } from '../libs/outbound-http/src/html-text';
 import { createBenchEnvironment } from './support/stack';
 import { fixed, nowMs, onInterrupt, percentile, printTable, runMain } from './support/report';
 import { PARAPHRASED_QUESTIONS, SEARCH_QUESTIONS, type SearchQuestion } from './search-questions';
@@ -45,9 +49,14 @@ const SOURCES = [
   join(__dirname, 'search-corpus', 'price-list.txt'),
   join(__dirname, 'search-corpus', 'dishwasher-manual.txt'),
   join(ROOT, 'node_modules', 'pg', 'LICENSE'),
+  join(__dirname, 'search-corpus', 'mpl-2.0.txt'),
 ];
 /** Read as the worker reads an uploaded PDF: rendered to a PDF of many pages first, then extracted with PDFium. */
 const PDF_SOURCE = join(__dirname, 'search-corpus', 'tenant-handbook.txt');
+/** The same, each page with a running header and a numbered footer, which the extraction drops. */
+const PDF_WITH_FURNITURE = join(__dirname, 'search-corpus', 'gpl-2.0.txt');
+/** Read as the crawler reads a page: its main text, without navigation, banner and footer. */
+const WEB_PAGE = join(__dirname, 'search-corpus', 'bike-workshop.html');
 
 /** The search before this change: every word required, ranked by cover density. */
 const PLAIN_AND_SQL = `
@@ -60,8 +69,8 @@ const PLAIN_AND_SQL = `
 
 const comparable = (text: string) => text.replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
 
-/** A Letter-sized PDF of `text`, its paragraphs wrapped at word boundaries. */
-async function pdfOf(text: string): Promise<Buffer> {
+/** A Letter-sized PDF of `text`, its paragraphs wrapped at word boundaries, with `furniture` on every page. */
+async function pdfOf(text: string, furniture?: { header: string; footer: string }): Promise<Buffer> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
   const lines = text.split('\n').flatMap((paragraph) => {
@@ -76,6 +85,11 @@ async function pdfOf(text: string): Promise<Buffer> {
   for (let start = 0; start < lines.length; start += 60) {
     const page = pdf.addPage([612, 792]);
     page.drawText(lines.slice(start, start + 60).join('\n'), { x: 40, y: 740, size: 10, lineHeight: 12, font });
+    if (furniture) {
+      const number = String(start / 60 + 1);
+      page.drawText(furniture.header, { x: 40, y: 765, size: 9, font });
+      page.drawText(`${furniture.footer} - page ${number}`, { x: 40, y: 20, size: 9, font });
+    }
   }
   return Buffer.from(await pdf.save());
 }
@@ -85,18 +99,24 @@ function withoutThisBenchmark(text: string): string {
   return text.replace(/^## \d+\. Knowledgebase search\b[\s\S]*?(?=^## )/m, '');
 }
 
-async function corpusPassages(): Promise<string[]> {
-  const pages = await extractCleanPdfPages(await pdfOf(readFileSync(PDF_SOURCE, 'utf8')), { engine: 'pdfium' });
+export async function corpusPassages(): Promise<string[]> {
+  const pdfPassages = async (pdf: Buffer) => {
+    const pages = await extractCleanPdfPages(pdf, { engine: 'pdfium' });
+    return splitIntoPassages(pages.filter((page) => page !== '').join('\n\n'));
+  };
+  const furniture = { header: 'GNU General Public License, version 2 - Free Software Foundation', footer: 'gpl-2.0' };
   return [
     ...SOURCES.flatMap((path) =>
       splitIntoPassages(normaliseWhitespace(withoutThisBenchmark(readFileSync(path, 'utf8')))),
     ),
-    ...splitIntoPassages(pages.filter((page) => page !== '').join('\n\n')),
+    ...(await pdfPassages(await pdfOf(readFileSync(PDF_SOURCE, 'utf8')))),
+    ...(await pdfPassages(await pdfOf(readFileSync(PDF_WITH_FURNITURE, 'utf8'), furniture))),
+    ...splitIntoPassages(normaliseWhitespace(htmlToMainText(readFileSync(WEB_PAGE, 'utf8')).text)),
   ];
 }
 
 /** A knowledgebase of a new account, holding `passages` in one document. */
-async function loadKnowledgebase(
+export async function loadKnowledgebase(
   dataSource: DataSource,
   languageId: number | null,
   passages: string[],
@@ -134,7 +154,7 @@ interface RecallFigures {
 }
 
 /** Top-1, top-3 and mean reciprocal rank (over the first 10 results) of one search on one set of questions. */
-async function recallOf(
+export async function recallOf(
   questions: SearchQuestion[],
   passages: string[],
   search: (question: string) => Promise<string[]>,
@@ -162,18 +182,33 @@ async function sharingNoWord(dataSource: DataSource, questions: SearchQuestion[]
   return count;
 }
 
+/**
+ * With --before, that commit's statement runs on a database of that commit's schema and reference data (its related
+ * words), loaded with the same passages, unless the commit has today's migrations.
+ */
 async function recall(
-  databaseUrl: string,
+  environment: { databaseUrl: string },
   english: number,
   passages: string[],
   before: string | undefined,
 ): Promise<void> {
-  const dataSource = await connect(databaseUrl);
-  const beforeSource = before ? await connect(databaseUrl) : undefined;
+  const cleanups: (() => Promise<void>)[] = [];
+  let beforeUrl = environment.databaseUrl;
+  if (before && migrationsAt(before).length !== migrations.length) {
+    beforeUrl = await sideDatabase(environment, 'recall_before', cleanups);
+    await migrateTo(beforeUrl, before);
+  }
+  const dataSource = await connect(environment.databaseUrl);
+  const beforeSource = before ? await connect(beforeUrl) : undefined;
   try {
     const plain = await loadKnowledgebase(dataSource, null, passages);
     const inEnglish = await loadKnowledgebase(dataSource, english, passages);
     await dataSource.query('ANALYZE');
+    const beforeEnglish =
+      beforeSource && beforeUrl !== environment.databaseUrl
+        ? await loadKnowledgebase(beforeSource, english, passages)
+        : inEnglish;
+    if (beforeSource && beforeUrl !== environment.databaseUrl) await beforeSource.query('ANALYZE');
     const contents = (rows: { content: string }[]) => rows.map((row) => row.content);
     const searches: [string, (question: string) => Promise<string[]>][] = [
       [
@@ -186,7 +221,7 @@ async function recall(
       searches.push([
         `${before}, English`,
         async (question) =>
-          contents((await old.search(inEnglish.userId, inEnglish.knowledgebaseId, question, 10)) as never),
+          contents((await old.search(beforeEnglish.userId, beforeEnglish.knowledgebaseId, question, 10)) as never),
       ]);
     }
     const now = new PassageSearch(dataSource);
@@ -208,6 +243,14 @@ async function recall(
       ['project questions', SEARCH_QUESTIONS.filter(answered)],
       ['paraphrased, tuning part', PARAPHRASED_QUESTIONS.filter((question) => !question.heldOut)],
       ['paraphrased, held out', PARAPHRASED_QUESTIONS.filter((question) => question.heldOut)],
+      [
+        'of those, new documents, tuning part',
+        PARAPHRASED_QUESTIONS.filter((question) => question.newDocument && !question.heldOut),
+      ],
+      [
+        'of those, new documents, held out',
+        PARAPHRASED_QUESTIONS.filter((question) => question.newDocument && question.heldOut),
+      ],
     ];
     const rows: (string | number)[][] = [];
     const notes: string[] = [];
@@ -250,6 +293,7 @@ async function recall(
   } finally {
     await dataSource.destroy();
     await beforeSource?.destroy();
+    for (const cleanup of cleanups) await cleanup();
   }
 }
 
@@ -358,7 +402,8 @@ async function measure(title: string, phases: Phase[], knowledgebases: Loaded[],
   for (let run = 0; run < runs + 5; run++) {
     for (const loaded of knowledgebases) {
       for (const [kind, query] of QUERY_KINDS) {
-        for (const phase of phases) {
+        // Every other round the other phase goes first, so neither always runs on what the other warmed.
+        for (const phase of run % 2 === 0 ? phases : [...phases].reverse()) {
           const start = nowMs();
           await phase.search.search(loaded.userId, loaded.knowledgebaseId, query, 5);
           const elapsed = nowMs() - start;
@@ -369,6 +414,26 @@ async function measure(title: string, phases: Phase[], knowledgebases: Loaded[],
         }
       }
     }
+  }
+  if (phases.length === 2) {
+    const rows = knowledgebases.flatMap((loaded) =>
+      QUERY_KINDS.map(([kind]) => {
+        const [before, now] = phases.map((phase) => timings.get(key(phase, loaded, kind))!);
+        return [
+          loaded.label,
+          kind,
+          fixed(percentile(before, 95)),
+          fixed(percentile(now, 95)),
+          fixed(percentile(now, 50) / percentile(before, 50), 2),
+          fixed(percentile(now, 95) / percentile(before, 95), 2),
+        ];
+      }),
+    );
+    printTable(
+      `${title}: ${phases[1].name} against ${phases[0].name}`,
+      ['knowledgebase', 'kind', 'before p95 ms', 'now p95 ms', 'p50 ratio', 'p95 ratio'],
+      rows,
+    );
   }
   for (const phase of phases) {
     const rows: (string | number)[][] = [];
@@ -434,6 +499,15 @@ function migrationsAt(commit: string): typeof migrations {
   return migrations.filter((migration) => timestamps.has(/(\d{13})$/.exec(migration.name)![1]));
 }
 
+/** Creates the database and applies the migrations `commit` has. */
+async function migrateTo(databaseUrl: string, commit: string): Promise<void> {
+  await ensureDatabase(databaseUrl);
+  const schema = new DataSource({ ...dataSourceOptions(databaseUrl, 1), migrations: migrationsAt(commit) });
+  await schema.initialize();
+  await schema.runMigrations({ transaction: 'each' });
+  await schema.destroy();
+}
+
 /** A database of the run's, dropped with it (also on Ctrl-C). */
 async function sideDatabase(
   environment: { databaseUrl: string },
@@ -468,15 +542,13 @@ async function latency(
   const cleanups: (() => Promise<void>)[] = [];
   const opened: DataSource[] = [];
   try {
-    // With --before, the passages are loaded under that commit's schema, into a database of their own.
+    // With --before, the passages are loaded under that commit's schema, into a database of their own; a commit
+    // with today's migrations is measured on the same database as today's statement.
+    const sameSchema = before !== undefined && migrationsAt(before).length === migrations.length;
     let loadUrl = environment.databaseUrl;
-    if (before) {
+    if (before && !sameSchema) {
       loadUrl = await sideDatabase(environment, 'before', cleanups);
-      await ensureDatabase(loadUrl);
-      const schema = new DataSource({ ...dataSourceOptions(loadUrl, 1), migrations: migrationsAt(before) });
-      await schema.initialize();
-      await schema.runMigrations({ transaction: 'each' });
-      await schema.destroy();
+      await migrateTo(loadUrl, before);
     }
     const loading = await connect(loadUrl);
     let started = nowMs();
@@ -498,7 +570,15 @@ async function latency(
     console.log(`\nloaded and analysed ${passages} passages in ${fixed((nowMs() - started) / 1000)} s`);
 
     const phases: Phase[] = [];
-    if (before) {
+    if (before && sameSchema) {
+      const beforeSource = await connect(loadUrl);
+      const dataSource = await connect(loadUrl);
+      opened.push(beforeSource, dataSource);
+      phases.push(
+        { name: `before (${before})`, search: searchAt(before, beforeSource), dataSource: beforeSource },
+        { name: 'now', search: new PassageSearch(dataSource), dataSource },
+      );
+    } else if (before) {
       // A file-level copy of the loaded database, then today's migrations on it, as on an existing deployment.
       const afterUrl = await sideDatabase(environment, 'after', cleanups);
       const afterName = new URL(afterUrl).pathname.slice(1);
@@ -547,7 +627,7 @@ async function main(): Promise<void> {
     const languages = await connect(environment.databaseUrl, 1);
     const [{ id: english }] = await languages.query(`SELECT id FROM languages WHERE iso_2 = 'en'`);
     await languages.destroy();
-    await recall(environment.databaseUrl, english, corpus, before);
+    await recall(environment, english, corpus, before);
     // 0 passages: recall only.
     if (total > 0) await latency(environment, corpus, total, runs, before);
   } finally {
@@ -556,4 +636,5 @@ async function main(): Promise<void> {
   }
 }
 
-runMain(main);
+// Imported (by a tuning script), it only lends its corpus and measures.
+if (require.main === module) runMain(main);

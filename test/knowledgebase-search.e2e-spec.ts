@@ -1,4 +1,5 @@
 import { PassageSearch } from '@app/database';
+import { JobQueue, Jobs } from '@app/jobs';
 import { createAccount, type TestAccount } from './support/factories';
 import { type Stack, startStack } from './support/stack';
 import { waitFor, waitForDocument } from './support/wait-for';
@@ -294,7 +295,10 @@ describe('Knowledgebase search', () => {
       expect(synonym.document_name).toBe('Answer 1');
       expect(synonym.highlight).toBe('Every **child** under twelve **travels** **free**.');
       expect(names(await search(knowledgebaseId, 'when will you decide'))).toEqual(['Answer 3']);
-      expect(names(await search(knowledgebaseId, 'it arrived broken'))).toEqual(['Answer 2']);
+      // "arrived" is in no passage: its neighbours in meaning stand in for it ("travels"), below the similar adjective.
+      const arrived = await search(knowledgebaseId, 'it arrived broken');
+      expect(names(arrived)[0]).toBe('Answer 2');
+      expect(arrived[0].score).toBeGreaterThan(arrived[1]?.score ?? 0);
     });
 
     it('finds what a phrasal verb stands for, in any form of the verb, and only when its words stand together', async () => {
@@ -346,6 +350,104 @@ describe('Knowledgebase search', () => {
       expect(names(await search(knowledgebaseId, '"arrived broken"'))).toEqual(['Answer 2']);
       expect(names(await search(knowledgebaseId, '"arrived damaged"'))).toEqual(['Answer 1']);
     });
+  });
+
+  describe('neighbours in meaning, in English', () => {
+    it('finds a passage that says it in words WordNet does not relate to the question', async () => {
+      const knowledgebaseId = await knowledgebaseWith(
+        [
+          'Bicycles are kept in the shed behind block B.',
+          'Crash damage is not covered by the guarantee.',
+          'Rubbish is collected on Mondays.',
+        ],
+        english,
+      );
+      // bike: bicycle, accident: crash, by their vectors; WordNet relates neither pair.
+      expect(names(await search(knowledgebaseId, 'where does my bike go'))).toEqual(['Answer 1']);
+      const [accident] = await search(knowledgebaseId, 'I had an accident');
+      expect(accident.document_name).toBe('Answer 2');
+      expect(accident.highlight).toBe('**Crash** damage is not covered by the guarantee.');
+    }, 60_000);
+
+    it('leaves a word the passages use, a number and a quoted phrase exact, and other languages as they were', async () => {
+      const paragraphs = [
+        'Every bicycle is checked before it is sold.',
+        'Bike 14 belongs to the caretaker.',
+        'Bike 15 is for hire.',
+      ];
+      const knowledgebaseId = await knowledgebaseWith(paragraphs, english);
+      // The knowledgebase uses "bike": the word is what is meant, its neighbour (bicycle) is not searched for.
+      expect(names(await search(knowledgebaseId, 'bike')).sort()).toEqual(['Answer 2', 'Answer 3']);
+      expect(names(await search(knowledgebaseId, 'bicycle 14'))[0]).toBe('Answer 2');
+      expect(names(await search(knowledgebaseId, '"bike"')).sort()).toEqual(['Answer 2', 'Answer 3']);
+      // "scooter" is in no passage: its neighbour bike stands in, and the number decides between the bikes.
+      expect(names(await search(knowledgebaseId, 'scooter 15'))[0]).toBe('Answer 3');
+
+      const withoutLanguage = await knowledgebaseWith(paragraphs, null);
+      expect(names(await search(withoutLanguage, 'bike')).sort()).toEqual(['Answer 2', 'Answer 3']);
+      expect(await search(withoutLanguage, 'scooter')).toEqual([]);
+    }, 60_000);
+  });
+
+  describe('passages that can be read out', () => {
+    const boxed = (line: string) => `*  ${line.padEnd(68)}*`;
+    const TERMINATION = [
+      '5. Termination',
+      '--------------',
+      '',
+      'The rights granted under this License will terminate automatically if You fail to comply with its terms.',
+    ].join('\n');
+    const WARRANTY = [
+      '*'.repeat(72),
+      boxed(''),
+      boxed('6. Disclaimer of Warranty'),
+      boxed('-------------------------'),
+      boxed(''),
+      boxed('Covered Software is provided under this License on an "as is"'),
+      boxed('basis, without warranty of any kind.'),
+      boxed(''),
+      '*'.repeat(72),
+    ].join('\n');
+    const WARRANTY_PASSAGE =
+      '6. Disclaimer of Warranty\n\nCovered Software is provided under this License on an "as is"\n' +
+      'basis, without warranty of any kind.';
+
+    it('cuts a decorated text into passages without its decoration, each with its section heading', async () => {
+      const knowledgebaseId = await knowledgebaseWith([`${TERMINATION}\n\n${WARRANTY}`], english);
+      const results = await search(knowledgebaseId, 'disclaimer of warranty');
+      expect(results.map((result) => result.content)).toEqual([
+        `5. Termination\n\nThe rights granted under this License will terminate automatically if You fail to comply with its terms.\n\n${WARRANTY_PASSAGE}`,
+      ]);
+      expect(results[0].highlight).not.toMatch(/\*{3}|---/);
+    });
+
+    it('re-cuts what an earlier cutter wrote in the background, searchable throughout', async () => {
+      const knowledgebaseId = await knowledgebaseWith(['Placeholder.'], english);
+      const [document] = await stack.dataSource.query(`SELECT id FROM documents WHERE knowledgebase_id = $1`, [
+        knowledgebaseId,
+      ]);
+      // As the first cutter left a longer licence: decoration kept, the second passage repeating the end of the first.
+      const sentence =
+        'The rights granted under this License will terminate automatically if You fail to comply with its terms.';
+      const old = [`${TERMINATION}`, `${sentence}\n\n${WARRANTY}`];
+      await stack.dataSource.query(`DELETE FROM passages WHERE document_id = $1`, [document.id]);
+      await stack.dataSource.query(
+        `INSERT INTO passages (user_id, knowledgebase_id, document_id, position, content)
+         SELECT user_id, knowledgebase_id, id, ordinality - 1, content
+           FROM documents, unnest($2::text[]) WITH ORDINALITY AS old(content) WHERE id = $1`,
+        [document.id, old],
+      );
+      await stack.dataSource.query(`UPDATE documents SET passages_cut = 1 WHERE id = $1`, [document.id]);
+      expect((await search(knowledgebaseId, 'disclaimer of warranty'))[0].content).toMatch(/^\*{72}/m);
+
+      await stack.api.get(JobQueue).enqueue(Jobs.recutPassages, {});
+      await waitFor(async () => {
+        const [row] = await stack.dataSource.query(`SELECT passages_cut FROM documents WHERE id = $1`, [document.id]);
+        return row.passages_cut === 2 ? true : undefined;
+      });
+      const contents = (await search(knowledgebaseId, 'disclaimer of warranty')).map((result) => result.content);
+      expect(contents).toEqual([`${TERMINATION.replace(/\n-+\n/, '\n')}\n\n${WARRANTY_PASSAGE}`]);
+    }, 60_000);
   });
 
   describe('without a language', () => {

@@ -37,7 +37,8 @@ export const EXPANSIONS_PER_WORD = 5;
  *   dropped). A word the knowledgebase never uses is replaced by its nearest words one or two edits away.
  * - `expanded`: for the words typed as common words (`expandable`), and for their runs that are phrasal verbs
  *   (a term of their own: "call off"), the related words this knowledgebase uses (search_related_lexemes: WordNet's
- *   synonyms, derivations and similar adjectives for English), the closest
+ *   synonyms, derivations and similar adjectives for English, and for a word this knowledgebase does not use, its
+ *   neighbours by their word vectors), the closest
  *   EXPANSIONS_PER_WORD, each at its relation's weight. They count for the word they expand, never as words of
  *   their own, so a passage holding a word and its synonym counts the word once.
  * - `matches`: each term's words with a weight from their rarity in this knowledgebase (an idf), discounted
@@ -125,6 +126,8 @@ expanded AS (
           ON vocabulary.knowledgebase_id = $2 AND vocabulary.lexeme = relation.related AND vocabulary.passages > 0
        WHERE relation.search_config = config.name AND relation.lexeme = expandable.term
          AND NOT EXISTS (SELECT 1 FROM terms WHERE terms.term = relation.related)
+         -- A neighbour in meaning stands in only for a word this knowledgebase does not use.
+         AND (NOT relation.neighbour OR NOT EXISTS (SELECT 1 FROM known WHERE known.term = expandable.term))
        ORDER BY relation.weight DESC, vocabulary.passages DESC
        LIMIT $10) related
 ),
@@ -199,15 +202,17 @@ walked AS (
 chosen AS (
   SELECT id FROM candidates UNION SELECT id FROM walked
 ),
+-- The candidates' mean length is taken here, once: as a subquery of the scoring it ran once per hit (loops=337).
 scored AS (
   SELECT passage.id, length(passage.search_vector) AS length,
+         greatest(avg(length(passage.search_vector)) OVER (), 1)::float8 AS average,
          ts_filter(setweight(passage.search_vector, 'A', (SELECT array_agg(lexeme) FROM matches)), '{a}') AS found
     FROM chosen JOIN passages passage ON passage.id = chosen.id, filters
    WHERE (filters.required IS NULL OR passage.search_vector @@ filters.required)
      AND (filters.excluded IS NULL OR NOT passage.search_vector @@ filters.excluded)
 ),
 hits AS (
-  SELECT scored.id, matches.term, matches.weight, word.position
+  SELECT scored.id, scored.length, scored.average, matches.term, matches.weight, word.position
     FROM scored, unnest(scored.found) entry
     JOIN matches ON matches.lexeme = entry.lexeme,
          unnest(entry.positions) word(position)
@@ -215,11 +220,11 @@ hits AS (
 coverage AS (
   SELECT per_term.id,
          sum(per_term.weight * per_term.occurrences * (1.2 + 1)
-             / (per_term.occurrences + 1.2 * (1 - 0.75 + 0.75 * scored.length / lengths.average))) AS weight,
+             / (per_term.occurrences + 1.2 * (1 - 0.75 + 0.75 * per_term.length / per_term.average))) AS weight,
          count(*) AS terms
-    FROM (SELECT id, term, max(weight) AS weight, count(*) AS occurrences FROM hits GROUP BY id, term) per_term
-    JOIN scored USING (id),
-         (SELECT greatest(avg(length), 1)::float8 AS average FROM scored) lengths
+    FROM (SELECT id, term, max(weight) AS weight, count(*) AS occurrences, min(length) AS length,
+                 min(average) AS average
+            FROM hits GROUP BY id, term) per_term
    GROUP BY per_term.id
 ),
 closeness AS (

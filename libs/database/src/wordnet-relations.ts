@@ -125,7 +125,9 @@ export function readWordnetRelations(directory = wordnetDirectory()): WordRelati
 
 /**
  * Replaces a search configuration's related words with `relations`, stemmed as that configuration indexes words,
- * so a search joins them to a knowledgebase's vocabulary directly. A phrasal verb is keyed as its first word
+ * so a search joins them to a knowledgebase's vocabulary directly; with `keep`, adds them to those it has, a pair
+ * both hold at the greater weight; with `neighbours`, marks the new pairs as neighbours in meaning (which the search
+ * takes only for a word the knowledgebase does not use). A phrasal verb is keyed as its first word
  * stemmed and the others as written (`cancel` under `call off`, also for "called off"), which is how the search
  * looks up its query's runs of words. Runs in the caller's transaction.
  */
@@ -133,6 +135,7 @@ export async function writeRelatedLexemes(
   queryRunner: QueryRunner,
   searchConfig: string,
   relations: WordRelation[],
+  { keep = false, neighbours = false } = {},
 ): Promise<void> {
   await queryRunner.query(`CREATE TEMPORARY TABLE wordnet_relations (word text, related text, weight real)`);
   for (let start = 0; start < relations.length; start += 20_000) {
@@ -143,7 +146,7 @@ export async function writeRelatedLexemes(
       chunk.map(([, , weight]) => weight),
     ]);
   }
-  await queryRunner.query(`DELETE FROM search_related_lexemes WHERE search_config = $1`, [searchConfig]);
+  if (!keep) await queryRunner.query(`DELETE FROM search_related_lexemes WHERE search_config = $1`, [searchConfig]);
   // Phrases are keyed by search_phrase_key, which the migrations before phrasal verbs do not have.
   const phrases = relations.some(([word]) => word.includes(' '))
     ? `UNION ALL
@@ -153,7 +156,7 @@ export async function writeRelatedLexemes(
     : '';
   // A word that stems to nothing (a stop word) or to several lexemes (a hyphenated one) relates nothing.
   await queryRunner.query(
-    `INSERT INTO search_related_lexemes (search_config, lexeme, related, weight)
+    `INSERT INTO search_related_lexemes (search_config, lexeme, related, weight${neighbours ? ', neighbour' : ''})
      WITH stems AS (
        SELECT word, (tsvector_to_array(passage_search_vector($1, word)))[1] AS lexeme
          FROM (SELECT word FROM wordnet_relations WHERE word NOT LIKE '% %'
@@ -161,12 +164,17 @@ export async function writeRelatedLexemes(
         WHERE length(passage_search_vector($1, word)) = 1
        ${phrases}
      )
-     SELECT $1, word.lexeme, related.lexeme, max(relation.weight)
+     SELECT $1, word.lexeme, related.lexeme, max(relation.weight)${neighbours ? ', true' : ''}
        FROM wordnet_relations relation
        JOIN stems word ON word.word = relation.word
        JOIN stems related ON related.word = relation.related
       WHERE word.lexeme <> related.lexeme
-      GROUP BY word.lexeme, related.lexeme`,
+      GROUP BY word.lexeme, related.lexeme
+     ON CONFLICT (search_config, lexeme, related)
+     DO UPDATE SET weight = greatest(search_related_lexemes.weight, excluded.weight)${
+       // A pair WordNet relates too is no mere neighbour: it stays related whatever the knowledgebase holds.
+       neighbours ? ', neighbour = false' : ''
+     }`,
     [searchConfig],
   );
   await queryRunner.query(`DROP TABLE wordnet_relations`);

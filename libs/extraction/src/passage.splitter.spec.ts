@@ -1,4 +1,4 @@
-import { PassageSplitter, splitIntoPassages } from './passage.splitter';
+import { PassageSplitter, rejoinPassages, splitIntoPassages } from './passage.splitter';
 
 /** Deterministic pseudo-random prose: paragraphs of varied length, some far longer than a passage. */
 function generateText(paragraphCount: number): string {
@@ -26,7 +26,8 @@ function generateText(paragraphCount: number): string {
         { length: wordCount },
         (_, index) => `${words[next() % words.length]}${paragraph}x${sentence}x${index}`,
       );
-      sentences.push(`${sentenceWords.join(' ')}${['.', '!', '?'][next() % 3]}`);
+      const joined = sentenceWords.join(' ');
+      sentences.push(`${joined[0].toUpperCase()}${joined.slice(1)}${['.', '!', '?'][next() % 3]}`);
     }
     paragraphs.push(sentences.join(' '));
   }
@@ -55,14 +56,22 @@ describe('splitIntoPassages', () => {
     expect(fullPassages.length).toBeGreaterThan(passages.length / 2);
   });
 
-  it('starts each passage after the first with the tail of the previous one, at a word start', () => {
+  it('starts each passage after the first with whole sentences of the previous one, at most the overlap', () => {
+    let overlapping = 0;
     for (let index = 1; index < passages.length; index += 1) {
       const shared = longestSharedPrefixWithSuffix(passages[index - 1], passages[index]);
-      expect(shared).toBeGreaterThanOrEqual(20);
       expect(shared).toBeLessThanOrEqual(150);
+      if (shared === 0) continue;
+      overlapping += 1;
       const previous = passages[index - 1];
-      expect(previous[previous.length - shared - 1]).toMatch(/\s/);
+      // The repeated part starts a sentence of the previous passage and ends with it.
+      expect(previous.slice(0, previous.length - shared)).toMatch(/[.!?]\s+$/);
     }
+    expect(overlapping).toBeGreaterThan(passages.length / 4);
+  });
+
+  it('ends every passage where a sentence ends', () => {
+    for (const passage of passages) expect(passage).toMatch(/[.!?]$/);
   });
 
   it('covers every word of the text', () => {
@@ -120,7 +129,96 @@ describe('splitIntoPassages', () => {
     for (const passage of result) expect(passage.endsWith('。')).toBe(true);
   });
 
+  it('keeps an abbreviation, an initial or a list number inside its sentence', () => {
+    const text = [
+      'Filters are cleaned monthly, e.g. with warm water. Call No. 5 for help. Ask J. Smith first.',
+      '3. Rinse the filter. The machine is then ready.',
+    ].join(' ');
+    const result = splitIntoPassages(text, { targetLength: 60, overlap: 0 });
+    expect(result).toEqual([
+      'Filters are cleaned monthly, e.g. with warm water.',
+      'Call No. 5 for help. Ask J. Smith first.',
+      '3. Rinse the filter. The machine is then ready.',
+    ]);
+  });
+
+  it('drops decoration and keeps the section heading with every passage of its section', () => {
+    const text = [
+      '5. Termination',
+      '--------------',
+      '',
+      'The rights granted under this License will terminate automatically if You fail to comply.',
+      '',
+      '************************************************************************',
+      '*                                                                      *',
+      '*  6. Disclaimer of Warranty                                           *',
+      '*  -------------------------                                           *',
+      '*                                                                      *',
+      '*  Covered Software is provided under this License on an "as is"       *',
+      '*  basis, without warranty of any kind.                                *',
+      '*                                                                      *',
+      '*  The entire risk as to the quality and performance of the Covered    *',
+      '*  Software is with You.                                               *',
+      '*                                                                      *',
+      '************************************************************************',
+      '',
+      '=====',
+      '',
+      'Should any Covered Software prove defective in any respect, You assume the cost of any necessary servicing.',
+    ].join('\n');
+    const result = splitIntoPassages(text, { targetLength: 200, overlap: 0 });
+    expect(result).toEqual([
+      '5. Termination\n\nThe rights granted under this License will terminate automatically if You fail to comply.',
+      '6. Disclaimer of Warranty\n\nCovered Software is provided under this License on an "as is"\nbasis, without ' +
+        'warranty of any kind.',
+      '6. Disclaimer of Warranty\n\nThe entire risk as to the quality and performance of the Covered\nSoftware is ' +
+        'with You.',
+      '6. Disclaimer of Warranty\n\nShould any Covered Software prove defective in any respect, You assume the ' +
+        'cost of any necessary servicing.',
+    ]);
+    for (const passage of result) expect(passage).not.toMatch(/\*|---|===/);
+  });
+
+  it('drops a heading from the passages of a numbered paragraph outside its number', () => {
+    const result = splitIntoPassages(
+      'Preamble\n\nThe licenses for most software are designed to take away your freedom.\n\n' +
+        '3. You may copy and distribute the Program in object code form.\n\n3.1. Or in source code form.',
+      { targetLength: 80, overlap: 0 },
+    );
+    expect(result).toEqual([
+      'Preamble\n\nThe licenses for most software are designed to take away your freedom.',
+      '3. You may copy and distribute the Program in object code form.',
+      '3.1. Or in source code form.',
+    ]);
+  });
+
+  it('keeps a heading with the text after it, never alone at the end of a passage', () => {
+    const filler = 'A sentence that fills most of the passage before the heading comes along.';
+    const result = splitIntoPassages(`${filler}\n\nRefunds\n\nRefunds take five days.`, {
+      targetLength: 90,
+      overlap: 0,
+    });
+    expect(result).toEqual([filler, 'Refunds\n\nRefunds take five days.']);
+  });
+
   it('rejects an overlap that is not smaller than the target length', () => {
     expect(() => splitIntoPassages('text', { targetLength: 100, overlap: 100 })).toThrow(RangeError);
+  });
+});
+
+describe('rejoinPassages', () => {
+  it('puts back the text an earlier cut made passages of, each repeat of the previous end removed', () => {
+    const first = 'Opening hours are nine to five. Deliveries leave every morning.';
+    const second = 'Deliveries leave every morning.\n\nRefunds take five days.';
+    const third = 'Refunds take five days. Gift cards never expire.';
+    expect(rejoinPassages([first, second, third])).toBe(
+      'Opening hours are nine to five. Deliveries leave every morning.\n\nRefunds take five days. Gift cards never expire.',
+    );
+  });
+
+  it('keeps passages that repeat nothing apart as paragraphs, and a CJK cut joined as it was', () => {
+    expect(rejoinPassages(['One.', 'Two.'])).toBe('One.\n\nTwo.');
+    const ideographs = Array.from({ length: 300 }, (_, index) => String.fromCharCode(0x4e00 + index)).join('');
+    expect(rejoinPassages([ideographs.slice(0, 200), ideographs.slice(180)], 20)).toBe(ideographs);
   });
 });

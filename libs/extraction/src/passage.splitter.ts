@@ -9,21 +9,43 @@ export interface PassageOptions {
 interface TextPiece {
   text: string;
   separator: string;
+  /** A section heading, kept with the piece after it and repeated at the start of the section's later passages. */
+  heading?: boolean;
 }
+
+/**
+ * How passages are cut, stored with each document's passages: a document cut by an earlier version is re-cut in
+ * the background. 1: paragraphs packed, any overlap at a word start, decoration kept. 2: sentences never split
+ * (unless longer than a passage), the overlap whole sentences, section headings kept as context, decoration dropped.
+ */
+export const PASSAGE_CUT_VERSION = 2;
 
 const DEFAULT_TARGET_LENGTH = 1000;
 const DEFAULT_OVERLAP = 150;
 const PARAGRAPH_BREAK = /\n\s*\n/;
-/** After . ! ? (and closing quotes or brackets) followed by whitespace, or after CJK full stops which need none. */
-const SENTENCE_GAP = /(?<=[.!?]["'”’)\]]*)\s+|(?<=[。！？])(?![。！？])\s*/gu;
+/**
+ * After . ! ? (and closing quotes or brackets) followed by whitespace and no lower-case letter, unless the full stop
+ * ends an abbreviation (e.g., No.), an initial or a list number; or after CJK full stops, which need no space.
+ */
+const SENTENCE_GAP =
+  /(?<=[.!?]["'”’)\]]*)(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|No|Nr|Mr|Mrs|Ms|Dr|St|Art|Sec)\.)(?<!(?:^|\s)(?:\d{1,3}|[ivxIVX]{1,4}|\p{L})\.)\s+(?!\p{Ll})|(?<=[\u3002\uff01\uff1f])(?![\u3002\uff01\uff1f])\s*/gu;
 const WORD_GAP = /\s+/g;
-const SENTENCE_START = /(?<=[.!?]["'”’)\]]*)\s+\S|(?<=[。！？])[^\s。！？]/u;
+/** A line of rule characters only: a rule of dashes or equals signs, the top of a box of asterisks, a table's ruling. */
+const RULE_LINE = /^[\s*=\-_~#+|:.\u2022\u00b7]+$/u;
+/** A line inside a box of asterisks: its text between the borders. */
+const BOXED_LINE = /^\*+\s+(.*?)\s+\*+$/;
+/** A section heading: one short line, numbered ("15. Disclaimer of Warranty") or capitalised, ending in no punctuation. */
+const HEADING = /^(?:#{1,6}\s+\S.*|(?:\d+(?:\.\d+)*\.?\s+|[IVX]+\.\s+)?[\p{Lu}\p{N}][^\n]*)$/u;
+const HEADING_MAX_LENGTH = 80;
 
 /**
  * Packs whole paragraphs greedily into passages of about `targetLength` characters, so a search hit comes
- * with enough context. Oversized paragraphs are split into sentences, oversized sentences into words, and
- * oversized words (such as CJK runs without spaces) are cut. Each passage after the first repeats the tail
- * of the previous one, so text near a boundary is still found together with its neighbours.
+ * with enough context and can be read out as it stands. Oversized paragraphs are split into sentences; only a
+ * sentence longer than a passage is split into words, and a word longer than one (such as a CJK run without spaces)
+ * is cut. Each passage after the first repeats the last whole sentences of the previous one (at most `overlap`
+ * characters), so text near a boundary is still found together with its neighbours. Decoration is dropped (rules of
+ * dashes or equals signs, the borders of boxes of asterisks), and a passage that starts inside a section begins with
+ * the section's heading, so a question about the section finds its every part.
  */
 export function splitIntoPassages(text: string, options: PassageOptions = {}): string[] {
   const splitter = new PassageSplitter(options);
@@ -38,8 +60,15 @@ export function splitIntoPassages(text: string, options: PassageOptions = {}): s
 export class PassageSplitter {
   private readonly targetLength: number;
   private readonly overlap: number;
-  /** The passage being packed. */
+  /** The passage being packed: the heading of the section it started in (when repeated), then its text. */
+  private prefix = '';
   private current = '';
+  /** The heading of the section being read, repeated at the start of its later passages. */
+  private heading = '';
+  /** The number of the section the heading opened ("15" of "15. Disclaimer of Warranty"), if it has one. */
+  private headingNumber: string | undefined;
+  /** Headings read and not yet followed by any text: they go with the next piece. */
+  private pendingHeadings: string[] = [];
 
   constructor(options: PassageOptions = {}) {
     this.targetLength = options.targetLength ?? DEFAULT_TARGET_LENGTH;
@@ -55,14 +84,36 @@ export class PassageSplitter {
   add(text: string): string[] {
     const passages: string[] = [];
     for (const piece of splitIntoPieces(text, this.targetLength)) {
+      if (piece.heading) {
+        this.pendingHeadings.push(piece.text);
+        this.heading = piece.text;
+        this.headingNumber = sectionNumber(piece.text);
+        continue;
+      }
+      let { text: pieceText, separator } = piece;
+      const opensSection = this.pendingHeadings.length > 0;
+      // A numbered paragraph outside the heading's number starts a section of its own ("3. You may copy ..." after
+      // "Preamble"): the heading no longer says where it stands. One right under an unnumbered heading ("NO
+      // WARRANTY", "11. BECAUSE ...") gives the heading its number.
+      const number = separator === '\n\n' ? sectionNumber(pieceText) : undefined;
+      if (number !== undefined && opensSection && this.headingNumber === undefined) this.headingNumber = number;
+      else if (number !== undefined && number !== this.headingNumber) this.heading = '';
+      if (opensSection) {
+        pieceText = `${this.pendingHeadings.join('\n\n')}\n\n${pieceText}`;
+        separator = '\n\n';
+        this.pendingHeadings = [];
+      }
+      const length = this.prefix.length + this.current.length + separator.length + pieceText.length;
       if (this.current === '') {
-        this.current = piece.text;
-      } else if (this.current.length + piece.separator.length + piece.text.length <= this.targetLength) {
-        this.current += piece.separator + piece.text;
+        this.current = pieceText;
+      } else if (length <= this.targetLength) {
+        this.current += separator + pieceText;
       } else {
-        passages.push(this.current);
-        const tail = overlapTail(this.current, this.overlap);
-        this.current = tail === '' ? piece.text : tail + piece.separator + piece.text;
+        passages.push(this.prefix + this.current);
+        // A new section starts afresh; a passage inside one repeats its heading and the previous one's last sentences.
+        const tail = opensSection ? '' : overlapTail(this.current, this.overlap);
+        this.prefix = opensSection || this.heading === '' ? '' : `${this.heading}\n\n`;
+        this.current = tail === '' ? pieceText : tail + separator + pieceText;
       }
     }
     return passages;
@@ -70,18 +121,82 @@ export class PassageSplitter {
 
   /** The last passage, once the text has ended. */
   finish(): string[] {
-    const last = this.current;
+    const trailing = this.pendingHeadings.join('\n\n');
+    const last = [this.prefix + this.current, trailing].filter((part) => part !== '').join('\n\n');
+    this.prefix = '';
     this.current = '';
+    this.heading = '';
+    this.headingNumber = undefined;
+    this.pendingHeadings = [];
     return last === '' ? [] : [last];
   }
 }
 
+/**
+ * The text of a document's passages as an earlier cut wrote them, each one's repeat of the previous one's end
+ * removed (at most `overlap` characters, followed by what separated the two pieces), for cutting again.
+ */
+export function rejoinPassages(passages: readonly string[], overlap = DEFAULT_OVERLAP): string {
+  let text = passages[0] ?? '';
+  for (let index = 1; index < passages.length; index += 1) {
+    const previous = passages[index - 1];
+    const passage = passages[index];
+    let repeated = 0;
+    let unbounded = 0;
+    for (let length = Math.min(overlap, previous.length, passage.length); length > 0; length -= 1) {
+      if (!previous.endsWith(passage.slice(0, length))) continue;
+      if (length === passage.length || /\s/.test(passage[length])) {
+        repeated = length;
+        break;
+      }
+      // A cut without a space (CJK text) repeats the end with nothing between.
+      if (unbounded === 0) unbounded = length;
+    }
+    if (repeated === 0) repeated = unbounded >= 10 ? unbounded : 0;
+    const rest = passage.slice(repeated);
+    text += repeated === 0 ? `\n\n${rest}` : rest;
+  }
+  return text;
+}
+
+/** The text without decoration: rule lines become paragraph breaks, boxed lines lose their borders. */
+export function removeDecoration(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      const trimmed = line.trim();
+      // A box's empty row ("*   *", or "* *" once runs of spaces are one) is a rule too.
+      if (/^\*\s*\*$/.test(trimmed)) return '';
+      const text = BOXED_LINE.exec(trimmed)?.[1] ?? trimmed;
+      return RULE_LINE.test(text) && text.replace(/\s/g, '').length >= 3 ? '' : text === trimmed ? line : text;
+    })
+    .join('\n');
+}
+
+/** The leading number of a numbered heading or paragraph ("15" of "15.2. Claims"), if any. */
+function sectionNumber(text: string): string | undefined {
+  return /^(?:#+\s+)?(\d+)\.(?:\d+\.?)*\s/.exec(text)?.[1];
+}
+
+function isHeading(paragraph: string): boolean {
+  return (
+    paragraph.length <= HEADING_MAX_LENGTH &&
+    !paragraph.includes('\n') &&
+    !/[.!?:;,]["'\u201d\u2019)\]]*$/.test(paragraph) &&
+    HEADING.test(paragraph)
+  );
+}
+
 function splitIntoPieces(text: string, maxLength: number): TextPiece[] {
-  const paragraphs = text
+  const paragraphs = removeDecoration(text)
     .split(PARAGRAPH_BREAK)
     .map((paragraph) => paragraph.trim())
     .filter((paragraph) => paragraph !== '');
-  return paragraphs.flatMap((paragraph) => splitToFit({ text: paragraph, separator: '\n\n' }, maxLength, 0));
+  return paragraphs.flatMap((paragraph) =>
+    isHeading(paragraph)
+      ? [{ text: paragraph, separator: '\n\n', heading: true }]
+      : splitToFit({ text: paragraph, separator: '\n\n' }, maxLength, 0),
+  );
 }
 
 /** Each level is only used for pieces the previous level left too long. */
@@ -126,20 +241,17 @@ function cutIntoChunks(text: string, maxLength: number): TextPiece[] {
   return pieces;
 }
 
-/** The last `overlap` characters or fewer, starting at a sentence start if that keeps enough, else at a word start. */
+/** The passage's last whole sentences, at most `overlap` characters in all; none when its last sentence is longer. */
 function overlapTail(passage: string, overlap: number): string {
   if (overlap === 0) return '';
-  if (passage.length <= overlap) return passage;
-  let start = passage.length - overlap;
-  if (isLowSurrogate(passage.charCodeAt(start))) start += 1;
-  const window = passage.slice(start);
-  if (/\s/.test(passage[start - 1])) return window.trim();
-
-  const sentenceStart = window.search(SENTENCE_START);
-  if (sentenceStart > 0 && window.length - sentenceStart >= overlap / 2) return window.slice(sentenceStart).trim();
-  const wordStart = window.search(/(?<=\s)\S/);
-  if (wordStart > 0) return window.slice(wordStart).trim();
-  return window.trim();
+  let start = passage.length;
+  for (const match of [...passage.matchAll(SENTENCE_GAP)].reverse()) {
+    const sentenceStart = match.index + match[0].length;
+    if (passage.length - sentenceStart > overlap) break;
+    start = sentenceStart;
+  }
+  if (start === passage.length && passage.length <= overlap) return passage;
+  return passage.slice(start).trim();
 }
 
 function isLowSurrogate(charCode: number): boolean {

@@ -168,6 +168,17 @@ export const Jobs = {
     retried(4),
     ({ importId }) => `lead-import-${importId}`,
   ),
+  /**
+   * Re-cuts, one document at a time, the passages an earlier version of the cutter wrote (PASSAGE_CUT_VERSION);
+   * each document's passages are replaced in one transaction, so it stays searchable throughout, and a run stopped
+   * anywhere leaves the rest to the next.
+   */
+  recutPassages: defineScheduledJob(
+    Queues.maintenance,
+    'recut-passages',
+    retried(3),
+    (config) => config.documentSweepIntervalSeconds,
+  ),
   /** Re-indexes a knowledgebase's passages in its language's configuration after the language changed. */
   reindexKnowledgebase: defineJob<KnowledgebaseJob>(Queues.documents, 'reindex-knowledgebase', retried(4)),
   /** Enqueues a refresh of every website document whose refresh is due. */

@@ -9,6 +9,7 @@ import {
   DocumentRefreshOutcome,
   Passage,
 } from '@app/database';
+import { PASSAGE_CUT_VERSION } from '@app/extraction';
 
 export interface IngestedPassage {
   content: string;
@@ -106,9 +107,38 @@ export class DocumentStore {
           status: 'active',
           errorMessage: null,
           contentLength: result.contentLength,
+          passagesCut: PASSAGE_CUT_VERSION,
         },
       );
       await manager.delete(DocumentFile, { documentId });
+    });
+  }
+
+  /**
+   * Re-cuts the passages of the next active document an earlier cutter wrote, if any: its row locked (another worker
+   * re-cutting at once takes the next one; a refresh waits), its passages replaced by `recut` of them and the version
+   * recorded, in one transaction. Returns how many passages it now has, or undefined when none is left.
+   */
+  async recutNext(recut: (passages: IngestedPassage[]) => IngestedPassage[]): Promise<number | undefined> {
+    return this.dataSource.transaction(async (manager) => {
+      const [next]: { id: number }[] = await manager.query(
+        `SELECT id FROM documents WHERE status = 'active' AND passages_cut < $1 ORDER BY id LIMIT 1
+            FOR UPDATE SKIP LOCKED`,
+        [PASSAGE_CUT_VERSION],
+      );
+      if (!next) return undefined;
+      const document = await manager.getRepository(Document).findOneByOrFail({ id: next.id });
+      const stored = await manager.find(Passage, {
+        select: { content: true, sourceUrl: true },
+        where: { documentId: document.id },
+        order: { position: 'ASC' },
+      });
+      const passages = recut(stored);
+      await manager.delete(Passage, { documentId: document.id });
+      await this.insertPassages(manager, document, passages, 0);
+      // Not through the entity: a re-cut is no change of the document's, so its updated_at stays.
+      await manager.query(`UPDATE documents SET passages_cut = $2 WHERE id = $1`, [document.id, PASSAGE_CUT_VERSION]);
+      return passages.length;
     });
   }
 

@@ -7,6 +7,7 @@ import { DocumentSweeper } from './document-sweeper.service';
 import { DocumentRefresh } from './document-refresh.service';
 import { DocumentsProcessor, RefreshesProcessor } from './documents.processor';
 import { KnowledgebaseReindex } from './knowledgebase-reindex.service';
+import { PassageRecut } from './passage-recut.service';
 
 /** Document ingestion: the processor, what it uses, and the sweeper the maintenance queue runs. */
 @Module({
@@ -19,7 +20,8 @@ import { KnowledgebaseReindex } from './knowledgebase-reindex.service';
     DocumentSweeper,
     DocumentRefresh,
     KnowledgebaseReindex,
+    PassageRecut,
   ],
-  exports: [DocumentsProcessor, RefreshesProcessor, DocumentSweeper, DocumentRefresh],
+  exports: [DocumentsProcessor, RefreshesProcessor, DocumentSweeper, DocumentRefresh, PassageRecut],
 })
 export class DocumentsModule {}

@@ -7,6 +7,7 @@ import { CallsRepository, IdempotencyKeysRepository } from '@app/database';
 import { handle, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { DocumentSweeper } from '../documents/document-sweeper.service';
 import { DocumentRefresh } from '../documents/document-refresh.service';
+import { PassageRecut } from '../documents/passage-recut.service';
 import { CallWebhooks } from '../calls/call-webhooks.service';
 import { LeadImport } from '../leads/lead-import.service';
 import { CALL_PURGE_BATCH, CALL_PURGE_REST } from './call-purge-pacing';
@@ -20,6 +21,7 @@ export class MaintenanceProcessor extends JobProcessor {
     handle(Jobs.purgeExpiredSessions, () => this.purgeExpiredSessions()),
     handle(Jobs.sweepStuckDocuments, () => this.documentSweeper.sweep()),
     handle(Jobs.enqueueDueRefreshes, () => this.documentRefresh.enqueueDue()),
+    handle(Jobs.recutPassages, () => this.passageRecut.recut()),
     handle(Jobs.purgeIdempotencyKeys, () => this.purgeIdempotencyKeys()),
     handle(Jobs.sweepStuckImports, () => this.leadImports.sweep()),
     handle(Jobs.reapStaleCalls, () => this.callWebhooks.reapStale()),
@@ -31,6 +33,7 @@ export class MaintenanceProcessor extends JobProcessor {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly documentSweeper: DocumentSweeper,
     private readonly documentRefresh: DocumentRefresh,
+    private readonly passageRecut: PassageRecut,
     private readonly leadImports: LeadImport,
     private readonly callWebhooks: CallWebhooks,
     private readonly calls: CallsRepository,

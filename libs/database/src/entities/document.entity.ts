@@ -83,6 +83,10 @@ export class Document extends OwnedEntity {
   @Column({ name: 'sweep_count', type: 'integer', default: 0 })
   sweepCount: number;
 
+  /** The version of the passage cutter that wrote the passages (PASSAGE_CUT_VERSION); older ones are re-cut. */
+  @Column({ name: 'passages_cut', type: 'smallint', default: 1 })
+  passagesCut: number;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -29,6 +29,8 @@ import { SearchPhrasalVerbs1764125000000 } from './1764125000000-search-phrasal-
 import { LeadsPhoneNumberPerAccount1764126000000 } from './1764126000000-leads-phone-number-per-account';
 import { VoiceRuntime1764127000000 } from './1764127000000-voice-runtime';
 import { IdempotentCreates1764128000000 } from './1764128000000-idempotent-creates';
+import { PassagesCutVersion1764129100000 } from './1764129100000-passages-cut-version';
+import { SearchWordNeighbours1764129200000 } from './1764129200000-search-word-neighbours';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -63,4 +65,6 @@ export const migrations = [
   LeadsPhoneNumberPerAccount1764126000000,
   VoiceRuntime1764127000000,
   IdempotentCreates1764128000000,
+  PassagesCutVersion1764129100000,
+  SearchWordNeighbours1764129200000,
 ];
