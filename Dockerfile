@@ -36,7 +36,8 @@ COPY --from=build /app/dist dist
 COPY package.json ./
 COPY scripts/migrate.js scripts/container-entrypoint.sh scripts/healthcheck.js scripts/
 USER node
-EXPOSE 3000 3001
+# 3000: the API (PORT); 3001: a worker's health and metrics (WORKER_PORT); 3002: the API's metrics (METRICS_PORT).
+EXPOSE 3000 3001 3002
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["node", "scripts/healthcheck.js"]
 ENTRYPOINT ["/usr/bin/tini", "--", "scripts/container-entrypoint.sh"]
 CMD ["api"]

@@ -32,6 +32,7 @@ async function npmStart(): Promise<{ npm: ChildProcess; output: string[]; api: n
       NODE_ENV: 'development',
       PORT: String(api),
       WORKER_PORT: String(worker),
+      METRICS_PORT: '0',
       DATABASE_URL: config.databaseUrl,
       REDIS_URL: config.redisUrl,
       QUEUE_BACKEND: config.queueBackend,

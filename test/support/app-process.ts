@@ -33,6 +33,7 @@ export class AppProcess {
           NODE_ENV: 'test',
           PORT: String(port),
           WORKER_PORT: String(port),
+          METRICS_PORT: '0',
           DATABASE_URL: config.databaseUrl,
           REDIS_URL: config.redisUrl,
           QUEUE_BACKEND: config.queueBackend,

@@ -33,7 +33,7 @@ export interface ApiDocuments {
  * authenticated by the runtime's token; health goes to neither; everything else is the public document.
  *
  * In the public document bearer authentication is the default; an operation that declares no security of its own
- * (login, register, metrics) is marked public with `security: []`, so clients and Swagger UI do not send a token
+ * (login, register) is marked public with `security: []`, so clients and Swagger UI do not send a token
  * there. Bodies declared per media type (`ApiBodyPerMediaType`) replace the body inferred from the handler's DTO.
  */
 export function createApiDocuments(app: INestApplication): ApiDocuments {

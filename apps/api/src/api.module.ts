@@ -53,7 +53,7 @@ export class ApiModule {
             }),
           },
         ]),
-        MetricsModule,
+        MetricsModule.forRoot('own-port'),
         RequestInterceptorsModule,
         AuthModule,
         ApiKeysModule,
