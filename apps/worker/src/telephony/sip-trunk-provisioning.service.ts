@@ -11,7 +11,7 @@ import {
   SipTrunk,
   type TrunkChanges,
 } from '@app/database';
-import { JobQueue, Jobs } from '@app/jobs';
+import { type FailureReason, FailureReasons, JobQueue, type JobFailed, jobFailed, Jobs } from '@app/jobs';
 import {
   InboundTrunkSpec,
   OutboundTrunkSpec,
@@ -19,6 +19,7 @@ import {
   SIP_PROVISIONER,
   SipNumberTakenError,
   SipProvisioner,
+  SipProvisioningError,
   TrunkOwner,
 } from '@app/telephony';
 
@@ -76,7 +77,7 @@ export class SipTrunkProvisioning {
     private readonly jobs: JobQueue,
   ) {}
 
-  async process(requestId: number): Promise<{ status: string }> {
+  async process(requestId: number): Promise<{ status: string } | JobFailed> {
     const replaced: Made = {};
     const outcome = await this.dataSource.transaction(async (manager) => {
       const [request] = (await manager.query(`SELECT * FROM sip_provisioning_requests WHERE id = $1`, [
@@ -87,7 +88,8 @@ export class SipTrunkProvisioning {
         .getRepository(SipTrunk)
         .findOne({ where: { id: request.phone_number_id }, lock: { mode: 'pessimistic_write' } });
       const number = await manager.getRepository(PhoneNumber).findOne({ where: { id: request.phone_number_id } });
-      if (!trunk || !number) return this.settle(manager, request, 'failed', 'The SIP trunk no longer exists.');
+      if (!trunk || !number)
+        return this.settle(manager, request, 'The SIP trunk no longer exists.', FailureReasons.trunkGone);
 
       const current = this.stateOf(number, trunk);
       const wanted = this.apply(current, request.changes, trunk.id);
@@ -97,7 +99,7 @@ export class SipTrunkProvisioning {
         wanted.phoneNumber !== current.phoneNumber &&
         (await heldByAnother(manager, wanted.phoneNumber, number.id, number.userId))
       )
-        return this.settle(manager, request, 'failed', PHONE_NUMBER_TAKEN);
+        return this.settle(manager, request, PHONE_NUMBER_TAKEN, FailureReasons.numberHeldByAnotherTrunk);
       const recreateInbound =
         first ||
         wanted.phoneNumber !== current.phoneNumber ||
@@ -131,8 +133,16 @@ export class SipTrunkProvisioning {
         await this.discard(manager, created);
         this.logger.warn({ requestId, trunkId: trunk.id, error: (error as Error).message }, 'SIP provisioning failed');
         // The provider's own refusal of a number some inbound trunk carries is the caller's 422, not a 502.
-        const reason = error instanceof SipNumberTakenError ? PHONE_NUMBER_TAKEN : (error as Error).message;
-        return this.settle(manager, request, 'failed', reason, first ? number.id : undefined);
+        const [message, reason] =
+          error instanceof SipNumberTakenError
+            ? [PHONE_NUMBER_TAKEN, FailureReasons.numberTakenAtProvider]
+            : [
+                (error as Error).message,
+                error instanceof SipProvisioningError
+                  ? FailureReasons.providerRefused
+                  : FailureReasons.unexpected(error),
+              ];
+        return this.settle(manager, request, message, reason, first ? number.id : undefined);
       }
 
       // Settle first: if the API gave up waiting meanwhile, this request must leave nothing behind.
@@ -184,7 +194,7 @@ export class SipTrunkProvisioning {
     // Break after make: the old trunks go only now that nothing points at them.
     if (replaced.inbound || replaced.outbound)
       await this.jobs.enqueue(Jobs.cleanUpProviderTrunks, {}).catch(() => undefined);
-    return { status: outcome };
+    return typeof outcome === 'string' ? { status: outcome } : outcome;
   }
 
   /** Deletes recorded provider trunks; each one that still fails stays recorded for the next run. */
@@ -361,21 +371,22 @@ export class SipTrunkProvisioning {
     }
   }
 
+  /** Fails the request with the error its caller reads; the job ends failed with the reason's class. */
   private async settle(
     manager: EntityManager,
     request: RequestRow,
-    status: 'failed',
     error: string,
+    reason: FailureReason,
     pendingNumberId?: number,
-  ): Promise<string> {
+  ): Promise<JobFailed> {
     await manager.query(
-      `UPDATE sip_provisioning_requests SET status = $2, error = $3, settled_at = now() WHERE id = $1 AND status = 'pending'`,
-      [request.id, status, error.slice(0, 1000)],
+      `UPDATE sip_provisioning_requests SET status = 'failed', error = $2, settled_at = now() WHERE id = $1 AND status = 'pending'`,
+      [request.id, error.slice(0, 1000)],
     );
     // A trunk that never came to be is removed with its number.
     if (pendingNumberId !== undefined) {
       await manager.query(`DELETE FROM phone_numbers WHERE id = $1 AND status = 'provisioning'`, [pendingNumberId]);
     }
-    return status;
+    return jobFailed(reason);
   }
 }
