@@ -55,16 +55,18 @@ export class ApiModule {
         ]),
         MetricsModule.forRoot('own-port'),
         RequestInterceptorsModule,
+        // In the order the OpenAPI document lists their routes: what an assistant links to (a knowledgebase, tools, a
+        // number) before the assistant, so each create's example names ids the ones above it made on a fresh install.
         AuthModule,
         ApiKeysModule,
         LanguagesModule,
+        KnowledgebasesModule,
+        ToolsModule,
+        TelephonyModule,
         AssistantsModule,
         CampaignsModule,
         CallsModule,
         RuntimeModule,
-        KnowledgebasesModule,
-        ToolsModule,
-        TelephonyModule,
         ...extraModules,
       ],
       providers: [
