@@ -78,8 +78,15 @@ describe('npm start stops everything it started, however it is stopped', () => {
   it('on SIGTERM to the npm process alone, as timeout, systemd and most supervisors send it', async () => {
     const { npm, output } = await npmStart();
     lastGroup = npm.pid!;
-    expect(group(npm.pid!).length).toBeGreaterThanOrEqual(4); // npm, sh, start.js, API, worker
+    expect(group(npm.pid!).length).toBeGreaterThanOrEqual(4); // npm, start.js, API, worker
     process.kill(npm.pid!, 'SIGTERM');
+    expect(await allGone(npm.pid!, output)).toBeLessThan(30_000);
+  }, 240_000);
+
+  it('on SIGINT to the npm process alone, as the Scripts table promises (`kill -INT <npm>`)', async () => {
+    const { npm, output } = await npmStart();
+    lastGroup = npm.pid!;
+    process.kill(npm.pid!, 'SIGINT');
     expect(await allGone(npm.pid!, output)).toBeLessThan(30_000);
   }, 240_000);
 
@@ -95,8 +102,8 @@ describe('npm start stops everything it started, however it is stopped', () => {
   it('on SIGKILL to the start script: the API and the worker notice and stop', async () => {
     const { npm, output, api } = await npmStart();
     lastGroup = npm.pid!;
-    const shell = childrenOf(npm.pid!);
-    const start = shell.flatMap(childrenOf);
+    // package.json's `exec`: the start script is npm's child, not a shell's.
+    const start = childrenOf(npm.pid!);
     expect(start).toHaveLength(1);
     process.kill(start[0], 'SIGKILL');
     expect(await allGone(npm.pid!, output)).toBeLessThan(30_000);
