@@ -5,7 +5,7 @@ import { AppProcess, freePort } from './support/app-process';
 import { type Stack, scrapeApiMetrics, startStack, testConfig } from './support/stack';
 import { QUEUE_BACKEND } from './support/test-environment';
 import { JobQueue, Queues } from '@app/jobs';
-import { waitFor, waitForDocument } from './support/wait-for';
+import { UNTIL_STALLED, waitFor, waitForDocument } from './support/wait-for';
 
 describe('Health and readiness', () => {
   let stack: Stack;
@@ -147,28 +147,32 @@ describe('The API process’s metrics listener', () => {
   let api: AppProcess | undefined;
   afterAll(() => api?.stop());
 
-  it('serves /api/metrics on METRICS_PORT alone, names it once at boot, and writes no line per scrape', async () => {
-    const metricsPort = await freePort();
-    api = await AppProcess.start({ LOG_LEVEL: 'info', METRICS_PORT: String(metricsPort) });
-    const scrape = () => fetch(`http://127.0.0.1:${metricsPort}/api/metrics`);
-    for (let scrapes = 0; scrapes < 3; scrapes++) expect((await scrape()).status).toBe(200);
-    expect((await fetch(`http://127.0.0.1:${metricsPort}/api/health`)).status).toBe(404);
-    expect((await fetch(`http://127.0.0.1:${metricsPort}/api/metrics`, { method: 'POST' })).status).toBe(405);
-    expect((await fetch(`${api.baseUrl}/metrics`)).status).toBe(404);
-    // A request line is written when its response closes: one for a public request sent after the scrapes shows
-    // that the scrapes' lines would have been written by then.
-    await fetch(`${api.baseUrl}/user/api-keys`);
-    const lines = await waitFor(async () => {
-      const parsed = api!.output
-        .join('')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as { msg?: string; req?: { path?: string } });
-      return parsed.some((line) => line.req?.path === '/api/user/api-keys') ? parsed : undefined;
-    }, 10_000);
-    expect(lines.filter((line) => line.req?.path?.includes('metrics'))).toEqual([]);
-    expect(lines.filter((line) => line.msg?.startsWith('Metrics on '))).toEqual([
-      expect.objectContaining({ msg: `Metrics on http://localhost:${metricsPort}/api/metrics` }),
-    ]);
-  }, 120_000);
+  it(
+    'serves /api/metrics on METRICS_PORT alone, names it once at boot, and writes no line per scrape',
+    async () => {
+      const metricsPort = await freePort();
+      api = await AppProcess.start({ LOG_LEVEL: 'info', METRICS_PORT: String(metricsPort) });
+      const scrape = () => fetch(`http://127.0.0.1:${metricsPort}/api/metrics`);
+      for (let scrapes = 0; scrapes < 3; scrapes++) expect((await scrape()).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/api/health`)).status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/api/metrics`, { method: 'POST' })).status).toBe(405);
+      expect((await fetch(`${api.baseUrl}/metrics`)).status).toBe(404);
+      // A request line is written when its response closes: one for a public request sent after the scrapes shows
+      // that the scrapes' lines would have been written by then.
+      await fetch(`${api.baseUrl}/user/api-keys`);
+      const lines = await waitFor(async () => {
+        const parsed = api!.output
+          .join('')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { msg?: string; req?: { path?: string } });
+        return parsed.some((line) => line.req?.path === '/api/user/api-keys') ? parsed : undefined;
+      }, 10_000);
+      expect(lines.filter((line) => line.req?.path?.includes('metrics'))).toEqual([]);
+      expect(lines.filter((line) => line.msg?.startsWith('Metrics on '))).toEqual([
+        expect.objectContaining({ msg: `Metrics on http://localhost:${metricsPort}/api/metrics` }),
+      ]);
+    },
+    UNTIL_STALLED,
+  );
 });

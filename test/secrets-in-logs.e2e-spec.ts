@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { type LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { AppProcess } from './support/app-process';
 import { unheldNumber } from './support/factories';
-import { waitFor } from './support/wait-for';
+import { UNTIL_STALLED, waitFor } from './support/wait-for';
 
 /** Secrets must never reach a log line, even at the most verbose level. */
 describe('Secrets in logs', () => {
@@ -19,7 +19,7 @@ describe('Secrets in logs', () => {
       AppProcess.start({ LOG_LEVEL: 'trace' }),
       AppProcess.start({ LOG_LEVEL: 'trace' }, 'worker'),
     ]);
-  }, 120_000);
+  }, UNTIL_STALLED);
   afterAll(async () => {
     await api?.stop();
     await worker?.stop();
