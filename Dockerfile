@@ -9,6 +9,9 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
+# The Swagger UI distribution's install script pings Scarf's analytics; package.json denies it (allowScripts) and
+# turns it off (scarfSettings), and so does this, for whatever npm version the base image brings.
+ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
@@ -18,6 +21,7 @@ RUN npm run build
 
 FROM ${NODE_IMAGE} AS production-dependencies
 WORKDIR /app
+ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
 # Without the embedded PostgreSQL and pino-pretty (optional: development only) and without peer-only packages
 # (TypeScript and ts-node, which typeorm and valibot name as optional peers): 194 MB of node_modules instead of 284.

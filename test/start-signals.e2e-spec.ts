@@ -82,24 +82,16 @@ describe('npm start stops everything it started, however it is stopped', () => {
   });
   let lastGroup = 0;
 
-  it(
-    'on SIGTERM to the npm process alone, as timeout, systemd and most supervisors send it',
-    async () => {
+  it.each<[NodeJS.Signals, string]>([
+    ['SIGTERM', 'as timeout, systemd and most supervisors send it'],
+    ['SIGINT', 'as the Scripts table promises (`kill -INT <npm>`)'],
+  ])(
+    'on %s to the npm process alone, %s',
+    async (signal) => {
       const { npm, output } = await npmStart();
       lastGroup = npm.pid!;
       expect(group(npm.pid!).length).toBeGreaterThanOrEqual(4); // npm, start.js, API, worker
-      process.kill(npm.pid!, 'SIGTERM');
-      expect(await allGone(npm.pid!, output)).toBeLessThan(30_000);
-    },
-    UNTIL_STALLED,
-  );
-
-  it(
-    'on SIGINT to the npm process alone, as the Scripts table promises (`kill -INT <npm>`)',
-    async () => {
-      const { npm, output } = await npmStart();
-      lastGroup = npm.pid!;
-      process.kill(npm.pid!, 'SIGINT');
+      process.kill(npm.pid!, signal);
       expect(await allGone(npm.pid!, output)).toBeLessThan(30_000);
     },
     UNTIL_STALLED,
