@@ -9,6 +9,9 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
+# The Swagger UI distribution's install script pings Scarf's analytics; package.json denies it (allowScripts) and
+# turns it off (scarfSettings), and so does this, for whatever npm version the base image brings.
+ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
@@ -18,6 +21,7 @@ RUN npm run build
 
 FROM ${NODE_IMAGE} AS production-dependencies
 WORKDIR /app
+ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
 # Without the embedded PostgreSQL and pino-pretty (optional: development only) and without peer-only packages
 # (TypeScript and ts-node, which typeorm and valibot name as optional peers): 194 MB of node_modules instead of 284.
@@ -38,7 +42,8 @@ COPY libs/database/data libs/database/data
 COPY package.json ./
 COPY scripts/migrate.js scripts/container-entrypoint.sh scripts/healthcheck.js scripts/
 USER node
-EXPOSE 3000 3001
+# 3000: the API (PORT); 3001: a worker's health and metrics (WORKER_PORT); 3002: the API's metrics (METRICS_PORT).
+EXPOSE 3000 3001 3002
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["node", "scripts/healthcheck.js"]
 ENTRYPOINT ["/usr/bin/tini", "--", "scripts/container-entrypoint.sh"]
 CMD ["api"]

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Local all-in-one start: builds if the sources changed since the last build, finds (or starts) the database and
-// picks the queue backend, prepares the database, then runs the API and one worker as child processes. Ctrl-C or
-// SIGTERM (to this process, or to the `npm start` above it) is passed to both, which drain and exit; if one dies,
-// the other is stopped too. An embedded PostgreSQL started here is stopped after both.
+// picks the queue backend, prepares the database, then runs the API and one worker as child processes. Ctrl-C,
+// SIGINT or SIGTERM (to this process, or to the `npm start` above it, which forwards them: package.json's `exec`
+// makes this process npm's child) is passed to both, which drain and exit; if one dies, the other is stopped too.
+// An embedded PostgreSQL started here is stopped after both.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -48,25 +49,34 @@ async function buildIfChanged() {
   fs.utimesSync(BUILT, started, started);
 }
 
-/** The parent of `pid` (Linux's /proc), or undefined where that cannot be read. */
-function parentOf(pid) {
+/** The parent of `pid` and its command name (Linux's /proc), or undefined where that cannot be read. */
+function processOf(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) || undefined;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return {
+      parent: Number(fields[1]) || undefined,
+      command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    };
   } catch {
     return undefined;
   }
 }
 
+const SHELLS = new Set(['sh', 'dash', 'bash', 'ash', 'zsh', 'busybox']);
+
 /**
- * Calls `onGone` once the process that started this one is gone. Under `npm start`, npm runs this through `sh -c`,
- * which neither passes SIGTERM on nor outlives npm's own SIGKILL: so both the shell and npm above it are watched.
+ * Calls `onGone` once the process that started this one is gone. `npm start` execs this in place of the shell npm
+ * runs scripts with, so npm is the parent and the SIGINT or SIGTERM npm forwards reaches this process (a shell
+ * waiting for its command passes neither on). Run through a shell all the same (`npm run start` from an older
+ * package.json, or `sh -c`), the shell is watched and npm above it too: the shell outlives neither npm's SIGKILL.
  */
 function watchStarter(onGone) {
   const parent = process.ppid;
   const watched = [parent];
-  if (process.env.npm_lifecycle_event) {
-    const npm = parentOf(parent);
+  const shell = processOf(parent);
+  if (process.env.npm_lifecycle_event && shell && SHELLS.has(shell.command)) {
+    const npm = shell.parent;
     if (npm && npm > 1) watched.push(npm);
   }
   const timer = setInterval(() => {

@@ -6,7 +6,7 @@ import { DialScheduler } from '../apps/worker/src/dialer/dial-scheduler.service'
 import { AppProcess } from './support/app-process';
 import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
 import { type Stack, startStack } from './support/stack';
-import { waitFor } from './support/wait-for';
+import { UNTIL_STALLED, waitFor } from './support/wait-for';
 
 const RUNTIME_TOKEN = 'runtime-token-for-dialer-tests-0123456789';
 const runtime = { Authorization: `Bearer ${RUNTIME_TOKEN}` };
@@ -462,50 +462,54 @@ describe('Campaign dialer with a worker killed mid-dial', () => {
     await stack.close();
   });
 
-  it('loses no lead and dials nobody twice', async () => {
-    const fast = {
-      JOB_LOCK_MS: '2000',
-      JOB_STALLED_CHECK_MS: '1000',
-      DIAL_LEASE_SECONDS: '5',
-      DIALER_INTERVAL_SECONDS: '1',
-    };
-    // The first worker's provider hangs, so it dies while its dials are under way.
-    workers.push(await AppProcess.start({ ...fast, LOCAL_DIALER_LATENCY_MS: '600000' }, 'worker'));
-    const caller = await f.number(account);
-    const agent = await f.assistant(account);
-    const target = await f.campaign(account, { assistant_id: agent.id, phone_number_ids: [caller.id] });
-    const leads = [];
-    for (const phone of ['+14155550161', '+14155550162', '+14155550163'])
-      leads.push(await f.lead(account, target.id, phone));
-    await f.start(account, target.id);
-    const dialing = async () =>
-      (
-        await stack.dataSource.query(
-          `SELECT count(*)::int AS n FROM calls WHERE campaign_id = $1 AND dial_state = 'dialing'`,
-          [target.id],
-        )
-      )[0].n as number;
-    await waitFor(async () => ((await dialing()) === 3 ? true : undefined), 30_000);
-    await workers[0].stop(); // SIGKILL, mid-dial
+  it(
+    'loses no lead and dials nobody twice',
+    async () => {
+      const fast = {
+        JOB_LOCK_MS: '2000',
+        JOB_STALLED_CHECK_MS: '1000',
+        DIAL_LEASE_SECONDS: '5',
+        DIALER_INTERVAL_SECONDS: '1',
+      };
+      // The first worker's provider hangs, so it dies while its dials are under way.
+      workers.push(await AppProcess.start({ ...fast, LOCAL_DIALER_LATENCY_MS: '600000' }, 'worker'));
+      const caller = await f.number(account);
+      const agent = await f.assistant(account);
+      const target = await f.campaign(account, { assistant_id: agent.id, phone_number_ids: [caller.id] });
+      const leads = [];
+      for (const phone of ['+14155550161', '+14155550162', '+14155550163'])
+        leads.push(await f.lead(account, target.id, phone));
+      await f.start(account, target.id);
+      const dialing = async () =>
+        (
+          await stack.dataSource.query(
+            `SELECT count(*)::int AS n FROM calls WHERE campaign_id = $1 AND dial_state = 'dialing'`,
+            [target.id],
+          )
+        )[0].n as number;
+      await waitFor(async () => ((await dialing()) === 3 ? true : undefined), 30_000);
+      await workers[0].stop(); // SIGKILL, mid-dial
 
-    workers.push(await AppProcess.start(fast, 'worker'));
-    // Once the lease (5 s) has run out, the dialer's periodic look hands each dial to the new worker as a resumed
-    // attempt. The look is asked for here rather than waited for: its schedule belongs to the maintenance tests.
-    const dials = await waitFor(
-      async () => {
-        await stack.api.get(JobQueue).enqueue(Jobs.dialCampaigns, {});
-        const rows = await f.dials(target.id);
-        return rows.length >= 3 ? rows : undefined;
-      },
-      120_000,
-      1000,
-    );
-    const calls = await stack.dataSource.query(
-      `SELECT lead_id, dial_state FROM calls WHERE campaign_id = $1 ORDER BY lead_id`,
-      [target.id],
-    );
-    expect(calls).toEqual(leads.map((lead) => ({ lead_id: lead.id, dial_state: 'dialed' })));
-    expect(new Set(dials.map((dial) => dial.attempt_id)).size).toBe(3);
-    expect(await f.dials(target.id)).toHaveLength(3);
-  }, 300_000);
+      workers.push(await AppProcess.start(fast, 'worker'));
+      // Once the lease (5 s) has run out, the dialer's periodic look hands each dial to the new worker as a resumed
+      // attempt. The look is asked for here rather than waited for: its schedule belongs to the maintenance tests.
+      const dials = await waitFor(
+        async () => {
+          await stack.api.get(JobQueue).enqueue(Jobs.dialCampaigns, {});
+          const rows = await f.dials(target.id);
+          return rows.length >= 3 ? rows : undefined;
+        },
+        120_000,
+        1000,
+      );
+      const calls = await stack.dataSource.query(
+        `SELECT lead_id, dial_state FROM calls WHERE campaign_id = $1 ORDER BY lead_id`,
+        [target.id],
+      );
+      expect(calls).toEqual(leads.map((lead) => ({ lead_id: lead.id, dial_state: 'dialed' })));
+      expect(new Set(dials.map((dial) => dial.attempt_id)).size).toBe(3);
+      expect(await f.dials(target.id)).toHaveLength(3);
+    },
+    UNTIL_STALLED,
+  );
 });

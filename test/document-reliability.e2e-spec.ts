@@ -4,7 +4,7 @@ import { JobQueue, Jobs } from '@app/jobs';
 import { type LocalSite, type RouteHandler, sendHtml, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { createWorkerApp } from '../apps/worker/src/worker.app';
 import { createAccount } from './support/factories';
-import { type Stack, startStack, testConfig } from './support/stack';
+import { type Stack, scrapeApiMetrics, startStack, testConfig } from './support/stack';
 import { HeldPage } from './support/held-page';
 import { waitForDocument } from './support/wait-for';
 
@@ -103,8 +103,8 @@ describe('Document processing reliability', () => {
           [knowledgebase],
         );
         expect(counts).toEqual({ documents: 0, files: 0 });
-        const metrics = await broken.http.get('/api/metrics').expect(200);
-        expect(metrics.text).toMatch(/job_enqueue_failures_total\{queue="documents",job="process-document"\} 1/);
+        const metrics = await (await scrapeApiMetrics(broken.api)).text();
+        expect(metrics).toMatch(/job_enqueue_failures_total\{queue="documents",job="process-document"\} 1/);
       } finally {
         await broken.close();
       }

@@ -1,10 +1,11 @@
 import request from 'supertest';
 import { createApiApp } from '../apps/api/src/api.app';
 import { createAccount } from './support/factories';
-import { type Stack, startStack, testConfig } from './support/stack';
+import { AppProcess, freePort } from './support/app-process';
+import { type Stack, scrapeApiMetrics, startStack, testConfig } from './support/stack';
 import { QUEUE_BACKEND } from './support/test-environment';
 import { JobQueue, Queues } from '@app/jobs';
-import { waitFor, waitForDocument } from './support/wait-for';
+import { UNTIL_STALLED, waitFor, waitForDocument } from './support/wait-for';
 
 describe('Health and readiness', () => {
   let stack: Stack;
@@ -80,18 +81,23 @@ describe('Metrics', () => {
   });
   afterAll(() => stack.close());
 
-  it('exposes request timings by route pattern on the API', async () => {
+  it('exposes request timings by route pattern on the API, on its metrics port only', async () => {
     await stack.http.get('/api/health').expect(200);
     await stack.http.get('/api/user/knowledgebases/123').expect(401);
-    const response = await stack.http.get('/api/metrics').expect(200);
-    expect(response.headers['content-type']).toMatch(/^text\/plain/);
-    expect(response.text).toContain('process_cpu_user_seconds_total');
-    expect(response.text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/api\/health"[^}]*\} \d+/);
-    expect(response.text).toMatch(/route="\/api\/user\/knowledgebases\/:id",status="401"/);
+    const response = await scrapeApiMetrics(stack.api);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+    const text = await response.text();
+    expect(text).toContain('process_cpu_user_seconds_total');
+    expect(text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/api\/health"[^}]*\} \d+/);
+    expect(text).toMatch(/route="\/api\/user\/knowledgebases\/:id",status="401"/);
+    // The public port, which a load balancer exposes, has no metrics route; a scrape is not a timed request.
+    await stack.http.get('/api/metrics').expect(404);
+    expect(await (await scrapeApiMetrics(stack.api)).text()).not.toContain('route="/api/metrics"');
   });
 
   it('keeps each app to its own metrics: no job metrics on the API, no HTTP timings on the worker', async () => {
-    const api = (await stack.http.get('/api/metrics').expect(200)).text;
+    const api = await (await scrapeApiMetrics(stack.api)).text();
     expect(api).toContain('db_pool_connections{state="in_use"}');
     expect(api).toContain('db_pool_waiting_requests');
     expect(api).toContain(`queue_backend_up{backend="${QUEUE_BACKEND}"} 1`);
@@ -135,4 +141,38 @@ describe('Metrics', () => {
     }, 10_000);
     expect({ state: await job.getState(), attempts: job.attemptsMade }).toEqual({ state: 'failed', attempts: 1 });
   }, 60_000);
+});
+
+describe('The API process’s metrics listener', () => {
+  let api: AppProcess | undefined;
+  afterAll(() => api?.stop());
+
+  it(
+    'serves /api/metrics on METRICS_PORT alone, names it once at boot, and writes no line per scrape',
+    async () => {
+      const metricsPort = await freePort();
+      api = await AppProcess.start({ LOG_LEVEL: 'info', METRICS_PORT: String(metricsPort) });
+      const scrape = () => fetch(`http://127.0.0.1:${metricsPort}/api/metrics`);
+      for (let scrapes = 0; scrapes < 3; scrapes++) expect((await scrape()).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/api/health`)).status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/api/metrics`, { method: 'POST' })).status).toBe(405);
+      expect((await fetch(`${api.baseUrl}/metrics`)).status).toBe(404);
+      // A request line is written when its response closes: one for a public request sent after the scrapes shows
+      // that the scrapes' lines would have been written by then.
+      await fetch(`${api.baseUrl}/user/api-keys`);
+      const lines = await waitFor(async () => {
+        const parsed = api!.output
+          .join('')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { msg?: string; req?: { path?: string } });
+        return parsed.some((line) => line.req?.path === '/api/user/api-keys') ? parsed : undefined;
+      }, 10_000);
+      expect(lines.filter((line) => line.req?.path?.includes('metrics'))).toEqual([]);
+      expect(lines.filter((line) => line.msg?.startsWith('Metrics on '))).toEqual([
+        expect.objectContaining({ msg: `Metrics on http://localhost:${metricsPort}/api/metrics` }),
+      ]);
+    },
+    UNTIL_STALLED,
+  );
 });

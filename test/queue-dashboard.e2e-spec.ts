@@ -1,6 +1,7 @@
 import { JobQueue, Queues } from '@app/jobs';
+import { createAccount } from './support/factories';
 import { type Stack, startStack } from './support/stack';
-import { waitFor } from './support/wait-for';
+import { waitFor, waitForDocument } from './support/wait-for';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
@@ -77,6 +78,40 @@ describe('Queue dashboard', () => {
       expect(answers.map((answer) => answer.status).sort()).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
       expect(answers.find((answer) => answer.status === 429)!.headers['retry-after']).toMatch(/^\d+$/);
     }, 30_000);
+
+    it('names a failed document’s reason by its class, and nothing of the document or its account', async () => {
+      const account = await createAccount(stack);
+      const knowledgebase = (
+        await stack.http.post('/api/user/knowledgebases').set(account.auth).send({ name: 'Reasons' }).expect(201)
+      ).body.data.id;
+      const secret = 'sk_live_IN_THE_FILE_ONLY_4417';
+      const document = (
+        await stack.http
+          .post(`/api/user/knowledgebases/${knowledgebase}/documents`)
+          .set(account.auth)
+          .field('name', 'Board minutes')
+          .field('type', 'pdf')
+          .attach('file', Buffer.from(`Plain text, not a PDF. ${secret}`), 'board-minutes-private.pdf')
+          .expect(201)
+      ).body.data.id;
+      // What the owner reads is as it was.
+      expect(await waitForDocument(stack, account, knowledgebase, document)).toMatchObject({
+        status: 'failed',
+        error_message: 'The file content does not match the declared type "pdf"',
+      });
+      const failed = await waitFor(async () => {
+        const response = await stack.http
+          .get(`/api/admin/queues/api/queues?activeQueue=${Queues.documents}&status=failed&page=1&jobsPerPage=50`)
+          .set('Authorization', operator)
+          .expect(200);
+        const queue = response.body.queues.find((each: { name: string }) => each.name === Queues.documents);
+        const job = queue?.jobs.find((each: { data: { documentId?: number } }) => each.data.documentId === document);
+        return job ? { job, text: JSON.stringify(response.body) } : undefined;
+      }, 15_000);
+      expect(failed.job.failedReason).toBe('process-document failed: content does not match the declared type');
+      for (const hidden of [secret, 'board-minutes-private', 'Board minutes', account.email])
+        expect(failed.text).not.toContain(hidden);
+    }, 45_000);
 
     it('shows every queue, and lets the operator retry and remove a failed job', async () => {
       await stack.http.get('/api/admin/queues').set('Authorization', operator).expect(200).expect(/<html/i);

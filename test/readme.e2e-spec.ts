@@ -25,11 +25,12 @@ describe('The README’s first session', () => {
 
   it('works pasted twice into one shell, each time with its own account and ids', async () => {
     const { port } = stack.api.getHttpServer().address() as AddressInfo;
-    const script = (await readmeFirstSession()).replaceAll('localhost:3000', `127.0.0.1:${port}`);
+    // As written: only PORT tells it where the API is.
+    const script = await readmeFirstSession();
     // One shell, the block pasted twice: what the first paste left in variables must not break the second.
     const { stdout, stderr } = await run('bash', ['-c', `${script}\n${script}`], {
       cwd: directory,
-      env: { PATH: `${dirname(process.execPath)}:${process.env.PATH}`, HOME: directory },
+      env: { PATH: `${dirname(process.execPath)}:${process.env.PATH}`, HOME: directory, PORT: String(port) },
       timeout: 120_000,
     });
     const documents = [...stdout.matchAll(/^document (\d+): (\w+)$/gm)].map((match) => [Number(match[1]), match[2]]);

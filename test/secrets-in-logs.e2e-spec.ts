@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { type LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { AppProcess } from './support/app-process';
 import { unheldNumber } from './support/factories';
+import { UNTIL_STALLED, waitFor } from './support/wait-for';
 
 /** Secrets must never reach a log line, even at the most verbose level. */
 describe('Secrets in logs', () => {
@@ -18,7 +19,7 @@ describe('Secrets in logs', () => {
       AppProcess.start({ LOG_LEVEL: 'trace' }),
       AppProcess.start({ LOG_LEVEL: 'trace' }, 'worker'),
     ]);
-  }, 120_000);
+  }, UNTIL_STALLED);
   afterAll(async () => {
     await api?.stop();
     await worker?.stop();
@@ -98,6 +99,61 @@ describe('Secrets in logs', () => {
     expect(parsed.some((line) => typeof line.msg === 'string' && line.msg.startsWith('Listening on http://'))).toBe(
       true,
     );
+  });
+
+  it('names a failed job’s reason by its class in the worker’s line, never the document’s name or content', async () => {
+    const headers = (token?: string) => ({
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    });
+    const registered = (await (
+      await fetch(`${api.baseUrl}/auth/register`, {
+        method: 'POST',
+        headers: headers(),
+        body: JSON.stringify({
+          name: 'Reasons',
+          email: `reasons-${Date.now()}@example.com`,
+          password: 'a long password',
+        }),
+      })
+    ).json()) as { token: string };
+    const knowledgebase = (await (
+      await fetch(`${api.baseUrl}/user/knowledgebases`, {
+        method: 'POST',
+        headers: headers(registered.token),
+        body: JSON.stringify({ name: 'Reasons' }),
+      })
+    ).json()) as { data: { id: number } };
+    const secret = 'sk_live_IN_A_FILE_NEVER_IN_LOGS_9921';
+    const form = new FormData();
+    form.set('name', 'Salaries 2026');
+    form.set('type', 'docx');
+    form.set('file', new Blob([`Not a Word document. ${secret}`]), 'salaries-private.docx');
+    const created = await fetch(`${api.baseUrl}/user/knowledgebases/${knowledgebase.data.id}/documents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${registered.token}` },
+      body: form,
+    });
+    expect(created.status).toBe(201);
+    const documentId = ((await created.json()) as { data: { id: number } }).data.id;
+
+    const line = await waitFor(async () =>
+      worker.output
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((each) => JSON.parse(each) as Record<string, any>)
+        .find((each) => each.msg === 'job finished' && each.jobId === `document-${documentId}`),
+    );
+    expect(line).toMatchObject({
+      level: 40,
+      queue: 'documents',
+      job: 'process-document',
+      outcome: 'failed',
+      error: 'process-document failed: content does not match the declared type',
+    });
+    const logs = api.output.join('') + worker.output.join('');
+    for (const hidden of [secret, 'salaries-private', 'Salaries 2026']) expect(logs).not.toContain(hidden);
   });
 
   it('writes a boot failure as one pino line naming every bad variable at once', async () => {

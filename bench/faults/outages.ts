@@ -172,6 +172,7 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_MINUTE: '100000',
       SHUTDOWN_DRAIN_SECONDS: '0',
+      METRICS_PORT: '0',
       DOCUMENT_STUCK_AFTER_SECONDS: '10',
       DOCUMENT_SWEEP_INTERVAL_SECONDS: '2',
       JOB_RETRY_DELAY_MS: '500',

@@ -64,6 +64,7 @@ async function main(): Promise<void> {
       CRAWL_DELAY_MS: '0',
       RATE_LIMIT_PER_MINUTE: '100000',
       SHUTDOWN_DRAIN_SECONDS: '0',
+      METRICS_PORT: '0',
       // A killed worker's jobs are taken over quickly; a job lost altogether is swept soon.
       JOB_LOCK_MS: '2000',
       JOB_STALLED_CHECK_MS: '1000',

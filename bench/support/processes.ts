@@ -88,6 +88,8 @@ export function productionEnv(environment: { name: string; databaseUrl: string }
     LOG_FORMAT: 'json',
     SHUTDOWN_DRAIN_SECONDS: '0',
     RATE_LIMIT_PER_MINUTE: '100000000',
+    // Any free port: benchmarks run several APIs, and beside `npm start` on the machine.
+    METRICS_PORT: '0',
   };
 }
 

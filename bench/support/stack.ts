@@ -45,6 +45,7 @@ export function benchConfig(
     QUEUE_PREFIX: environment.name,
     LOG_LEVEL: 'silent',
     ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    METRICS_PORT: '0',
     ...overrides,
   });
 }

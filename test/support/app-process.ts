@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { testConfig } from './stack';
-import { waitFor } from './wait-for';
+import { cpuOf, waitWhileProgressing } from './wait-for';
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -33,6 +33,7 @@ export class AppProcess {
           NODE_ENV: 'test',
           PORT: String(port),
           WORKER_PORT: String(port),
+          METRICS_PORT: '0',
           DATABASE_URL: config.databaseUrl,
           REDIS_URL: config.redisUrl,
           QUEUE_BACKEND: config.queueBackend,
@@ -57,8 +58,16 @@ export class AppProcess {
         (response) => (response.status === 200 ? true : undefined),
         () => undefined,
       );
-    // One that never gets ready is not left running behind the failed test.
-    await waitFor(ready, 60_000, 200).catch(async (error: unknown) => {
+    // Ready once it answers, however long compiling the sources takes on a loaded machine, as long as it works at it
+    // (its CPU time advances); one that exits, or stalls, is not left running behind the failed test.
+    const readyOrExited = async () => {
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(
+          `${app} exited (${child.signalCode ?? child.exitCode}) before it was ready:\n${api.output.join('')}`,
+        );
+      return ready();
+    };
+    await waitWhileProgressing(readyOrExited, () => cpuOf(child.pid!), 30_000, 200).catch(async (error: unknown) => {
       await api.stop();
       throw error;
     });

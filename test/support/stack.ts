@@ -2,6 +2,7 @@ import type { DynamicModule, INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { type AppConfig, loadConfig } from '@app/config';
+import { METRICS_PATH, MetricsServer } from '@app/platform';
 import { createApiApp } from '../../apps/api/src/api.app';
 import { createWorkerApp } from '../../apps/worker/src/worker.app';
 import { servedDocuments } from './api-documents';
@@ -26,6 +27,8 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
     // Every test request comes from 127.0.0.1: one address's budget would be spent across suites within a minute.
     // The rate-limit tests set their own small limit.
     RATE_LIMIT_PER_MINUTE: '1000000',
+    // Any free port: several stacks run in one process, and beside `npm start` on the machine.
+    METRICS_PORT: '0',
     ...overrides,
   });
 }
@@ -94,6 +97,11 @@ function conformingClient(server: Parameters<typeof request>[0], conformance: Op
     };
   }
   return wrapped as unknown as Client;
+}
+
+/** A scrape of the API's metrics listener (METRICS_PORT), as Prometheus makes it. */
+export async function scrapeApiMetrics(api: INestApplication): Promise<Response> {
+  return fetch(`http://127.0.0.1:${api.get(MetricsServer).port}${METRICS_PATH}`);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { processCpuMs } from '../../bench/support/http-load';
 import type { Stack } from './stack';
 import type { TestAccount } from './factories';
 
@@ -13,6 +14,45 @@ export async function waitFor<T>(
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/**
+ * The outer bound (Jest's timeout) of a test whose waits scale with what they wait for (`waitWhileProgressing`): only
+ * a hang reaches it, never a slow machine.
+ */
+export const UNTIL_STALLED = 30 * 60_000;
+
+/**
+ * Polls until `check` returns a value for as long as `progress` keeps changing (rows imported, a process's CPU time
+ * while it compiles and boots): a wait that scales with the work and with how loaded the machine is, instead of a
+ * fixed deadline a slower run misses. Fails once `progress` has stood still for `stallMs`.
+ */
+export async function waitWhileProgressing<T>(
+  check: () => Promise<T | undefined>,
+  progress: () => Promise<unknown> | unknown,
+  stallMs: number,
+  intervalMs = 200,
+): Promise<T> {
+  let last = JSON.stringify(await progress());
+  let changedAt = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    const now = JSON.stringify(await progress());
+    if (now !== last) [last, changedAt] = [now, Date.now()];
+    else if (Date.now() - changedAt > stallMs)
+      throw new Error(`No progress for ${stallMs} ms (still at ${now}), and the condition is not met`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** The CPU time a process has used so far (ms), or `gone`: a process compiling, booting or working advances it. */
+export function cpuOf(pid: number): number | 'gone' {
+  try {
+    return processCpuMs(pid);
+  } catch {
+    return 'gone';
   }
 }
 

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { OperationObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { loadConfig } from '@app/config';
+import { requestExampleOf } from '@app/contracts';
 import { REQUEST_BODIES_EXTENSION } from '@app/platform';
 import { ApiModule } from './api.module';
 
@@ -13,6 +14,22 @@ const INTERNAL_PATH_PREFIX = '/api/internal/';
 const isInternalPath = (path: string) => path.startsWith(INTERNAL_PATH_PREFIX);
 /** Liveness and readiness are for operations staff and their probes (see the README), in neither document. */
 const isHealthPath = (path: string) => path === '/api/health' || path.startsWith('/api/health/');
+
+/** What each section of Swagger UI is about; a tag an operation names without one here fails the document's lint. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Authentication: 'Register an account, and sign in and out with a session token',
+  'API keys': 'Tokens for integrations: kept until deleted',
+  Assistants: 'The AI voice assistants that answer and place calls, and the languages they speak',
+  Knowledgebases: 'What assistants know: websites crawled and files parsed into passages, and their search',
+  'Mid-call tools': 'HTTP endpoints an assistant calls during a call, and test calls to them',
+  Telephony: 'SIP trunks and the phone numbers assistants call from and answer',
+  Folders: 'Folders to sort assistants into',
+  Labels: 'Coloured labels to mark assistants with',
+  Campaigns: 'Outbound campaigns: an assistant calling a list of leads, started and stopped',
+  Leads: 'The people a campaign calls, one by one or imported from CSV',
+  Calls: 'Calls placed and answered, their transcripts, and single calls placed now',
+  'Voice runtime': 'What the voice runtime calls while it answers and places calls',
+};
 
 /** The security scheme of the internal document. */
 const RUNTIME_SECURITY_SCHEME = 'runtime';
@@ -36,7 +53,7 @@ export interface ApiDocuments {
  * authenticated by the runtime's token; health goes to neither; everything else is the public document.
  *
  * In the public document bearer authentication is the default; an operation that declares no security of its own
- * (login, register, metrics) is marked public with `security: []`, so clients and Swagger UI do not send a token
+ * (login, register) is marked public with `security: []`, so clients and Swagger UI do not send a token
  * there. Bodies declared per media type (`ApiBodyPerMediaType`) replace the body inferred from the handler's DTO.
  */
 export function createApiDocuments(app: INestApplication): ApiDocuments {
@@ -70,10 +87,12 @@ export function createApiDocuments(app: INestApplication): ApiDocuments {
       // Every internal route takes the runtime's token (the internal document's default), whatever it declares.
       if (isInternalPath(path)) delete operation.security;
       else if (!operation.security) operation.security = [];
-      // Path ids are parsed by ResourceIdPipe: whole numbers only, whatever the handler's TypeScript type says.
+      // Path ids are parsed by ResourceIdPipe: whole numbers only, whatever the handler's TypeScript type says. Their
+      // example is the first id a fresh install hands out, which "Try it out" fills in.
       for (const parameter of operation.parameters ?? []) {
         if ('in' in parameter && parameter.in === 'path' && parameter.schema && 'type' in parameter.schema) {
           if (parameter.schema.type === 'number') parameter.schema.type = 'integer';
+          if (parameter.schema.type === 'integer') parameter.example ??= 1;
         }
       }
       // Idempotency keys are kept per user: the runtime's routes, which no user calls, do not read them.
@@ -86,7 +105,19 @@ export function createApiDocuments(app: INestApplication): ApiDocuments {
       }
     }
   }
-  whole.info.license = { name: 'Proprietary' };
+  // package.json's UNLICENSED, and npm's page saying what it means: no right to use the API is granted by a license.
+  whole.info.license = {
+    name: 'UNLICENSED (proprietary)',
+    url: 'https://docs.npmjs.com/cli/v11/configuring-npm/package-json#license',
+  };
+  // Every tag an operation names is declared, in the order the operations come (Swagger UI's order of sections).
+  whole.tags = [
+    ...new Set(
+      Object.values(whole.paths).flatMap((operations) =>
+        HTTP_METHODS.flatMap((method) => operations[method]?.tags ?? []),
+      ),
+    ),
+  ].map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) }));
   pruneUnusedSchemas(whole);
   exampleReferencesThatExist(whole);
   expressNullsStrictly(whole);
@@ -170,10 +201,13 @@ function exampleReferencesThatExist(document: OpenAPIObject): void {
       else if (!required.has(property) && definition.nullable) definition.example = null;
       else definition.example = 1;
     }
-    // The body Swagger UI offers: the required fields only, so nothing optional is sent by accident.
-    schema.example ??= Object.fromEntries(
-      [...required].map((property) => [property, exampleOf(schema.properties![property])]),
-    );
+    // A form with a file is filled field by field, from the fields' examples: no example of the whole holds a file.
+    if (Object.values(schema.properties).some((definition) => definition.format === 'binary')) continue;
+    // The body Swagger UI offers: the request's own example, else the required fields only, so nothing optional is
+    // sent by accident.
+    schema.example ??=
+      requestExampleOf(name) ??
+      Object.fromEntries([...required].map((property) => [property, exampleOf(schema.properties![property])]));
   }
 }
 

@@ -49,7 +49,7 @@ export class WorkerModule {
         RedisModule,
         JobsModule.forRoot(),
         CryptoModule,
-        MetricsModule,
+        MetricsModule.forRoot('app-port'),
         JobMetricsModule,
         DocumentsModule,
         TelephonyModule,

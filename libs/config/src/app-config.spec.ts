@@ -8,6 +8,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       port: 3000,
       workerPort: 3001,
+      metricsPort: 3002,
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/voice_assistant',
       redisUrl: 'redis://127.0.0.1:6379',
       queuePrefix: 'va',
@@ -101,6 +102,7 @@ describe('loadConfig', () => {
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
     [{ WORKER_PORT: '-1' }, 'WORKER_PORT'],
+    [{ METRICS_PORT: '65536' }, 'METRICS_PORT'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ OUTBOUND_ALLOW_LOOPBACK: 'maybe' }, 'OUTBOUND_ALLOW_LOOPBACK'],
     [{ ENCRYPTION_KEY: 'short' }, 'ENCRYPTION_KEY'],

@@ -23,6 +23,8 @@ export class AppConfig {
   readonly environment: 'development' | 'production' | 'test';
   readonly port: number;
   readonly workerPort: number;
+  /** The API's metrics listener, apart from the public port (a worker serves its metrics on its own port). */
+  readonly metricsPort: number;
   readonly databaseUrl: string;
   /** Streaming replicas that serve the API's account reads (see the README, "Read replicas"); none by default. */
   readonly databaseReplicaUrls: string[];
@@ -188,6 +190,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     environment: env.NODE_ENV,
     port: env.PORT,
     workerPort: env.WORKER_PORT,
+    metricsPort: env.METRICS_PORT,
     databaseUrl: env.DATABASE_URL,
     databaseReplicaUrls: env.DATABASE_REPLICA_URLS,
     databaseReplicaMaxLagSeconds: env.DATABASE_REPLICA_MAX_LAG_SECONDS,

@@ -74,6 +74,7 @@ export const environmentSchema = z
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     PORT: port.default(3000),
     WORKER_PORT: port.default(3001),
+    METRICS_PORT: port.default(3002),
     DATABASE_URL: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')

@@ -19,3 +19,4 @@ export * from './phone-numbers';
 export * from './dto/call.dto';
 export * from './dto/call-response';
 export * from './dto/runtime.dto';
+export * from './dto/request-example';

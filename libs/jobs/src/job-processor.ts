@@ -1,5 +1,6 @@
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { JobDefinition, QueueName } from './job-definitions';
+import type { JobFailed } from './job-failure';
 
 /** A handler bound to the definition of the job it handles, so the payload is typed where it is handled. */
 export interface JobHandler {
@@ -35,16 +36,19 @@ export abstract class JobProcessor {
 
   /**
    * Runs the job's handler. A handler that records a failure itself (a document that cannot be parsed, an import
-   * of an unreadable file, a dial the provider refused) returns `{status: 'failed'}` after writing it to Postgres;
-   * the job then ends failed, without retries, so the queue dashboard and `jobs_finished_total` say failed too.
+   * of an unreadable file, a dial the provider refused) returns `jobFailed(reason)` after writing it to Postgres;
+   * the job then ends failed, without retries, so the queue dashboard and `jobs_finished_total` say failed too, and
+   * the dashboard and the worker's log name the reason's class (`process-document failed: content does not match
+   * the declared type`), never what the owner reads.
    */
   async process(job: Job): Promise<unknown> {
     this.byName ??= new Map(this.handlers.map((handler) => [handler.definition.name, handler]));
     const handler = this.byName.get(job.name);
     if (!handler) throw new UnrecoverableError(`No handler for job "${job.name}" on queue "${this.queueName}"`);
     const result = await handler.run(job);
-    if ((result as { status?: unknown } | undefined)?.status === 'failed')
-      throw new UnrecoverableError(`${job.name} failed; the reason is recorded with what it worked on`);
+    const failed = result as Partial<JobFailed> | undefined;
+    if (failed?.status === 'failed')
+      throw new UnrecoverableError(`${job.name} failed: ${failed.reason ?? 'reason not classified'}`);
     return result;
   }
 }

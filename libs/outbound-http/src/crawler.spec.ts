@@ -162,6 +162,16 @@ describe('crawlWebsite', () => {
       { path: '/ok', status: 'fetched' }, // reached through /moved; the link to /ok itself is not fetched again
     ]);
     expect(pages[2].httpStatus).toBe(404);
+    // Each failure's kind, to tell them apart without reading the message (which names the URL).
+    expect(pages.map((page) => page.failure)).toEqual([
+      undefined,
+      'too_many_redirects',
+      'http_status',
+      'too_large',
+      'content_type',
+      'redirect_refused',
+      undefined,
+    ]);
     expect(paths().filter((path) => path === '/ok')).toHaveLength(1);
     expect(lookup.mock.calls.every(([hostname]) => hostname === 'site.test')).toBe(true);
   });
@@ -248,10 +258,15 @@ describe('crawlWebsite', () => {
       ]);
       const blocked = await crawl({ client: blockingClient, start: { url: 'http://127.0.0.1/' } });
       expect(blocked).toEqual([
-        { url: 'http://127.0.0.1/', status: 'failed', error: 'Refused to connect to 127.0.0.1: not a public address' },
+        {
+          url: 'http://127.0.0.1/',
+          status: 'failed',
+          error: 'Refused to connect to 127.0.0.1: not a public address',
+          failure: 'blocked_address',
+        },
       ]);
       expect(await crawl({ start: { url: 'not a url' } })).toEqual([
-        { url: 'not a url', status: 'failed', error: 'Invalid URL: not a url' },
+        { url: 'not a url', status: 'failed', error: 'Invalid URL: not a url', failure: 'invalid_url' },
       ]);
     } finally {
       await blockingClient.close();

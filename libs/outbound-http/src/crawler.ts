@@ -2,7 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import robotsParser from 'robots-parser';
 import { extractLinks, htmlToMainText } from './html-text';
 import type { OutboundHttpClient, OutboundResponse } from './outbound-http.client';
-import { OutboundRequestError } from './outbound-request.error';
+import { OutboundRequestError, type OutboundRequestErrorCode } from './outbound-request.error';
+
+/** The kind of failure a page met, for telling failures apart without reading `error`, which names the URL. */
+export type CrawlFailure = OutboundRequestErrorCode | 'http_status' | 'robots' | 'content_type';
 
 export interface CrawledPage {
   /** The final URL, after redirects. */
@@ -12,6 +15,8 @@ export interface CrawledPage {
   title?: string;
   text?: string;
   error?: string;
+  /** Set with `error`. */
+  failure?: CrawlFailure;
   contentType?: 'html' | 'text';
 }
 
@@ -65,7 +70,7 @@ class SiteCrawler {
 
   async crawlFrom(startUrl: string, relativeLinksLimit: number): Promise<CrawledPage[]> {
     const start = parsePageUrl(startUrl);
-    if (typeof start === 'string') return this.report({ url: startUrl, status: 'failed', error: start });
+    if (!(start instanceof URL)) return this.report({ url: startUrl, status: 'failed', ...start });
 
     const queue = [start];
     const seen = new Set([start.href]);
@@ -100,8 +105,8 @@ class SiteCrawler {
     const seen = new Set<string>();
     for (const [index, link] of links.entries()) {
       const url = parsePageUrl(link);
-      if (typeof url === 'string') {
-        this.report({ url: link, status: 'failed', error: url });
+      if (!(url instanceof URL)) {
+        this.report({ url: link, status: 'failed', ...url });
         continue;
       }
       if (seen.has(url.href)) continue;
@@ -127,7 +132,7 @@ class SiteCrawler {
     const robots = await this.robotsFor(url);
     if (robots?.isAllowed(url.href, this.options.userAgent) === false) {
       return {
-        page: { url: url.href, status: 'skipped', error: 'Disallowed by robots.txt' },
+        page: { url: url.href, status: 'skipped', error: 'Disallowed by robots.txt', failure: 'robots' },
         links: [],
         requested: false,
       };
@@ -142,7 +147,11 @@ class SiteCrawler {
       });
     } catch (error) {
       if (!(error instanceof OutboundRequestError) || (isStart && error.transient)) throw error;
-      return { page: { url: url.href, status: 'failed', error: error.message }, links: [], requested: true };
+      return {
+        page: { url: url.href, status: 'failed', error: error.message, failure: error.code },
+        links: [],
+        requested: true,
+      };
     }
     return { ...toPage(response), requested: true };
   }
@@ -201,16 +210,17 @@ class SiteCrawler {
 }
 
 function toPage(response: OutboundResponse): { page: CrawledPage; links: string[] } {
-  const failed = (error: string): { page: CrawledPage; links: string[] } => ({
-    page: { url: response.url, status: 'failed', httpStatus: response.status, error },
+  const failed = (error: string, failure: CrawlFailure): { page: CrawledPage; links: string[] } => ({
+    page: { url: response.url, status: 'failed', httpStatus: response.status, error, failure },
     links: [],
   });
-  if (response.status < 200 || response.status >= 300) return failed(`HTTP ${response.status}`);
+  if (response.status < 200 || response.status >= 300) return failed(`HTTP ${response.status}`, 'http_status');
 
   const contentType = response.headers['content-type'] ?? '';
   const mediaType = contentType.split(';')[0].trim().toLowerCase();
   const isHtml = htmlMediaTypes.has(mediaType) || (mediaType === '' && looksLikeHtml(response.body));
-  if (!isHtml && mediaType !== 'text/plain') return failed(`Unsupported content type: ${mediaType || 'none given'}`);
+  if (!isHtml && mediaType !== 'text/plain')
+    return failed(`Unsupported content type: ${mediaType || 'none given'}`, 'content_type');
 
   const body = decode(response.body, contentType, isHtml);
   const page: CrawledPage = { url: response.url, status: 'fetched', httpStatus: response.status };
@@ -238,15 +248,18 @@ function looksLikeHtml(body: Buffer): boolean {
 }
 
 /** An http(s) URL without its fragment, or the reason it cannot be crawled. */
-function parsePageUrl(raw: string): URL | string {
+function parsePageUrl(raw: string): URL | Required<Pick<CrawledPage, 'error' | 'failure'>> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return `Invalid URL: ${raw}`;
+    return { error: `Invalid URL: ${raw}`, failure: 'invalid_url' };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return `Unsupported protocol ${url.protocol.slice(0, -1)}: only http and https pages can be crawled`;
+    return {
+      error: `Unsupported protocol ${url.protocol.slice(0, -1)}: only http and https pages can be crawled`,
+      failure: 'unsupported_protocol',
+    };
   }
   url.hash = '';
   return url;

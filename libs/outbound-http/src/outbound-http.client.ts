@@ -131,7 +131,9 @@ export class OutboundHttpClient {
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       if (controller.signal.aborted) {
-        throw new OutboundRequestError('timeout', `Request to ${current.href} timed out after ${timeoutMs} ms`);
+        throw new OutboundRequestError('timeout', `Request to ${current.href} timed out after ${timeoutMs} ms`, {
+          timeoutMs,
+        });
       }
       if (error instanceof OutboundRequestError) throw error;
       throw new OutboundRequestError('network', `Could not reach ${current.host}: ${describe(error)}`, {

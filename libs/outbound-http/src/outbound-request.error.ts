@@ -11,12 +11,16 @@ export type OutboundRequestErrorCode =
 export class OutboundRequestError extends Error {
   override readonly name = 'OutboundRequestError';
 
+  /** For a `timeout`: the limit that was reached. */
+  readonly timeoutMs?: number;
+
   constructor(
     readonly code: OutboundRequestErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; timeoutMs?: number },
   ) {
     super(message, options);
+    this.timeoutMs = options?.timeoutMs;
   }
 
   /** Whether trying again later may succeed; everything else is a property of the URL or the response. */

@@ -15,6 +15,7 @@ export * from './security/tokens';
 export * from './shutdown';
 export * from './metrics/http-metrics';
 export * from './metrics/metrics.module';
+export * from './metrics/metrics-server';
 export * from './run-process';
 export * from './http/api-docs.decorators';
 export * from './http/allowed-methods';

@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { CampaignsRepository, LeadImportsRepository, LeadsRepository } from '@app/database';
-import { CampaignsController } from './campaigns.controller';
+import { CampaignsController, CampaignStatusController } from './campaigns.controller';
 import { LeadsController } from './leads.controller';
 import { CampaignsService } from './campaigns.service';
 import { LeadImportsService } from './lead-imports.service';
 import { LeadsService } from './leads.service';
 
 @Module({
-  controllers: [CampaignsController, LeadsController],
+  controllers: [CampaignsController, LeadsController, CampaignStatusController],
   providers: [
     CampaignsRepository,
     LeadsRepository,

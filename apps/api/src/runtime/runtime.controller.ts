@@ -18,6 +18,7 @@ import {
   ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiParam,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -69,6 +70,11 @@ const ToolId = () => Param('toolId', new ResourceIdPipe(Errors.toolNotFound));
  * routes of one call with the call token its session handed out. Never a user's token; not rate limited.
  */
 @ApiPublicResource('Voice runtime')
+@ApiParam({
+  name: 'externalId',
+  description: 'The runtime’s own id of the call: its room’s name at the provider',
+  example: 'call-room-1',
+})
 @ApiBearerAuth()
 @ApiUnauthorizedResponse({ type: MessageResponse, description: 'Unauthenticated.' })
 @Public()

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { CallIngestion } from '@app/calls';
 import { DiallingRepository, type TakenCallRow } from '@app/database';
+import { FailureReasons, type JobFailed, jobFailed } from '@app/jobs';
 import { CALL_DIALER, CallDialError, CallDialer, DialRequest } from '@app/telephony';
 import { JobMetrics } from '../job-metrics';
 
@@ -24,13 +25,13 @@ export class CallPlacer {
     private readonly metrics: JobMetrics,
   ) {}
 
-  async place(callId: number): Promise<{ status: 'dialed' | 'failed' | 'skipped' }> {
+  async place(callId: number): Promise<{ status: 'dialed' | 'skipped' } | JobFailed> {
     const call = await this.dialling.takeById(callId, this.config.dialLeaseSeconds);
     if (!call) return { status: 'skipped' };
     if (call.assistant_id === null) {
       // The assistant was deleted between the claim and the dial: nobody can take the call.
       await this.dialling.failWithoutAssistant(call);
-      return { status: 'failed' };
+      return jobFailed(FailureReasons.assistantGone);
     }
     const request: DialRequest = {
       attemptId: call.external_id,
@@ -55,7 +56,7 @@ export class CallPlacer {
       if (!(error instanceof CallDialError)) throw error;
       this.metrics.callDialled('failed');
       await this.fail(call, error.message);
-      return { status: 'failed' };
+      return jobFailed(FailureReasons.providerRefused);
     }
     this.metrics.callDialled('dialled');
     await this.dialling.markDialed(call.id);

@@ -4,22 +4,27 @@ import { Job } from 'bullmq';
 import { AppConfig } from '@app/config';
 import { ExtractionError, normaliseWhitespace, runExtractionInThread, splitIntoPassages } from '@app/extraction';
 import { Document, FileDocumentType } from '@app/database';
-import { DocumentJob, isFinalAttempt } from '@app/jobs';
+import { DocumentJob, type FailureReason, FailureReasons, isFinalAttempt, type JobFailed, jobFailed } from '@app/jobs';
 import { CrawledPage, OutboundHttp, OutboundRequestError, crawlWebsite } from '@app/outbound-http';
 import { JobMetrics } from '../job-metrics';
 import { DocumentStore, IngestedPage, IngestedPassage, IngestionResult } from './document-store.service';
 import { CRAWLER_USER_AGENT } from './crawler-user-agent';
+import { ClassifiedError, crawlFailureReason, documentFailureReason, type DocumentLimits } from './document-failure';
 
 /** A failure worth retrying (the site is down, answered 5xx or 429); anything else fails the document at once. */
-export class TransientIngestionError extends Error {}
+export class TransientIngestionError extends ClassifiedError {}
 
-/** A failure retrying cannot fix, with the message shown to the owner as the document's `error_message`. */
-export class PermanentIngestionError extends Error {
+/**
+ * A failure retrying cannot fix, with the message shown to the owner as the document's `error_message` and its
+ * class for the dashboard and the log.
+ */
+export class PermanentIngestionError extends ClassifiedError {
   constructor(
     message: string,
+    reason: FailureReason,
     readonly pages: IngestedPage[] = [],
   ) {
-    super(message);
+    super(message, reason);
   }
 }
 
@@ -43,7 +48,7 @@ export class DocumentIngestion {
     private readonly metrics: JobMetrics,
   ) {}
 
-  async process(job: Job<DocumentJob>): Promise<{ status: string }> {
+  async process(job: Job<DocumentJob>): Promise<{ status: string } | JobFailed> {
     const { documentId } = job.data;
     const document = await this.store.findPending(documentId);
     if (!document) return { status: 'skipped' };
@@ -59,7 +64,7 @@ export class DocumentIngestion {
         if (await this.store.fail(documentId, permanent.message, permanent.pages)) {
           this.metrics.documentFinished(document.type, 'failed');
         }
-        return { status: 'failed' };
+        return jobFailed(documentFailureReason(error, this.limits()));
       }
       if (isFinalAttempt(job)) {
         this.logger.warn({ documentId, error: (error as Error).message }, 'document failed after its last attempt');
@@ -68,22 +73,37 @@ export class DocumentIngestion {
           `Processing failed after ${job.attemptsMade + 1} attempts: ${(error as Error).message}`,
         );
         if (failed) this.metrics.documentFinished(document.type, 'failed');
-        return { status: 'failed' };
+        return jobFailed(
+          FailureReasons.afterAttempts(job.attemptsMade + 1, documentFailureReason(error, this.limits())),
+        );
       }
       throw error;
     }
   }
 
-  private permanentFailure(error: unknown): PermanentIngestionError | null {
+  /** The limits a timeout's reason names. */
+  limits(): DocumentLimits {
+    return {
+      extractionTimeoutSeconds: this.config.extractionTimeoutSeconds,
+      crawlTimeoutSeconds: CRAWL_TIME_CAP_MS / 1000,
+    };
+  }
+
+  /** A failure retrying cannot fix (its message the owner's), or null for one worth another attempt. */
+  private permanentFailure(error: unknown): { message: string; pages?: IngestedPage[] } | null {
     if (error instanceof PermanentIngestionError) return error;
-    if (error instanceof ExtractionError) return new PermanentIngestionError(error.message);
-    if (error instanceof OutboundRequestError && !error.transient) return new PermanentIngestionError(error.message);
+    if (error instanceof ExtractionError) return error;
+    if (error instanceof OutboundRequestError && !error.transient) return error;
     return null;
   }
 
   private async readFile(document: Document): Promise<IngestionResult> {
     const bytes = await this.store.fileContent(document.id);
-    if (!bytes) throw new PermanentIngestionError('The uploaded file is no longer available; upload it again.');
+    if (!bytes)
+      throw new PermanentIngestionError(
+        'The uploaded file is no longer available; upload it again.',
+        FailureReasons.fileGone,
+      );
     const { contentLength, passages } = await runExtractionInThread(document.type as FileDocumentType, bytes, {
       timeoutMs: this.config.extractionTimeoutSeconds * 1000,
       // Read for this extraction alone: moved to the thread, not held here besides a copy there.
@@ -105,10 +125,17 @@ export class DocumentIngestion {
     if (passages.length === 0) {
       const first = crawled[0];
       if (first?.httpStatus !== undefined && RETRYABLE_STATUSES.has(first.httpStatus)) {
-        throw new TransientIngestionError(`The site answered HTTP ${first.httpStatus}`);
+        throw new TransientIngestionError(
+          `The site answered HTTP ${first.httpStatus}`,
+          FailureReasons.siteAnswered(first.httpStatus),
+        );
       }
       const reason = first?.error ? `: ${first.error}` : '';
-      throw new PermanentIngestionError(`No text could be extracted from the website${reason}`, pages);
+      throw new PermanentIngestionError(
+        `No text could be extracted from the website${reason}`,
+        crawlFailureReason(first),
+        pages,
+      );
     }
     return { passages, pages, contentLength };
   }

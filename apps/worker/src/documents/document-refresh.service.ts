@@ -3,10 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { Document, DocumentPage } from '@app/database';
-import { DocumentJob, JobQueue, Jobs, isFinalAttempt } from '@app/jobs';
+import { DocumentJob, FailureReasons, JobQueue, Jobs, isFinalAttempt, type JobFailed, jobFailed } from '@app/jobs';
 import { OutboundRequestError } from '@app/outbound-http';
 import { DocumentIngestion, isRetryableStatus, pagePassages, readPages } from './document-ingestion.service';
 import { DocumentStore, IngestedPage, RefreshResult } from './document-store.service';
+import { ClassifiedError, crawlFailureReason, documentFailureReason } from './document-failure';
 
 /** Documents one pass of the schedule enqueues at most; the rest wait for the next pass. */
 const DUE_BATCH = 500;
@@ -52,7 +53,7 @@ export class DocumentRefresh {
     return { enqueued: due.length };
   }
 
-  async refresh(job: Job<DocumentJob>): Promise<{ status: string }> {
+  async refresh(job: Job<DocumentJob>): Promise<{ status: string } | JobFailed> {
     const { documentId } = job.data;
     const document = await this.dataSource
       .getRepository(Document)
@@ -67,7 +68,8 @@ export class DocumentRefresh {
       if (transient && !isFinalAttempt(job)) throw error;
       await this.store.recordRefreshFailure(documentId, (error as Error).message);
       this.logger.warn({ documentId, error: (error as Error).message }, 'website refresh failed');
-      return { status: 'failed' };
+      const reason = documentFailureReason(error, this.ingestion.limits());
+      return jobFailed(transient ? FailureReasons.afterAttempts(job.attemptsMade + 1, reason) : reason);
     }
     const applied = await this.store.applyRefresh(documentId, result);
     return { status: applied ? 'refreshed' : 'skipped' };
@@ -82,8 +84,15 @@ export class DocumentRefresh {
     const { pages, texts } = readPages(crawled);
     if (texts.size === 0) {
       const first = crawled[0];
-      if (isRetryableStatus(first?.httpStatus)) throw new Error(`The site answered HTTP ${first.httpStatus}`);
-      throw new RefreshFailed(`No text could be extracted from the website${first?.error ? `: ${first.error}` : ''}`);
+      if (isRetryableStatus(first?.httpStatus))
+        throw new ClassifiedError(
+          `The site answered HTTP ${first.httpStatus}`,
+          FailureReasons.siteAnswered(first.httpStatus!),
+        );
+      throw new RefreshFailed(
+        `No text could be extracted from the website${first?.error ? `: ${first.error}` : ''}`,
+        crawlFailureReason(first),
+      );
     }
 
     const outcome = { pages_added: 0, pages_changed: 0, pages_removed: 0, pages_unchanged: 0 };
@@ -128,7 +137,7 @@ export class DocumentRefresh {
 }
 
 /** A refresh that retrying cannot fix. */
-class RefreshFailed extends Error {}
+class RefreshFailed extends ClassifiedError {}
 
 function isPermanent(error: unknown): boolean {
   return error instanceof OutboundRequestError && !error.transient;

@@ -3,7 +3,15 @@ import { parse } from 'csv-parse/sync';
 import { AppConfig } from '@app/config';
 import { toE164 } from '@app/contracts';
 import { type LeadImportErrorRow, type LeadImportRow, LeadImportsRepository, LeadsRepository } from '@app/database';
-import { JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
+import {
+  type FailureReason,
+  FailureReasons,
+  JobQueue,
+  type JobFailed,
+  jobFailed,
+  Jobs,
+  LIVE_JOB_STATES,
+} from '@app/jobs';
 import { JobMetrics } from '../job-metrics';
 
 /** Rows written per transaction; progress (and the resume point) moves by this much. */
@@ -56,7 +64,7 @@ export class LeadImport {
     return { requeued };
   }
 
-  async run(importId: number): Promise<{ status: string }> {
+  async run(importId: number): Promise<{ status: string } | JobFailed> {
     const job = await this.imports.start(importId);
     if (!job?.file) return { status: 'skipped' };
 
@@ -70,11 +78,12 @@ export class LeadImport {
         trim: true,
       });
     } catch (error) {
-      return this.fail(job.id, `The file is not valid CSV: ${(error as Error).message}`);
+      return this.fail(job.id, `The file is not valid CSV: ${(error as Error).message}`, FailureReasons.notCsv);
     }
     const header = (records.shift() ?? []).map((name) => name.trim());
     const phoneIndex = header.findIndex((name) => name.toLowerCase() === PHONE_COLUMN);
-    if (phoneIndex < 0) return this.fail(job.id, 'The file needs a header row with a phone_number column.');
+    if (phoneIndex < 0)
+      return this.fail(job.id, 'The file needs a header row with a phone_number column.', FailureReasons.noPhoneColumn);
 
     await this.imports.setRowsTotal(job.id, records.length);
     for (let start = job.rows_done; start < records.length; start += BATCH_ROWS) {
@@ -137,9 +146,9 @@ export class LeadImport {
     });
   }
 
-  private async fail(importId: number, message: string): Promise<{ status: string }> {
+  private async fail(importId: number, message: string, reason: FailureReason): Promise<JobFailed> {
     this.logger.warn({ importId, error: message }, 'lead import failed');
     await this.imports.fail(importId, message, PHONE_COLUMN);
-    return { status: 'failed' };
+    return jobFailed(reason);
   }
 }

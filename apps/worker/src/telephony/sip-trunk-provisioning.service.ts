@@ -13,7 +13,7 @@ import {
   SipTrunksRepository,
   type TrunkChanges,
 } from '@app/database';
-import { JobQueue, Jobs } from '@app/jobs';
+import { type FailureReason, FailureReasons, JobQueue, type JobFailed, jobFailed, Jobs } from '@app/jobs';
 import {
   InboundTrunkSpec,
   OutboundTrunkSpec,
@@ -21,6 +21,7 @@ import {
   SIP_PROVISIONER,
   SipNumberTakenError,
   SipProvisioner,
+  SipProvisioningError,
   TrunkOwner,
 } from '@app/telephony';
 
@@ -70,13 +71,14 @@ export class SipTrunkProvisioning {
     private readonly jobs: JobQueue,
   ) {}
 
-  async process(requestId: number): Promise<{ status: string }> {
+  async process(requestId: number): Promise<{ status: string } | JobFailed> {
     const replaced: Made = {};
     const outcome = await this.trunks.transaction(async (trunks) => {
       const request = await trunks.request(requestId);
       if (!request || request.status !== 'pending' || request.phone_number_id === null) return 'skipped';
       const { trunk, number } = await trunks.lockTrunk(request.phone_number_id);
-      if (!trunk || !number) return this.settle(trunks, request, 'The SIP trunk no longer exists.');
+      if (!trunk || !number)
+        return this.settle(trunks, request, 'The SIP trunk no longer exists.', FailureReasons.trunkGone);
 
       const current = this.stateOf(number, trunk);
       const wanted = this.apply(current, request.changes, trunk.id);
@@ -86,7 +88,7 @@ export class SipTrunkProvisioning {
         wanted.phoneNumber !== current.phoneNumber &&
         (await trunks.numberHeldByAnother(wanted.phoneNumber, number.id, number.userId))
       )
-        return this.settle(trunks, request, PHONE_NUMBER_TAKEN);
+        return this.settle(trunks, request, PHONE_NUMBER_TAKEN, FailureReasons.numberHeldByAnotherTrunk);
       const recreateInbound =
         first ||
         wanted.phoneNumber !== current.phoneNumber ||
@@ -120,8 +122,16 @@ export class SipTrunkProvisioning {
         await this.discard(trunks, created);
         this.logger.warn({ requestId, trunkId: trunk.id, error: (error as Error).message }, 'SIP provisioning failed');
         // The provider's own refusal of a number some inbound trunk carries is the caller's 422, not a 502.
-        const reason = error instanceof SipNumberTakenError ? PHONE_NUMBER_TAKEN : (error as Error).message;
-        return this.settle(trunks, request, reason, first ? number.id : undefined);
+        const [message, reason] =
+          error instanceof SipNumberTakenError
+            ? [PHONE_NUMBER_TAKEN, FailureReasons.numberTakenAtProvider]
+            : [
+                (error as Error).message,
+                error instanceof SipProvisioningError
+                  ? FailureReasons.providerRefused
+                  : FailureReasons.unexpected(error),
+              ];
+        return this.settle(trunks, request, message, reason, first ? number.id : undefined);
       }
 
       // Settle first: if the API gave up waiting meanwhile, this request must leave nothing behind.
@@ -163,7 +173,7 @@ export class SipTrunkProvisioning {
     // Break after make: the old trunks go only now that nothing points at them.
     if (replaced.inbound || replaced.outbound)
       await this.jobs.enqueue(Jobs.cleanUpProviderTrunks, {}).catch(() => undefined);
-    return { status: outcome };
+    return typeof outcome === 'string' ? { status: outcome } : outcome;
   }
 
   /** Deletes recorded provider trunks; each one that still fails stays recorded for the next run. */
@@ -319,15 +329,17 @@ export class SipTrunkProvisioning {
     await trunks.recordCleanups(leftovers);
   }
 
+  /** Fails the request with the error its caller reads; the job ends failed with the reason's class. */
   private async settle(
     trunks: SipTrunksRepository,
     request: ProvisioningRequestRow,
     error: string,
+    reason: FailureReason,
     pendingNumberId?: number,
-  ): Promise<string> {
+  ): Promise<JobFailed> {
     await trunks.settleFailed(request.id, error);
     // A trunk that never came to be is removed with its number.
     if (pendingNumberId !== undefined) await trunks.removeUnprovisioned(pendingNumberId);
-    return 'failed';
+    return jobFailed(reason);
   }
 }

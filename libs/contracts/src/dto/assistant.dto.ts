@@ -3,6 +3,7 @@ import { ValidateBy } from 'class-validator';
 import { PageQuery } from './pagination.dto';
 import { COLORS } from './organisation.dto';
 import { Rule } from '../validation';
+import { RequestExample } from './request-example';
 
 export const ASSISTANT_TYPES = ['inbound', 'outbound'] as const;
 export const ASSISTANT_STATUSES = ['active', 'inactive'] as const;
@@ -163,6 +164,14 @@ class AssistantOptionalFields {
   status?: 'active' | 'inactive';
 }
 
+@RequestExample({
+  name: 'Spring follow-up caller',
+  type: 'outbound',
+  language_id: 1,
+  knowledgebase_id: 1,
+  phone_number_id: 1,
+  tool_ids: [1],
+})
 export class CreateAssistantRequest extends AssistantOptionalFields {
   @ApiProperty({ type: String, maxLength: 255 })
   @Rule.RequiredText()

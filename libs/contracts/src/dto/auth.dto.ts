@@ -2,8 +2,11 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Rule } from '../validation';
 import { UserResponse } from './user.dto';
 
+/** The examples of register and login name one account, so "Try it out" on both, in turn, signs in. */
+const EXAMPLE_PASSWORD = 'correct horse battery staple';
+
 export class RegisterRequest {
-  @ApiProperty({ maxLength: 255 })
+  @ApiProperty({ maxLength: 255, example: 'Ada Lovelace' })
   @Rule.RequiredText()
   name: string;
 
@@ -14,7 +17,7 @@ export class RegisterRequest {
   @Rule.MaxChars(255)
   email: string;
 
-  @ApiProperty({ minLength: 8, maxLength: 255 })
+  @ApiProperty({ minLength: 8, maxLength: 255, example: EXAMPLE_PASSWORD })
   @Rule.Required()
   @Rule.String()
   @Rule.MinChars(8)
@@ -27,7 +30,7 @@ export class LoginRequest {
   @Rule.RequiredText()
   email: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: EXAMPLE_PASSWORD })
   @Rule.RequiredText()
   password: string;
 

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Rule } from '../validation';
 import { ScalarMap } from './assistant.dto';
 import { PageQuery } from './pagination.dto';
+import { RequestExample } from './request-example';
 
 export const CALL_TYPES = ['inbound', 'outbound', 'web'] as const;
 export const CALL_STATUSES = [
@@ -38,6 +39,14 @@ export function callStatusRank(status: string): number {
 }
 
 /** What the voice runtime reports about a call (PUT /api/internal/calls/{external_id}). */
+@RequestExample({
+  assistant_id: 1,
+  type: 'outbound',
+  status: 'completed',
+  client_phone_number: '+14155550123',
+  assistant_phone_number: '+14155550100',
+  duration: 42,
+})
 export class IngestCallRequest {
   @ApiProperty({ type: 'integer' })
   @Rule.Required()
@@ -192,7 +201,7 @@ export class IngestCallResponse {
 
 /** POST /user/make_call: one outbound call now, from the assistant's phone number. */
 export class MakeCallRequest {
-  @ApiProperty({ type: String, maxLength: 32, example: '+14155550100', description: 'E.164' })
+  @ApiProperty({ type: String, maxLength: 32, example: '+14155550142', description: 'E.164: whom to call' })
   @Rule.RequiredText(32)
   phone_number: string;
 

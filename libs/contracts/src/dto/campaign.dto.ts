@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Rule } from '../validation';
 import { TimeZone } from './assistant.dto';
+import { RequestExample } from './request-example';
 
 export const CAMPAIGN_STATUSES = ['draft', 'in-progress', 'stopped', 'completed'] as const;
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
@@ -73,6 +74,7 @@ class CampaignOptionalFields {
   retry_interval?: number;
 }
 
+@RequestExample({ name: 'Spring follow-up', assistant_id: 1 })
 export class CreateCampaignRequest extends CampaignOptionalFields {
   @ApiProperty({ type: String, maxLength: 255 })
   @Rule.RequiredText()

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ValidateIf } from 'class-validator';
 import { Rule } from '../validation';
+import { RequestExample } from './request-example';
 
 export const DOCUMENT_TYPES = ['website', 'pdf', 'txt', 'docx'] as const;
 export const FILE_DOCUMENT_TYPES: readonly string[] = ['pdf', 'txt', 'docx'];
@@ -105,6 +106,7 @@ export class CreateDocumentRequest {
 }
 
 /** OpenAPI only: the JSON form of document creation (websites). Validation uses CreateDocumentRequest. */
+@RequestExample({ name: 'Opening hours', type: 'website', url: 'https://example.com/hours' })
 export class CreateWebsiteDocumentBody {
   @ApiProperty({ type: String, maxLength: 255 }) name: string;
   @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true }) description?: string | null;
@@ -139,12 +141,15 @@ export class CreateWebsiteDocumentBody {
   refresh_interval_hours?: number;
 }
 
-/** OpenAPI only: the multipart form of document creation (PDF, TXT, Word files). */
+/**
+ * OpenAPI only: the multipart form of document creation (PDF, TXT, Word files). A form is filled field by field (and
+ * the file chosen), so its examples are the fields'.
+ */
 export class CreateFileDocumentBody {
-  @ApiProperty({ type: String, maxLength: 255 }) name: string;
+  @ApiProperty({ type: String, maxLength: 255, example: 'Opening hours' }) name: string;
   @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true, description: 'Empty means none' }) description?:
     string | null;
-  @ApiProperty({ enum: FILE_DOCUMENT_TYPES }) type: string;
+  @ApiProperty({ enum: FILE_DOCUMENT_TYPES, example: 'txt' }) type: string;
   @ApiProperty({ type: 'string', format: 'binary', description: 'The file, at most 20 MB' }) file: unknown;
 }
 

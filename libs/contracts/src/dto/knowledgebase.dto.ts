@@ -12,7 +12,7 @@ const statusLabels: Record<KnowledgebaseStatus, string> = {
 };
 
 export class CreateKnowledgebaseRequest {
-  @ApiProperty({ maxLength: 255 })
+  @ApiProperty({ maxLength: 255, example: 'Support FAQ' })
   @Rule.RequiredText()
   name: string;
 

@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { Rule } from '../validation';
 import { ScalarMap } from './assistant.dto';
 import { PageQuery } from './pagination.dto';
+import { RequestExample } from './request-example';
 
 export const LEAD_STATUSES = [
   'created',
@@ -42,6 +43,7 @@ const asBoolean = ({ value }: { value: unknown }) =>
       ? false
       : value;
 
+@RequestExample({ phone_number: '+14155550123', campaign_id: 1 })
 export class CreateLeadRequest {
   @ApiProperty({ type: String, maxLength: 32, description: 'International format; stored as E.164' })
   @Rule.RequiredText(32)

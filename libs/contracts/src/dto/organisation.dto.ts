@@ -5,7 +5,12 @@ export const COLORS = ['gray', 'slate', 'red', 'orange', 'amber', 'green', 'teal
 
 /** Create and update of a folder or a label (update: every field optional). */
 export class CreateNamedColourRequest {
-  @ApiProperty({ type: String, maxLength: 255, description: 'Unique within the account, whatever the letter case' })
+  @ApiProperty({
+    type: String,
+    maxLength: 255,
+    example: 'Priority',
+    description: 'Unique within the account, whatever the letter case',
+  })
   @Rule.RequiredText()
   name: string;
 

@@ -4,6 +4,7 @@ import { Rule } from '../validation';
 import { ScalarMap } from './assistant.dto';
 import { CALL_TYPES, CallResponse } from './call.dto';
 import { LanguageResponse } from './language.dto';
+import { RequestExample } from './request-example';
 
 /** Events one request may carry: a runtime batches the turns of a few seconds, never a whole call. */
 export const MAX_EVENTS_PER_REQUEST = 100;
@@ -13,6 +14,12 @@ export const CALL_EVENT_TYPES = ['transcript', 'note'] as const;
 export const TRANSCRIPT_ROLES = ['assistant', 'user'] as const;
 
 /** POST /internal/calls/{external_id}/session: the runtime has a call and asks what to run. */
+@RequestExample({
+  type: 'outbound',
+  client_phone_number: '+14155550123',
+  assistant_phone_number: '+14155550100',
+  assistant_id: 1,
+})
 export class CallSessionRequest {
   @ApiProperty({ enum: CALL_TYPES })
   @Rule.Required()

@@ -7,6 +7,8 @@ import pino, { type Logger } from 'pino';
 import { AppConfig } from '@app/config';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+/** What probes and scrapers call every few seconds (health, a worker's metrics): a line each would drown the rest. */
+const PROBED = /^\/api\/(health|metrics)(?:[/?]|$)/i;
 const ROOT_LOGGER = Symbol('root logger');
 const SERVICE = Symbol('service');
 
@@ -100,8 +102,7 @@ export class RequestLogging {
     return (request: LoggedRequest, response: ServerResponse, next: () => void): void => {
       const id = requestIdOf(request);
       response.setHeader('X-Request-Id', id);
-      if (this.logger.isLevelEnabled('info') && !request.url!.startsWith('/api/health'))
-        this.lineWhenDone(id, request, response);
+      if (this.logger.isLevelEnabled('info') && !PROBED.test(request.url!)) this.lineWhenDone(id, request, response);
       // Guards, pipes, handlers and interceptors all run inside the scope; the body parser's callback keeps it
       // (raw-body binds it to the scope it was called in).
       storage.run(new RequestScope(this.logger, id), next);
