@@ -1,23 +1,6 @@
 // Generated from openapi.json by `npm run sdk:generate` (openapi-typescript); do not edit.
 
 export interface paths {
-  '/api/metrics': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Prometheus metrics of this process */
-    get: operations['metrics'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/api/auth/register': {
     parameters: {
       query?: never;
@@ -130,423 +113,6 @@ export interface paths {
     };
     /** Languages available to assistants */
     get: operations['listLanguages'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/assistants/get': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** List assistants, newest first; filter by folder, label or name */
-    get: operations['listAssistants'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/assistant': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Create an assistant */
-    post: operations['createAssistant'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/assistant/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Read an assistant with its links */
-    get: operations['getAssistant'];
-    /** Update an assistant; lists sent replace, `[]` clears */
-    put: operations['updateAssistant'];
-    post?: never;
-    /** Delete an assistant; its call history stays */
-    delete: operations['deleteAssistant'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/assistant/{id}/webhook-secret': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Replace the secret that signs webhook deliveries */
-    post: operations['rotateWebhookSecret'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/folders': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** List folders, newest first */
-    get: operations['listFolders'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/folder': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Create a folder */
-    post: operations['createFolder'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/folder/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /** Rename or recolour a folder */
-    put: operations['updateFolder'];
-    post?: never;
-    /** Delete a folder; its assistants become unfiled */
-    delete: operations['deleteFolder'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/labels': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** List labels, newest first */
-    get: operations['listLabels'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/label': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Create a label */
-    post: operations['createLabel'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/label/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /** Rename or recolour a label */
-    put: operations['updateLabel'];
-    post?: never;
-    /** Delete a label; assistants lose it */
-    delete: operations['deleteLabel'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/campaigns': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** List campaigns, newest first */
-    get: operations['listCampaigns'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/campaign': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Create a campaign (status draft) */
-    post: operations['createCampaign'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/campaign/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Read a campaign */
-    get: operations['getCampaign'];
-    /** Update a campaign (partial) */
-    put: operations['updateCampaign'];
-    post?: never;
-    /** Delete a campaign and its leads */
-    delete: operations['deleteCampaign'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/campaigns/update-status': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Start or stop a campaign */
-    post: operations['updateCampaignStatus'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/campaign/{id}/leads/import': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Import leads from a CSV file (multipart `file`), on the worker */
-    post: operations['importLeads'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/campaign/{id}/leads/imports/{importId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Progress of a lead import and its first errors */
-    get: operations['getLeadImport'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/campaign/{id}/leads/imports/{importId}/errors.csv': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Every row error of a lead import, as CSV */
-    get: operations['downloadLeadImportErrors'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/leads': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** List leads, newest first, with filters */
-    get: operations['listLeads'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/lead': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Add a lead to a campaign */
-    post: operations['createLead'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/leads/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Read a lead */
-    get: operations['getLead'];
-    put?: never;
-    post?: never;
-    /** Delete a lead */
-    delete: operations['deleteLead'];
-    options?: never;
-    head?: never;
-    /** Change a lead’s number, variables or secondary contacts, or blacklist it */
-    patch: operations['updateLead'];
-    trace?: never;
-  };
-  '/api/user/calls': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** List calls, newest first, with filters */
-    get: operations['listCalls'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/calls/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Read a call */
-    get: operations['getCall'];
-    put?: never;
-    post?: never;
-    /** Delete a call record */
-    delete: operations['deleteCall'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/make_call': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Place one outbound call now, from the assistant’s number */
-    post: operations['makeCall'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/user/calls/{id}/events': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The call’s transcript turns, notes and tool invocations, in the order they happened */
-    get: operations['listCallEvents'];
     put?: never;
     post?: never;
     delete?: never;
@@ -803,6 +369,423 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/user/assistants/get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List assistants, newest first; filter by folder, label or name */
+    get: operations['listAssistants'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/assistant': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create an assistant */
+    post: operations['createAssistant'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/assistant/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read an assistant with its links */
+    get: operations['getAssistant'];
+    /** Update an assistant; lists sent replace, `[]` clears */
+    put: operations['updateAssistant'];
+    post?: never;
+    /** Delete an assistant; its call history stays */
+    delete: operations['deleteAssistant'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/assistant/{id}/webhook-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Replace the secret that signs webhook deliveries */
+    post: operations['rotateWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/folders': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List folders, newest first */
+    get: operations['listFolders'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/folder': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create a folder */
+    post: operations['createFolder'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/folder/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Rename or recolour a folder */
+    put: operations['updateFolder'];
+    post?: never;
+    /** Delete a folder; its assistants become unfiled */
+    delete: operations['deleteFolder'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/labels': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List labels, newest first */
+    get: operations['listLabels'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/label': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create a label */
+    post: operations['createLabel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/label/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Rename or recolour a label */
+    put: operations['updateLabel'];
+    post?: never;
+    /** Delete a label; assistants lose it */
+    delete: operations['deleteLabel'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/campaigns': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List campaigns, newest first */
+    get: operations['listCampaigns'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/campaign': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create a campaign (status draft) */
+    post: operations['createCampaign'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/campaign/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read a campaign */
+    get: operations['getCampaign'];
+    /** Update a campaign (partial) */
+    put: operations['updateCampaign'];
+    post?: never;
+    /** Delete a campaign and its leads */
+    delete: operations['deleteCampaign'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/campaign/{id}/leads/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Import leads from a CSV file (multipart `file`), on the worker */
+    post: operations['importLeads'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/campaign/{id}/leads/imports/{importId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Progress of a lead import and its first errors */
+    get: operations['getLeadImport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/campaign/{id}/leads/imports/{importId}/errors.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every row error of a lead import, as CSV */
+    get: operations['downloadLeadImportErrors'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/leads': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List leads, newest first, with filters */
+    get: operations['listLeads'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/lead': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Add a lead to a campaign */
+    post: operations['createLead'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/leads/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read a lead */
+    get: operations['getLead'];
+    put?: never;
+    post?: never;
+    /** Delete a lead */
+    delete: operations['deleteLead'];
+    options?: never;
+    head?: never;
+    /** Change a lead’s number, variables or secondary contacts, or blacklist it */
+    patch: operations['updateLead'];
+    trace?: never;
+  };
+  '/api/user/campaigns/update-status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start or stop a campaign */
+    post: operations['updateCampaignStatus'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/calls': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List calls, newest first, with filters */
+    get: operations['listCalls'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/calls/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read a call */
+    get: operations['getCall'];
+    put?: never;
+    post?: never;
+    /** Delete a call record */
+    delete: operations['deleteCall'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/make_call': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Place one outbound call now, from the assistant’s number */
+    post: operations['makeCall'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/calls/{id}/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The call’s transcript turns, notes and tool invocations, in the order they happened */
+    get: operations['listCallEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -812,15 +795,17 @@ export interface components {
     };
     /**
      * @example {
-     *       "name": "example",
+     *       "name": "Ada Lovelace",
      *       "email": "ada@example.com",
-     *       "password": "example"
+     *       "password": "correct horse battery staple"
      *     }
      */
     RegisterRequest: {
+      /** @example Ada Lovelace */
       name: string;
       /** Format: email */
       email: string;
+      /** @example correct horse battery staple */
       password: string;
     };
     UserResponse: {
@@ -858,12 +843,13 @@ export interface components {
     /**
      * @example {
      *       "email": "ada@example.com",
-     *       "password": "example"
+     *       "password": "correct horse battery staple"
      *     }
      */
     LoginRequest: {
       /** Format: email */
       email: string;
+      /** @example correct horse battery staple */
       password: string;
       /** @description A label for the session token */
       token_name?: string;
@@ -922,637 +908,6 @@ export interface components {
       /** @example en */
       iso_2: string;
     };
-    PageLink: {
-      url: string | null;
-      /** @example 1 */
-      label: string;
-      active: boolean;
-    };
-    LengthAwarePageMeta: {
-      current_page: number;
-      first_page_url: string;
-      from: number | null;
-      last_page: number;
-      last_page_url: string;
-      links: components['schemas']['PageLink'][];
-      next_page_url: string | null;
-      path: string;
-      per_page: number;
-      prev_page_url: string | null;
-      to: number | null;
-      total: number;
-    };
-    LinkedItem: {
-      id: number;
-      name: string;
-    };
-    LinkedColourItem: {
-      id: number;
-      name: string;
-      /** @enum {string|null} */
-      color: 'gray' | 'slate' | 'red' | 'orange' | 'amber' | 'green' | 'teal' | 'blue' | 'purple' | 'pink' | null;
-    };
-    PostCallField: {
-      name: string;
-      /** @enum {string} */
-      type: 'string' | 'number' | 'integer' | 'boolean';
-      description: string;
-    };
-    AssistantResponse: {
-      id: number;
-      name: string;
-      /** @enum {string} */
-      type: 'inbound' | 'outbound';
-      language_id: number;
-      secondary_language_ids: number[];
-      voice_id: string | null;
-      timezone: string;
-      initial_message: string | null;
-      system_prompt: string | null;
-      knowledgebase_id: number | null;
-      phone_number_id: number | null;
-      tool_ids: number[];
-      tools: components['schemas']['LinkedItem'][];
-      folder_id: number | null;
-      folder: components['schemas']['LinkedColourItem'] | null;
-      label_ids: number[];
-      labels: components['schemas']['LinkedColourItem'][];
-      webhook_url: string | null;
-      is_webhook_active: boolean;
-      /** @description Signs webhook deliveries (`whsec_...`); owner only */
-      webhook_secret: string | null;
-      variables: {
-        [key: string]: unknown;
-      };
-      post_call_schema: components['schemas']['PostCallField'][];
-      max_duration: number;
-      record: boolean;
-      /** @enum {string} */
-      status: 'active' | 'inactive';
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    /**
-     * @example {
-     *       "name": "example",
-     *       "type": "inbound",
-     *       "language_id": 1
-     *     }
-     */
-    CreateAssistantRequest: {
-      /**
-       * @description Replaces the list; `[]` clears it
-       * @example []
-       */
-      secondary_language_ids?: number[];
-      /**
-       * @description A voice of the speech provider
-       * @example null
-       */
-      voice_id?: string | null;
-      /**
-       * @default UTC
-       * @example Europe/Berlin
-       */
-      timezone?: string;
-      initial_message?: string | null;
-      system_prompt?: string | null;
-      /** @example null */
-      knowledgebase_id?: number | null;
-      /** @example null */
-      phone_number_id?: number | null;
-      /**
-       * @description Replaces the list; `[]` clears it
-       * @example []
-       */
-      tool_ids?: number[];
-      /**
-       * @description `null` takes it out of its folder
-       * @example null
-       */
-      folder_id?: number | null;
-      /**
-       * @description Replaces the list; `[]` clears it
-       * @example []
-       */
-      label_ids?: number[];
-      /** Format: uri */
-      webhook_url?: string | null;
-      /** @default false */
-      is_webhook_active?: boolean;
-      /** @description Default call variables */
-      variables?: {
-        [key: string]: unknown;
-      };
-      post_call_schema?: components['schemas']['PostCallField'][];
-      /**
-       * @description Seconds
-       * @default 600
-       */
-      max_duration?: number;
-      /** @default false */
-      record?: boolean;
-      /**
-       * @default active
-       * @enum {string}
-       */
-      status?: 'active' | 'inactive';
-      name: string;
-      /** @enum {string} */
-      type: 'inbound' | 'outbound';
-      /** @example 1 */
-      language_id: number;
-    };
-    AssistantMessageEnvelope: {
-      data: components['schemas']['AssistantResponse'];
-      message: string;
-    };
-    AssistantEnvelope: {
-      data: components['schemas']['AssistantResponse'];
-    };
-    /** @example {} */
-    UpdateAssistantRequest: {
-      /**
-       * @description Replaces the list; `[]` clears it
-       * @example []
-       */
-      secondary_language_ids?: number[];
-      /**
-       * @description A voice of the speech provider
-       * @example null
-       */
-      voice_id?: string | null;
-      /**
-       * @default UTC
-       * @example Europe/Berlin
-       */
-      timezone?: string;
-      initial_message?: string | null;
-      system_prompt?: string | null;
-      /** @example null */
-      knowledgebase_id?: number | null;
-      /** @example null */
-      phone_number_id?: number | null;
-      /**
-       * @description Replaces the list; `[]` clears it
-       * @example []
-       */
-      tool_ids?: number[];
-      /**
-       * @description `null` takes it out of its folder
-       * @example null
-       */
-      folder_id?: number | null;
-      /**
-       * @description Replaces the list; `[]` clears it
-       * @example []
-       */
-      label_ids?: number[];
-      /** Format: uri */
-      webhook_url?: string | null;
-      /** @default false */
-      is_webhook_active?: boolean;
-      /** @description Default call variables */
-      variables?: {
-        [key: string]: unknown;
-      };
-      post_call_schema?: components['schemas']['PostCallField'][];
-      /**
-       * @description Seconds
-       * @default 600
-       */
-      max_duration?: number;
-      /** @default false */
-      record?: boolean;
-      /**
-       * @default active
-       * @enum {string}
-       */
-      status?: 'active' | 'inactive';
-      name?: string;
-      /** @enum {string} */
-      type?: 'inbound' | 'outbound';
-      /** @example 1 */
-      language_id?: number;
-    };
-    SlimPageMeta: {
-      current_page: number;
-      per_page: number;
-      total: number;
-    };
-    NamedColourResponse: {
-      id: number;
-      name: string;
-      /** @enum {string|null} */
-      color: 'gray' | 'slate' | 'red' | 'orange' | 'amber' | 'green' | 'teal' | 'blue' | 'purple' | 'pink' | null;
-      assistants_count: number;
-    };
-    /**
-     * @example {
-     *       "name": "example"
-     *     }
-     */
-    CreateNamedColourRequest: {
-      /** @description Unique within the account, whatever the letter case */
-      name: string;
-      /**
-       * @description `null` clears it
-       * @enum {string|null}
-       */
-      color?: 'gray' | 'slate' | 'red' | 'orange' | 'amber' | 'green' | 'teal' | 'blue' | 'purple' | 'pink' | null;
-    };
-    NamedColourMessageEnvelope: {
-      message: string;
-      data: components['schemas']['NamedColourResponse'];
-    };
-    /** @example {} */
-    UpdateNamedColourRequest: {
-      name?: string;
-      /**
-       * @description `null` clears it
-       * @enum {string|null}
-       */
-      color?: 'gray' | 'slate' | 'red' | 'orange' | 'amber' | 'green' | 'teal' | 'blue' | 'purple' | 'pink' | null;
-    };
-    CampaignResponse: {
-      id: number;
-      name: string;
-      assistant_id: number | null;
-      /** @enum {string} */
-      status: 'draft' | 'in-progress' | 'stopped' | 'completed';
-      timezone: string;
-      phone_number_ids: number[];
-      max_calls_in_parallel: number;
-      allowed_hours_start_time: string | null;
-      allowed_hours_end_time: string | null;
-      allowed_days: ('monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday')[];
-      max_retries: number;
-      retry_interval: number;
-      leads_count: number;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    /**
-     * @example {
-     *       "name": "example",
-     *       "assistant_id": 1
-     *     }
-     */
-    CreateCampaignRequest: {
-      /**
-       * @default UTC
-       * @example America/New_York
-       */
-      timezone?: string;
-      /**
-       * @description Caller numbers, used in turn; replaces the list
-       * @example []
-       */
-      phone_number_ids?: number[];
-      /** @default 3 */
-      max_calls_in_parallel?: number;
-      /**
-       * @description `HH:MM` in the campaign timezone
-       * @example 09:00
-       */
-      allowed_hours_start_time?: string | null;
-      /** @example 17:00 */
-      allowed_hours_end_time?: string | null;
-      /** @description Default: every day */
-      allowed_days?: ('monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday')[];
-      /** @default 3 */
-      max_retries?: number;
-      /**
-       * @description Minutes between tries
-       * @default 60
-       */
-      retry_interval?: number;
-      name: string;
-      /**
-       * @description An outbound assistant of the account
-       * @example 1
-       */
-      assistant_id: number;
-    };
-    CampaignMessageEnvelope: {
-      data: components['schemas']['CampaignResponse'];
-      message: string;
-    };
-    CampaignEnvelope: {
-      data: components['schemas']['CampaignResponse'];
-    };
-    /** @example {} */
-    UpdateCampaignRequest: {
-      /**
-       * @default UTC
-       * @example America/New_York
-       */
-      timezone?: string;
-      /**
-       * @description Caller numbers, used in turn; replaces the list
-       * @example []
-       */
-      phone_number_ids?: number[];
-      /** @default 3 */
-      max_calls_in_parallel?: number;
-      /**
-       * @description `HH:MM` in the campaign timezone
-       * @example 09:00
-       */
-      allowed_hours_start_time?: string | null;
-      /** @example 17:00 */
-      allowed_hours_end_time?: string | null;
-      /** @description Default: every day */
-      allowed_days?: ('monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday')[];
-      /** @default 3 */
-      max_retries?: number;
-      /**
-       * @description Minutes between tries
-       * @default 60
-       */
-      retry_interval?: number;
-      name?: string;
-      /** @example 1 */
-      assistant_id?: number;
-    };
-    /**
-     * @example {
-     *       "campaign_id": 1,
-     *       "action": "start"
-     *     }
-     */
-    CampaignStatusRequest: {
-      /** @example 1 */
-      campaign_id: number;
-      /** @enum {string} */
-      action: 'start' | 'stop';
-    };
-    CampaignStatusData: {
-      campaign_id: number;
-      /** @enum {string} */
-      status: 'draft' | 'in-progress' | 'stopped' | 'completed';
-    };
-    CampaignStatusResponse: {
-      message: string;
-      success: boolean;
-      data: components['schemas']['CampaignStatusData'];
-    };
-    /** @example {} */
-    ImportLeadsRequest: {
-      /**
-       * Format: binary
-       * @description CSV, at most 20 MB
-       */
-      file: Blob;
-    };
-    LeadImportAccepted: {
-      id: number;
-      /** @enum {string} */
-      status: 'pending';
-    };
-    LeadImportAcceptedResponse: {
-      message: string;
-      data: components['schemas']['LeadImportAccepted'];
-    };
-    LeadImportError: {
-      /** @description Line of the file (the header is line 1) */
-      row: number;
-      column: string;
-      message: string;
-    };
-    LeadImportResponse: {
-      id: number;
-      /** @enum {string} */
-      status: 'pending' | 'processing' | 'completed' | 'failed';
-      rows_total: number;
-      rows_imported: number;
-      rows_failed: number;
-      /** @description The first 100; all of them as CSV at `.../errors.csv` */
-      errors: components['schemas']['LeadImportError'][];
-    };
-    LeadImportEnvelope: {
-      data: components['schemas']['LeadImportResponse'];
-    };
-    LeadCampaign: {
-      id: number;
-      name: string;
-    };
-    SecondaryContactResponse: {
-      id: number;
-      phone_number: string;
-      variables: {
-        [key: string]: unknown;
-      };
-      /** @enum {string} */
-      status:
-        'created' | 'scheduled' | 'processing' | 'completed' | 'rescheduled' | 'reached-max-retries' | 'blacklisted';
-      /** @example 2026-01-02 03:04:05 */
-      created_at: string;
-      /** @example 2026-01-02 03:04:05 */
-      updated_at: string;
-    };
-    LeadResponse: {
-      id: number;
-      campaign_id: number;
-      phone_number: string;
-      variables: {
-        [key: string]: unknown;
-      };
-      /** @enum {string} */
-      status:
-        'created' | 'scheduled' | 'processing' | 'completed' | 'rescheduled' | 'reached-max-retries' | 'blacklisted';
-      /** @example 2026-01-02 03:04:05 */
-      created_at: string;
-      /** @example 2026-01-02 03:04:05 */
-      updated_at: string;
-      campaign: components['schemas']['LeadCampaign'];
-      secondary_contacts: components['schemas']['SecondaryContactResponse'][];
-    };
-    SecondaryContactRequest: {
-      /** @description E.164 */
-      phone_number: string;
-      variables?: {
-        [key: string]: unknown;
-      };
-    };
-    /**
-     * @example {
-     *       "phone_number": "example",
-     *       "campaign_id": 1
-     *     }
-     */
-    CreateLeadRequest: {
-      /** @description International format; stored as E.164 */
-      phone_number: string;
-      /** @example 1 */
-      campaign_id: number;
-      /** @description Text, number or boolean values */
-      variables?: {
-        [key: string]: unknown;
-      };
-      secondary_contacts?: components['schemas']['SecondaryContactRequest'][];
-      /**
-       * @description Allow a number already in the campaign
-       * @default false
-       */
-      allow_duplicate?: boolean;
-      /**
-       * @deprecated
-       * @description Old spelling of `allow_duplicate`, still accepted
-       */
-      allow_dupplicate?: boolean;
-    };
-    LeadMessageEnvelope: {
-      data: components['schemas']['LeadResponse'];
-      message: string;
-    };
-    LeadEnvelope: {
-      data: components['schemas']['LeadResponse'];
-    };
-    /** @example {} */
-    UpdateLeadRequest: {
-      phone_number?: string;
-      variables?: {
-        [key: string]: unknown;
-      };
-      /** @description Replaces them */
-      secondary_contacts?: components['schemas']['SecondaryContactRequest'][];
-      /**
-       * @description Blacklist a lead, or take it back
-       * @enum {string}
-       */
-      status?: 'blacklisted' | 'created';
-    };
-    CallResponse: {
-      id: number;
-      external_id: string;
-      assistant_name: string;
-      /** @description Only when the call belongs to a campaign */
-      campaign_name?: string;
-      lead_id: number | null;
-      /** @enum {string} */
-      type: 'inbound' | 'outbound' | 'web';
-      duration: number;
-      assistant_phone_number: string;
-      client_phone_number: string;
-      /** @enum {string} */
-      status:
-        | 'initiated'
-        | 'ringing'
-        | 'busy'
-        | 'in-progress'
-        | 'ended'
-        | 'completed'
-        | 'ended_by_customer'
-        | 'ended_by_assistant'
-        | 'no-answer'
-        | 'failed';
-      transcript: string;
-      variables: {
-        [key: string]: unknown;
-      };
-      evaluation: {
-        [key: string]: unknown;
-      };
-      webhook_response: {
-        [key: string]: unknown;
-      };
-      carrier_cost: number;
-      total_cost: number;
-      /**
-       * @description `unknown` until the voice runtime reports it
-       * @enum {string}
-       */
-      answered_by: 'human' | 'machine' | 'unknown';
-      /** @description Only when a recording exists and the call’s assistant records (`record: true`) */
-      recording_url?: string;
-      /** @example 2026-01-02 03:04:05 */
-      created_at: string;
-      /** @example 2026-01-02 03:04:05 */
-      updated_at: string;
-    };
-    CallEnvelope: {
-      data: components['schemas']['CallResponse'];
-    };
-    /**
-     * @example {
-     *       "phone_number": "+14155550100",
-     *       "assistant_id": 1
-     *     }
-     */
-    MakeCallRequest: {
-      /**
-       * @description E.164
-       * @example +14155550100
-       */
-      phone_number: string;
-      /**
-       * @description An outbound assistant with a phone number
-       * @example 1
-       */
-      assistant_id: number;
-      /** @description Text, number or boolean values */
-      variables?: {
-        [key: string]: unknown;
-      };
-    };
-    MakeCallResponse: {
-      /** @example Call initiated successfully. */
-      message: string;
-      /** @description The call’s id, as in GET /user/calls/{id} */
-      call_id: number;
-      /** @enum {string} */
-      status: 'initiated';
-    };
-    CallEventResponse: {
-      /** @enum {string} */
-      type: 'transcript' | 'note' | 'tool_call';
-      /** Format: date-time */
-      at: string;
-      /** @description transcript and note */
-      seq?: number;
-      /**
-       * @description transcript
-       * @enum {string}
-       */
-      role?: 'assistant' | 'user';
-      /** @description transcript and note */
-      text?: string;
-      /** @description transcript */
-      start_ms?: number;
-      /** @description transcript */
-      end_ms?: number;
-      /** @description tool_call */
-      tool_id?: number;
-      /** @description tool_call */
-      name?: string;
-      /** @description tool_call */
-      arguments?: {
-        [key: string]: unknown;
-      };
-      /** @description tool_call: the endpoint’s HTTP status */
-      status?: number | null;
-      /** @description tool_call */
-      duration_ms?: number;
-    };
-    SearchResult: {
-      document_id: number;
-      document_name: string;
-      content: string;
-      /** @description The content with the words that matched the query marked `**like this**` */
-      highlight: string;
-      /** @description Relevance; higher is better */
-      score: number;
-      /** @description Page the passage comes from (websites) */
-      source_url?: string;
-    };
-    SearchResponse: {
-      data: components['schemas']['SearchResult'][];
-    };
     KnowledgebaseResponse: {
       id: number;
       name: string;
@@ -1574,10 +929,11 @@ export interface components {
     };
     /**
      * @example {
-     *       "name": "example"
+     *       "name": "Support FAQ"
      *     }
      */
     CreateKnowledgebaseRequest: {
+      /** @example Support FAQ */
       name: string;
       description?: string | null;
       /**
@@ -1607,6 +963,20 @@ export interface components {
        */
       language_id?: number | null;
     };
+    SearchResult: {
+      document_id: number;
+      document_name: string;
+      content: string;
+      /** @description The content with the words that matched the query marked `**like this**` */
+      highlight: string;
+      /** @description Relevance; higher is better */
+      score: number;
+      /** @description Page the passage comes from (websites) */
+      source_url?: string;
+    };
+    SearchResponse: {
+      data: components['schemas']['SearchResult'][];
+    };
     DocumentResponse: {
       id: number;
       name: string;
@@ -1631,8 +1001,9 @@ export interface components {
     };
     /**
      * @example {
-     *       "name": "example",
-     *       "type": "website"
+     *       "name": "Opening hours",
+     *       "type": "website",
+     *       "url": "https://example.com/hours"
      *     }
      */
     CreateWebsiteDocumentBody: {
@@ -1655,17 +1026,15 @@ export interface components {
       /** @description Re-crawl the website this often; unchanged pages keep their passages */
       refresh_interval_hours?: number;
     };
-    /**
-     * @example {
-     *       "name": "example",
-     *       "type": "pdf"
-     *     }
-     */
     CreateFileDocumentBody: {
+      /** @example Opening hours */
       name: string;
       /** @description Empty means none */
       description?: string | null;
-      /** @enum {string} */
+      /**
+       * @example txt
+       * @enum {string}
+       */
       type: 'pdf' | 'txt' | 'docx';
       /**
        * Format: binary
@@ -2012,6 +1381,630 @@ export interface components {
     PhoneNumberListResponse: {
       data: components['schemas']['PhoneNumberResponse'][];
     };
+    PageLink: {
+      url: string | null;
+      /** @example 1 */
+      label: string;
+      active: boolean;
+    };
+    LengthAwarePageMeta: {
+      current_page: number;
+      first_page_url: string;
+      from: number | null;
+      last_page: number;
+      last_page_url: string;
+      links: components['schemas']['PageLink'][];
+      next_page_url: string | null;
+      path: string;
+      per_page: number;
+      prev_page_url: string | null;
+      to: number | null;
+      total: number;
+    };
+    LinkedItem: {
+      id: number;
+      name: string;
+    };
+    LinkedColourItem: {
+      id: number;
+      name: string;
+      /** @enum {string|null} */
+      color: 'gray' | 'slate' | 'red' | 'orange' | 'amber' | 'green' | 'teal' | 'blue' | 'purple' | 'pink' | null;
+    };
+    PostCallField: {
+      name: string;
+      /** @enum {string} */
+      type: 'string' | 'number' | 'integer' | 'boolean';
+      description: string;
+    };
+    AssistantResponse: {
+      id: number;
+      name: string;
+      /** @enum {string} */
+      type: 'inbound' | 'outbound';
+      language_id: number;
+      secondary_language_ids: number[];
+      voice_id: string | null;
+      timezone: string;
+      initial_message: string | null;
+      system_prompt: string | null;
+      knowledgebase_id: number | null;
+      phone_number_id: number | null;
+      tool_ids: number[];
+      tools: components['schemas']['LinkedItem'][];
+      folder_id: number | null;
+      folder: components['schemas']['LinkedColourItem'] | null;
+      label_ids: number[];
+      labels: components['schemas']['LinkedColourItem'][];
+      webhook_url: string | null;
+      is_webhook_active: boolean;
+      /** @description Signs webhook deliveries (`whsec_...`); owner only */
+      webhook_secret: string | null;
+      variables: {
+        [key: string]: unknown;
+      };
+      post_call_schema: components['schemas']['PostCallField'][];
+      max_duration: number;
+      record: boolean;
+      /** @enum {string} */
+      status: 'active' | 'inactive';
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    /**
+     * @example {
+     *       "name": "Spring follow-up caller",
+     *       "type": "outbound",
+     *       "language_id": 1,
+     *       "knowledgebase_id": 1,
+     *       "phone_number_id": 1,
+     *       "tool_ids": [
+     *         1
+     *       ]
+     *     }
+     */
+    CreateAssistantRequest: {
+      /**
+       * @description Replaces the list; `[]` clears it
+       * @example []
+       */
+      secondary_language_ids?: number[];
+      /**
+       * @description A voice of the speech provider
+       * @example null
+       */
+      voice_id?: string | null;
+      /**
+       * @default UTC
+       * @example Europe/Berlin
+       */
+      timezone?: string;
+      initial_message?: string | null;
+      system_prompt?: string | null;
+      /** @example null */
+      knowledgebase_id?: number | null;
+      /** @example null */
+      phone_number_id?: number | null;
+      /**
+       * @description Replaces the list; `[]` clears it
+       * @example []
+       */
+      tool_ids?: number[];
+      /**
+       * @description `null` takes it out of its folder
+       * @example null
+       */
+      folder_id?: number | null;
+      /**
+       * @description Replaces the list; `[]` clears it
+       * @example []
+       */
+      label_ids?: number[];
+      /** Format: uri */
+      webhook_url?: string | null;
+      /** @default false */
+      is_webhook_active?: boolean;
+      /** @description Default call variables */
+      variables?: {
+        [key: string]: unknown;
+      };
+      post_call_schema?: components['schemas']['PostCallField'][];
+      /**
+       * @description Seconds
+       * @default 600
+       */
+      max_duration?: number;
+      /** @default false */
+      record?: boolean;
+      /**
+       * @default active
+       * @enum {string}
+       */
+      status?: 'active' | 'inactive';
+      name: string;
+      /** @enum {string} */
+      type: 'inbound' | 'outbound';
+      /** @example 1 */
+      language_id: number;
+    };
+    AssistantMessageEnvelope: {
+      data: components['schemas']['AssistantResponse'];
+      message: string;
+    };
+    AssistantEnvelope: {
+      data: components['schemas']['AssistantResponse'];
+    };
+    /** @example {} */
+    UpdateAssistantRequest: {
+      /**
+       * @description Replaces the list; `[]` clears it
+       * @example []
+       */
+      secondary_language_ids?: number[];
+      /**
+       * @description A voice of the speech provider
+       * @example null
+       */
+      voice_id?: string | null;
+      /**
+       * @default UTC
+       * @example Europe/Berlin
+       */
+      timezone?: string;
+      initial_message?: string | null;
+      system_prompt?: string | null;
+      /** @example null */
+      knowledgebase_id?: number | null;
+      /** @example null */
+      phone_number_id?: number | null;
+      /**
+       * @description Replaces the list; `[]` clears it
+       * @example []
+       */
+      tool_ids?: number[];
+      /**
+       * @description `null` takes it out of its folder
+       * @example null
+       */
+      folder_id?: number | null;
+      /**
+       * @description Replaces the list; `[]` clears it
+       * @example []
+       */
+      label_ids?: number[];
+      /** Format: uri */
+      webhook_url?: string | null;
+      /** @default false */
+      is_webhook_active?: boolean;
+      /** @description Default call variables */
+      variables?: {
+        [key: string]: unknown;
+      };
+      post_call_schema?: components['schemas']['PostCallField'][];
+      /**
+       * @description Seconds
+       * @default 600
+       */
+      max_duration?: number;
+      /** @default false */
+      record?: boolean;
+      /**
+       * @default active
+       * @enum {string}
+       */
+      status?: 'active' | 'inactive';
+      name?: string;
+      /** @enum {string} */
+      type?: 'inbound' | 'outbound';
+      /** @example 1 */
+      language_id?: number;
+    };
+    SlimPageMeta: {
+      current_page: number;
+      per_page: number;
+      total: number;
+    };
+    NamedColourResponse: {
+      id: number;
+      name: string;
+      /** @enum {string|null} */
+      color: 'gray' | 'slate' | 'red' | 'orange' | 'amber' | 'green' | 'teal' | 'blue' | 'purple' | 'pink' | null;
+      assistants_count: number;
+    };
+    /**
+     * @example {
+     *       "name": "Priority"
+     *     }
+     */
+    CreateNamedColourRequest: {
+      /**
+       * @description Unique within the account, whatever the letter case
+       * @example Priority
+       */
+      name: string;
+      /**
+       * @description `null` clears it
+       * @enum {string|null}
+       */
+      color?: 'gray' | 'slate' | 'red' | 'orange' | 'amber' | 'green' | 'teal' | 'blue' | 'purple' | 'pink' | null;
+    };
+    NamedColourMessageEnvelope: {
+      message: string;
+      data: components['schemas']['NamedColourResponse'];
+    };
+    /** @example {} */
+    UpdateNamedColourRequest: {
+      name?: string;
+      /**
+       * @description `null` clears it
+       * @enum {string|null}
+       */
+      color?: 'gray' | 'slate' | 'red' | 'orange' | 'amber' | 'green' | 'teal' | 'blue' | 'purple' | 'pink' | null;
+    };
+    CampaignResponse: {
+      id: number;
+      name: string;
+      assistant_id: number | null;
+      /** @enum {string} */
+      status: 'draft' | 'in-progress' | 'stopped' | 'completed';
+      timezone: string;
+      phone_number_ids: number[];
+      max_calls_in_parallel: number;
+      allowed_hours_start_time: string | null;
+      allowed_hours_end_time: string | null;
+      allowed_days: ('monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday')[];
+      max_retries: number;
+      retry_interval: number;
+      leads_count: number;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    /**
+     * @example {
+     *       "name": "Spring follow-up",
+     *       "assistant_id": 1
+     *     }
+     */
+    CreateCampaignRequest: {
+      /**
+       * @default UTC
+       * @example America/New_York
+       */
+      timezone?: string;
+      /**
+       * @description Caller numbers, used in turn; replaces the list
+       * @example []
+       */
+      phone_number_ids?: number[];
+      /** @default 3 */
+      max_calls_in_parallel?: number;
+      /**
+       * @description `HH:MM` in the campaign timezone
+       * @example 09:00
+       */
+      allowed_hours_start_time?: string | null;
+      /** @example 17:00 */
+      allowed_hours_end_time?: string | null;
+      /** @description Default: every day */
+      allowed_days?: ('monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday')[];
+      /** @default 3 */
+      max_retries?: number;
+      /**
+       * @description Minutes between tries
+       * @default 60
+       */
+      retry_interval?: number;
+      name: string;
+      /**
+       * @description An outbound assistant of the account
+       * @example 1
+       */
+      assistant_id: number;
+    };
+    CampaignMessageEnvelope: {
+      data: components['schemas']['CampaignResponse'];
+      message: string;
+    };
+    CampaignEnvelope: {
+      data: components['schemas']['CampaignResponse'];
+    };
+    /** @example {} */
+    UpdateCampaignRequest: {
+      /**
+       * @default UTC
+       * @example America/New_York
+       */
+      timezone?: string;
+      /**
+       * @description Caller numbers, used in turn; replaces the list
+       * @example []
+       */
+      phone_number_ids?: number[];
+      /** @default 3 */
+      max_calls_in_parallel?: number;
+      /**
+       * @description `HH:MM` in the campaign timezone
+       * @example 09:00
+       */
+      allowed_hours_start_time?: string | null;
+      /** @example 17:00 */
+      allowed_hours_end_time?: string | null;
+      /** @description Default: every day */
+      allowed_days?: ('monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday')[];
+      /** @default 3 */
+      max_retries?: number;
+      /**
+       * @description Minutes between tries
+       * @default 60
+       */
+      retry_interval?: number;
+      name?: string;
+      /** @example 1 */
+      assistant_id?: number;
+    };
+    ImportLeadsRequest: {
+      /**
+       * Format: binary
+       * @description CSV, at most 20 MB
+       */
+      file: Blob;
+    };
+    LeadImportAccepted: {
+      id: number;
+      /** @enum {string} */
+      status: 'pending';
+    };
+    LeadImportAcceptedResponse: {
+      message: string;
+      data: components['schemas']['LeadImportAccepted'];
+    };
+    LeadImportError: {
+      /** @description Line of the file (the header is line 1) */
+      row: number;
+      column: string;
+      message: string;
+    };
+    LeadImportResponse: {
+      id: number;
+      /** @enum {string} */
+      status: 'pending' | 'processing' | 'completed' | 'failed';
+      rows_total: number;
+      rows_imported: number;
+      rows_failed: number;
+      /** @description The first 100; all of them as CSV at `.../errors.csv` */
+      errors: components['schemas']['LeadImportError'][];
+    };
+    LeadImportEnvelope: {
+      data: components['schemas']['LeadImportResponse'];
+    };
+    LeadCampaign: {
+      id: number;
+      name: string;
+    };
+    SecondaryContactResponse: {
+      id: number;
+      phone_number: string;
+      variables: {
+        [key: string]: unknown;
+      };
+      /** @enum {string} */
+      status:
+        'created' | 'scheduled' | 'processing' | 'completed' | 'rescheduled' | 'reached-max-retries' | 'blacklisted';
+      /** @example 2026-01-02 03:04:05 */
+      created_at: string;
+      /** @example 2026-01-02 03:04:05 */
+      updated_at: string;
+    };
+    LeadResponse: {
+      id: number;
+      campaign_id: number;
+      phone_number: string;
+      variables: {
+        [key: string]: unknown;
+      };
+      /** @enum {string} */
+      status:
+        'created' | 'scheduled' | 'processing' | 'completed' | 'rescheduled' | 'reached-max-retries' | 'blacklisted';
+      /** @example 2026-01-02 03:04:05 */
+      created_at: string;
+      /** @example 2026-01-02 03:04:05 */
+      updated_at: string;
+      campaign: components['schemas']['LeadCampaign'];
+      secondary_contacts: components['schemas']['SecondaryContactResponse'][];
+    };
+    SecondaryContactRequest: {
+      /** @description E.164 */
+      phone_number: string;
+      variables?: {
+        [key: string]: unknown;
+      };
+    };
+    /**
+     * @example {
+     *       "phone_number": "+14155550123",
+     *       "campaign_id": 1
+     *     }
+     */
+    CreateLeadRequest: {
+      /** @description International format; stored as E.164 */
+      phone_number: string;
+      /** @example 1 */
+      campaign_id: number;
+      /** @description Text, number or boolean values */
+      variables?: {
+        [key: string]: unknown;
+      };
+      secondary_contacts?: components['schemas']['SecondaryContactRequest'][];
+      /**
+       * @description Allow a number already in the campaign
+       * @default false
+       */
+      allow_duplicate?: boolean;
+      /**
+       * @deprecated
+       * @description Old spelling of `allow_duplicate`, still accepted
+       */
+      allow_dupplicate?: boolean;
+    };
+    LeadMessageEnvelope: {
+      data: components['schemas']['LeadResponse'];
+      message: string;
+    };
+    LeadEnvelope: {
+      data: components['schemas']['LeadResponse'];
+    };
+    /** @example {} */
+    UpdateLeadRequest: {
+      phone_number?: string;
+      variables?: {
+        [key: string]: unknown;
+      };
+      /** @description Replaces them */
+      secondary_contacts?: components['schemas']['SecondaryContactRequest'][];
+      /**
+       * @description Blacklist a lead, or take it back
+       * @enum {string}
+       */
+      status?: 'blacklisted' | 'created';
+    };
+    /**
+     * @example {
+     *       "campaign_id": 1,
+     *       "action": "start"
+     *     }
+     */
+    CampaignStatusRequest: {
+      /** @example 1 */
+      campaign_id: number;
+      /** @enum {string} */
+      action: 'start' | 'stop';
+    };
+    CampaignStatusData: {
+      campaign_id: number;
+      /** @enum {string} */
+      status: 'draft' | 'in-progress' | 'stopped' | 'completed';
+    };
+    CampaignStatusResponse: {
+      message: string;
+      success: boolean;
+      data: components['schemas']['CampaignStatusData'];
+    };
+    CallResponse: {
+      id: number;
+      external_id: string;
+      assistant_name: string;
+      /** @description Only when the call belongs to a campaign */
+      campaign_name?: string;
+      lead_id: number | null;
+      /** @enum {string} */
+      type: 'inbound' | 'outbound' | 'web';
+      duration: number;
+      assistant_phone_number: string;
+      client_phone_number: string;
+      /** @enum {string} */
+      status:
+        | 'initiated'
+        | 'ringing'
+        | 'busy'
+        | 'in-progress'
+        | 'ended'
+        | 'completed'
+        | 'ended_by_customer'
+        | 'ended_by_assistant'
+        | 'no-answer'
+        | 'failed';
+      transcript: string;
+      variables: {
+        [key: string]: unknown;
+      };
+      evaluation: {
+        [key: string]: unknown;
+      };
+      webhook_response: {
+        [key: string]: unknown;
+      };
+      carrier_cost: number;
+      total_cost: number;
+      /**
+       * @description `unknown` until the voice runtime reports it
+       * @enum {string}
+       */
+      answered_by: 'human' | 'machine' | 'unknown';
+      /** @description Only when a recording exists and the call’s assistant records (`record: true`) */
+      recording_url?: string;
+      /** @example 2026-01-02 03:04:05 */
+      created_at: string;
+      /** @example 2026-01-02 03:04:05 */
+      updated_at: string;
+    };
+    CallEnvelope: {
+      data: components['schemas']['CallResponse'];
+    };
+    /**
+     * @example {
+     *       "phone_number": "+14155550142",
+     *       "assistant_id": 1
+     *     }
+     */
+    MakeCallRequest: {
+      /**
+       * @description E.164: whom to call
+       * @example +14155550142
+       */
+      phone_number: string;
+      /**
+       * @description An outbound assistant with a phone number
+       * @example 1
+       */
+      assistant_id: number;
+      /** @description Text, number or boolean values */
+      variables?: {
+        [key: string]: unknown;
+      };
+    };
+    MakeCallResponse: {
+      /** @example Call initiated successfully. */
+      message: string;
+      /** @description The call’s id, as in GET /user/calls/{id} */
+      call_id: number;
+      /** @enum {string} */
+      status: 'initiated';
+    };
+    CallEventResponse: {
+      /** @enum {string} */
+      type: 'transcript' | 'note' | 'tool_call';
+      /** Format: date-time */
+      at: string;
+      /** @description transcript and note */
+      seq?: number;
+      /**
+       * @description transcript
+       * @enum {string}
+       */
+      role?: 'assistant' | 'user';
+      /** @description transcript and note */
+      text?: string;
+      /** @description transcript */
+      start_ms?: number;
+      /** @description transcript */
+      end_ms?: number;
+      /** @description tool_call */
+      tool_id?: number;
+      /** @description tool_call */
+      name?: string;
+      /** @description tool_call */
+      arguments?: {
+        [key: string]: unknown;
+      };
+      /** @description tool_call: the endpoint’s HTTP status */
+      status?: number | null;
+      /** @description tool_call */
+      duration_ms?: number;
+    };
   };
   responses: never;
   parameters: never;
@@ -2021,77 +2014,6 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-  metrics: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Prometheus metrics (text format) */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'text/plain': string;
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
   register: {
     parameters: {
       query?: never;
@@ -2613,6 +2535,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -2732,6 +2655,2297 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  listKnowledgebases: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KnowledgebaseListResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  createKnowledgebase: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Retrying with the same key and body within 24 hours returns the first answer (with `Idempotent-Replayed: true`) instead of creating again. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateKnowledgebaseRequest'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KnowledgebaseMessageEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A request with this Idempotency-Key is still being processed */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The given data was invalid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  getKnowledgebase: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KnowledgebaseEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Knowledgebase not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  updateKnowledgebase: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateKnowledgebaseRequest'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KnowledgebaseMessageEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Knowledgebase not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The given data was invalid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A new language could not start re-indexing; nothing changed, try again */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  deleteKnowledgebase: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Knowledgebase not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  searchKnowledgebase: {
+    parameters: {
+      query: {
+        /** @description Words to look for; any of them may match (stop words ignored), rarer ones and words standing close together rank higher; "quoted phrases" are required, -word and -"phrase" exclude */
+        query: string;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Ranked passages, best first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SearchResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Knowledgebase not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A query parameter is invalid */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  listDocuments: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        knowledgebaseId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DocumentListResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Knowledgebase not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  createDocument: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Retrying with the same key and body within 24 hours returns the first answer (with `Idempotent-Replayed: true`) instead of creating again. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @example 1 */
+        knowledgebaseId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateWebsiteDocumentBody'];
+        'multipart/form-data': components['schemas']['CreateFileDocumentBody'];
+      };
+    };
+    responses: {
+      /** @description Accepted; processing continues in the background */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreateDocumentResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Knowledgebase not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+      /** @description A request with this Idempotency-Key is still being processed */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The given data was invalid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Processing could not be started; or too many uploads are in progress (with `Retry-After`) (`{error}`), or a dependency is unavailable (`{message}`); retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'] | components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  getDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        knowledgebaseId: number;
+        /** @example 1 */
+        documentId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DocumentEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Knowledgebase not found. / Document not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  deleteDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        knowledgebaseId: number;
+        /** @example 1 */
+        documentId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Knowledgebase not found. / Document not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  refreshDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        knowledgebaseId: number;
+        /** @example 1 */
+        documentId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Started; `last_refresh` on the read shows the outcome */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Knowledgebase not found. / Document not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Not a website, or still being processed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The refresh could not be started; try again */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+    };
+  };
+  listTools: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ToolResponse'][];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  createTool: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Retrying with the same key and body within 24 hours returns the first answer (with `Idempotent-Replayed: true`) instead of creating again. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateToolRequest'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ToolMessageEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A request with this Idempotency-Key is still being processed */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  getTool: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ToolEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Tool not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  updateTool: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateToolRequest'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ToolMessageEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Tool not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  deleteTool: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Tool not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  testTool: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TestToolRequest'];
+      };
+    };
+    responses: {
+      /** @description Sent; a failure to get an answer is in `error` */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ToolTestEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Tool not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Arguments do not match the tool schema (on `arguments.<name>`) */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  listSipTrunks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SipTrunkListResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  createSipTrunk: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Retrying with the same key and body within 24 hours returns the first answer (with `Idempotent-Replayed: true`) instead of creating again. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateSipTrunkRequest'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SipTrunkMessageEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A request with this Idempotency-Key is still being processed */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The given data was invalid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Failed to create SIP trunk. Please try again or contact support. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+      /** @description Failed to create SIP trunk. Please try again or contact support. (`{error}`), or a dependency is unavailable (`{message}`); retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'] | components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  getSipTrunk: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SipTrunkEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description SIP trunk not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  updateSipTrunk: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateSipTrunkRequest'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SipTrunkMessageEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description SIP trunk not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The given data was invalid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Failed to update SIP trunk. Please try again or contact support. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+      /** @description Failed to update SIP trunk. Please try again or contact support. (`{error}`), or a dependency is unavailable (`{message}`); retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'] | components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  listSmsPhoneNumbers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PhoneNumberListResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  listPhoneNumbers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PhoneNumberListResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  deletePhoneNumber: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Phone number not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
         };
       };
       /** @description The body is too large */
@@ -2986,6 +5200,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -3076,6 +5291,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -3179,6 +5395,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -3269,6 +5486,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -3556,6 +5774,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -3659,6 +5878,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -3946,6 +6166,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -4049,6 +6270,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -4336,6 +6558,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -4426,6 +6649,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -4529,6 +6753,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -4614,112 +6839,12 @@ export interface operations {
       };
     };
   };
-  updateCampaignStatus: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CampaignStatusRequest'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CampaignStatusResponse'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Campaign not found. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Invalid input, or the campaign cannot be started or stopped now (on `campaign_id`) */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
   importLeads: {
     parameters: {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -4823,7 +6948,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
+        /** @example 1 */
         importId: number;
       };
       cookie?: never;
@@ -4914,7 +7041,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
+        /** @example 1 */
         importId: number;
       };
       cookie?: never;
@@ -5212,6 +7341,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -5302,6 +7432,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -5392,6 +7523,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -5447,6 +7579,107 @@ export interface operations {
         };
       };
       /** @description The given data was invalid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  updateCampaignStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CampaignStatusRequest'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CampaignStatusResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Campaign not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Invalid input, or the campaign cannot be started or stopped now (on `campaign_id`) */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5606,6 +7839,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -5696,6 +7930,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -5893,6 +8128,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example 1 */
         id: number;
       };
       cookie?: never;
@@ -5952,2278 +8188,6 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  listKnowledgebases: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['KnowledgebaseListResponse'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  createKnowledgebase: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Retrying with the same key and body within 24 hours returns the first answer (with `Idempotent-Replayed: true`) instead of creating again. */
-        'Idempotency-Key'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateKnowledgebaseRequest'];
-      };
-    };
-    responses: {
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['KnowledgebaseMessageEnvelope'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A request with this Idempotency-Key is still being processed */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The given data was invalid. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  getKnowledgebase: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['KnowledgebaseEnvelope'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Knowledgebase not found. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  updateKnowledgebase: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateKnowledgebaseRequest'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['KnowledgebaseMessageEnvelope'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Knowledgebase not found. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The given data was invalid. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A new language could not start re-indexing; nothing changed, try again */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  deleteKnowledgebase: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Knowledgebase not found. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  searchKnowledgebase: {
-    parameters: {
-      query: {
-        /** @description Words to look for; any of them may match (stop words ignored), rarer ones and words standing close together rank higher; "quoted phrases" are required, -word and -"phrase" exclude */
-        query: string;
-        limit?: number;
-      };
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Ranked passages, best first */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['SearchResponse'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Knowledgebase not found. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A query parameter is invalid */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  listDocuments: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        knowledgebaseId: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['DocumentListResponse'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Knowledgebase not found. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  createDocument: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Retrying with the same key and body within 24 hours returns the first answer (with `Idempotent-Replayed: true`) instead of creating again. */
-        'Idempotency-Key'?: string;
-      };
-      path: {
-        knowledgebaseId: number;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateWebsiteDocumentBody'];
-        'multipart/form-data': components['schemas']['CreateFileDocumentBody'];
-      };
-    };
-    responses: {
-      /** @description Accepted; processing continues in the background */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CreateDocumentResponse'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Knowledgebase not found. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'];
-        };
-      };
-      /** @description A request with this Idempotency-Key is still being processed */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The given data was invalid. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Processing could not be started; or too many uploads are in progress (with `Retry-After`) (`{error}`), or a dependency is unavailable (`{message}`); retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'] | components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  getDocument: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        knowledgebaseId: number;
-        documentId: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['DocumentEnvelope'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Knowledgebase not found. / Document not found. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  deleteDocument: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        knowledgebaseId: number;
-        documentId: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Knowledgebase not found. / Document not found. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  refreshDocument: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        knowledgebaseId: number;
-        documentId: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Started; `last_refresh` on the read shows the outcome */
-      202: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Knowledgebase not found. / Document not found. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Not a website, or still being processed */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The refresh could not be started; try again */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'];
-        };
-      };
-    };
-  };
-  listTools: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ToolResponse'][];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  createTool: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Retrying with the same key and body within 24 hours returns the first answer (with `Idempotent-Replayed: true`) instead of creating again. */
-        'Idempotency-Key'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateToolRequest'];
-      };
-    };
-    responses: {
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ToolMessageEnvelope'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A request with this Idempotency-Key is still being processed */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Validation failed */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  getTool: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ToolEnvelope'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Tool not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  updateTool: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateToolRequest'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ToolMessageEnvelope'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Tool not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Validation failed */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  deleteTool: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Tool not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  testTool: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['TestToolRequest'];
-      };
-    };
-    responses: {
-      /** @description Sent; a failure to get an answer is in `error` */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ToolTestEnvelope'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Tool not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Arguments do not match the tool schema (on `arguments.<name>`) */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  listSipTrunks: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['SipTrunkListResponse'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  createSipTrunk: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Retrying with the same key and body within 24 hours returns the first answer (with `Idempotent-Replayed: true`) instead of creating again. */
-        'Idempotency-Key'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateSipTrunkRequest'];
-      };
-    };
-    responses: {
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['SipTrunkMessageEnvelope'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A request with this Idempotency-Key is still being processed */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The given data was invalid. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Failed to create SIP trunk. Please try again or contact support. */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'];
-        };
-      };
-      /** @description Failed to create SIP trunk. Please try again or contact support. (`{error}`), or a dependency is unavailable (`{message}`); retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'] | components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  getSipTrunk: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['SipTrunkEnvelope'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description SIP trunk not found. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  updateSipTrunk: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateSipTrunkRequest'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['SipTrunkMessageEnvelope'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description SIP trunk not found. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The given data was invalid. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Failed to update SIP trunk. Please try again or contact support. */
-      502: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'];
-        };
-      };
-      /** @description Failed to update SIP trunk. Please try again or contact support. (`{error}`), or a dependency is unavailable (`{message}`); retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'] | components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  listSmsPhoneNumbers: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PhoneNumberListResponse'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  listPhoneNumbers: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PhoneNumberListResponse'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Too Many Attempts. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After'?: number;
-          /** @description Requests allowed per minute */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in this minute */
-          'X-RateLimit-Remaining'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Server Error. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description A dependency is unavailable; retry later */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-    };
-  };
-  deletePhoneNumber: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The body could not be parsed */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Unauthenticated. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description Phone number not found. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorFieldResponse'];
-        };
-      };
-      /** @description The body is too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
         };
       };
       /** @description Too Many Attempts. */
