@@ -1,6 +1,7 @@
 import { PassageSearch } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { createAccount, type TestAccount } from './support/factories';
+import { passagesRead } from './support/search-plans';
 import { type Stack, startStack } from './support/stack';
 import { waitFor, waitForDocument } from './support/wait-for';
 
@@ -240,22 +241,6 @@ describe('Knowledgebase search', () => {
         } finally {
           await runner.release();
         }
-      };
-      // What each scan of the passages (or of their indexes) brought back and threw away; none for one never run.
-      const passagesRead = (lines: string[]) => {
-        const scans: { rows: number; removed: number }[] = [];
-        let current: { rows: number; removed: number } | undefined;
-        for (const line of lines) {
-          if (/^\s*(->|\S)/.test(line) && /\(actual|never executed/.test(line)) {
-            current = / on passages(_\w+)? /.test(line)
-              ? { rows: Number(/rows=(\d+)/.exec(line)?.[1] ?? 0), removed: 0 }
-              : undefined;
-            if (current) scans.push(current);
-          } else if (current) {
-            current.removed += Number(/Rows Removed by (?:Filter|Index Recheck): (\d+)/.exec(line)?.[1] ?? 0);
-          }
-        }
-        return scans;
       };
 
       const [parcel] = await search(small, 'parcel');

@@ -1,6 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { queryPool } from './pool-query';
 import { ReadReplicas } from './read-replicas';
 import { parseSearchQuery } from './search-query';
 
@@ -12,15 +13,6 @@ export interface PassageHit {
   source_url: string | null;
   score: number;
 }
-
-/** The part of node-postgres' client this uses. */
-interface PreparedStatementClient {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: PassageHit[] }>;
-  query(text: string): Promise<unknown>;
-}
-
-/** Connections already told to plan each search for its own knowledgebase and words. */
-const customPlanning = new WeakSet<object>();
 
 /** The most passages one search scores; candidates come from the query's rarest words first. */
 export const SEARCH_CANDIDATE_CAP = 200;
@@ -267,11 +259,12 @@ export class PassageSearch {
   ) {}
 
   /**
-   * Runs as a named prepared statement, parsed once a connection, and planned on every run for the knowledgebase
-   * and words at hand: after five runs PostgreSQL may otherwise keep one plan made for any knowledgebase, and that
-   * plan walked a knowledgebase's passages past other tenants' rows (40 ms where the plan for the knowledgebase took
-   * 13; docs/benchmarks.md section 9). Only this statement is named, so the connection's setting changes nothing
-   * else: unnamed statements are always planned for their parameters.
+   * Runs as an unnamed statement of the extended protocol: PostgreSQL parses it and plans it at bind time for the
+   * knowledgebase and words at hand, on every run. A named statement would keep one plan made for any knowledgebase
+   * after its fifth run, and that plan walked a knowledgebase's passages past other tenants' rows (40 ms where the
+   * plan for the knowledgebase took 13; docs/benchmarks.md section 9); holding it off took a connection setting
+   * (`plan_cache_mode`), which does not follow the client through a pooler in transaction mode (PgBouncer), where
+   * named statements fail outright. Nothing here lasts beyond the statement, so any pooler mode serves it.
    */
   async search(
     ownerId: number,
@@ -282,22 +275,10 @@ export class PassageSearch {
   ): Promise<PassageHit[]> {
     const [text, values] = this.statement(ownerId, knowledgebaseId, query, limit, candidateCap);
     if (values[2].length === 0) return [];
-    // On a replica fresh enough for the account (see ReadReplicas), else on the primary.
-    const run = async (dataSource: DataSource): Promise<PassageHit[]> => {
-      const runner = dataSource.createQueryRunner('slave');
-      try {
-        const client = (await runner.connect()) as PreparedStatementClient;
-        if (!customPlanning.has(client)) {
-          await client.query('SET plan_cache_mode = force_custom_plan');
-          customPlanning.add(client);
-        }
-        const result = await client.query({ name: 'passage-search', text, values });
-        return result.rows;
-      } finally {
-        await runner.release();
-      }
-    };
-    return this.replicas ? this.replicas.read(ownerId, run) : run(this.dataSource);
+    // On a replica fresh enough for the account (see ReadReplicas), else on the primary; straight on the pool.
+    return this.replicas
+      ? this.replicas.query<PassageHit>(ownerId, text, values)
+      : queryPool<PassageHit>(this.dataSource, text, values);
   }
 
   /** The statement and its parameters, for the benchmark to explain. */
