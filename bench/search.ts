@@ -17,10 +17,12 @@
  * `--before <commit>`: the passages are loaded under that commit's migrations, a file-level copy of that database
  * gets today's (as an existing deployment would), and that commit's statement on the first is measured against
  * today's on the copy, interleaved round by round (each round in the other order); a commit with today's migrations
- * is measured on the same database. Uses its own throwaway databases and drops only them.
+ * is measured on the same database. Uses its own throwaway databases and drops only them. `--pgbouncer`: today's
+ * statement is also measured through Debian's PgBouncer in transaction mode (one server connection), started on a
+ * free loopback port, each phase against the first.
  *
  *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/search.ts \
- *     [large passages] [runs per kind] [--before <commit>] [--keep]
+ *     [large passages] [runs per kind] [--before <commit>] [--pgbouncer] [--keep]
  *
  * `--keep` leaves the run's database in place (its name is printed) for EXPLAIN by hand; drop it when done.
  */
@@ -34,6 +36,7 @@ import { migrations } from '../libs/database/src/migrations';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { extractCleanPdfPages, normaliseWhitespace, splitIntoPassages } from '@app/extraction';
 import { htmlToMainText } from '../libs/outbound-http/src/html-text';
+import { pgbouncerBinary, startPgbouncer } from '../test/support/pgbouncer';
 import { createBenchEnvironment } from './support/stack';
 import { fixed, nowMs, onInterrupt, percentile, printTable, runMain } from './support/report';
 import { PARAPHRASED_QUESTIONS, SEARCH_QUESTIONS, type SearchQuestion } from './search-questions';
@@ -415,10 +418,11 @@ async function measure(title: string, phases: Phase[], knowledgebases: Loaded[],
       }
     }
   }
-  if (phases.length === 2) {
+  // Each phase after the first against the first.
+  for (const other of phases.slice(1)) {
     const rows = knowledgebases.flatMap((loaded) =>
       QUERY_KINDS.map(([kind]) => {
-        const [before, now] = phases.map((phase) => timings.get(key(phase, loaded, kind))!);
+        const [before, now] = [phases[0], other].map((phase) => timings.get(key(phase, loaded, kind))!);
         return [
           loaded.label,
           kind,
@@ -430,7 +434,7 @@ async function measure(title: string, phases: Phase[], knowledgebases: Loaded[],
       }),
     );
     printTable(
-      `${title}: ${phases[1].name} against ${phases[0].name}`,
+      `${title}: ${other.name} against ${phases[0].name}`,
       ['knowledgebase', 'kind', 'before p95 ms', 'now p95 ms', 'p50 ratio', 'p95 ratio'],
       rows,
     );
@@ -523,6 +527,11 @@ async function sideDatabase(
   return databaseUrl;
 }
 
+/** The URL a data source was opened with. */
+function databaseUrlOf(dataSource: DataSource): string {
+  return (dataSource.options as { url: string }).url;
+}
+
 async function connect(databaseUrl: string, poolSize = 2): Promise<DataSource> {
   const dataSource = new DataSource(dataSourceOptions(databaseUrl, poolSize));
   return dataSource.initialize();
@@ -534,6 +543,7 @@ async function latency(
   total: number,
   runs: number,
   before: string | undefined,
+  throughPgbouncer = false,
 ): Promise<void> {
   if (corpus.some((passage) => passage.toLowerCase().includes(RARE_WORD))) {
     throw new Error(`The corpus uses "${RARE_WORD}": it would not be rare`);
@@ -601,6 +611,18 @@ async function latency(
       opened.push(dataSource);
       phases.push({ name: 'now', search: new PassageSearch(dataSource), dataSource });
     }
+    if (throughPgbouncer) {
+      // Today's statement again, through a PgBouncer in transaction mode with one server connection (the worst case:
+      // every client's transactions on one connection), on the database today's statement runs on.
+      const binary = pgbouncerBinary();
+      if (!binary) throw new Error('--pgbouncer: pgbouncer is not installed (apt-get install pgbouncer)');
+      const now = phases[phases.length - 1];
+      const bouncer = await startPgbouncer(binary, databaseUrlOf(now.dataSource), 1);
+      cleanups.push(() => bouncer.stop());
+      const dataSource = await connect(bouncer.url);
+      opened.push(dataSource);
+      phases.push({ name: 'now, through PgBouncer', search: new PassageSearch(dataSource), dataSource });
+    }
     await measure(
       `Latency: ${SMALL_PASSAGES.toLocaleString('en')} passages beside ${total.toLocaleString('en')} (another account's)`,
       phases,
@@ -617,6 +639,8 @@ async function main(): Promise<void> {
   const options = process.argv.slice(2);
   const beforeAt = options.indexOf('--before');
   const before = beforeAt >= 0 ? options.splice(beforeAt, 2)[1] : undefined;
+  const bouncerAt = options.indexOf('--pgbouncer');
+  const throughPgbouncer = bouncerAt >= 0 && options.splice(bouncerAt, 1).length > 0;
   const keepAt = options.indexOf('--keep');
   const keep = keepAt >= 0 && options.splice(keepAt, 1).length > 0;
   const total = Number(options[0] ?? 1_000_000);
@@ -629,7 +653,7 @@ async function main(): Promise<void> {
     await languages.destroy();
     await recall(environment, english, corpus, before);
     // 0 passages: recall only.
-    if (total > 0) await latency(environment, corpus, total, runs, before);
+    if (total > 0) await latency(environment, corpus, total, runs, before, throughPgbouncer);
   } finally {
     if (keep) console.log(`\nkept ${environment.databaseUrl}`);
     else await environment.clean();

@@ -3,7 +3,7 @@ import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './app-process';
+import { freePort } from '../../bench/support/processes';
 
 /** Debian's PgBouncer, if installed (`.ci/run` installs it). */
 export function pgbouncerBinary(): string | undefined {
