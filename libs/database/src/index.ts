@@ -23,3 +23,4 @@ export * from './dialling.repository';
 export * from './idempotency-keys.repository';
 export * from './named-colours.repository';
 export * from './assistant-links.repository';
+export * from './documents.repository';

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import {
   Document,
+  DocumentsRepository,
   Knowledgebase,
   KnowledgebaseSummaries,
   PassageSearch,
@@ -16,6 +17,7 @@ import { KnowledgebasesService } from './knowledgebases.service';
   providers: [
     KnowledgebasesService,
     DocumentsService,
+    DocumentsRepository,
     KnowledgebaseSummaries,
     PassageSearch,
     tenantRepositoryProvider(Knowledgebase),
