@@ -4,6 +4,7 @@ import {
   DocumentsRepository,
   Knowledgebase,
   KnowledgebaseSummaries,
+  LanguagesRepository,
   PassageSearch,
   tenantRepositoryProvider,
 } from '@app/database';
@@ -19,6 +20,7 @@ import { KnowledgebasesService } from './knowledgebases.service';
     DocumentsService,
     DocumentsRepository,
     KnowledgebaseSummaries,
+    LanguagesRepository,
     PassageSearch,
     tenantRepositoryProvider(Knowledgebase),
     tenantRepositoryProvider(Document),
