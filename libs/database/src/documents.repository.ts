@@ -33,8 +33,8 @@ const INSERT_BATCH = 1000;
 /**
  * Documents' own tables besides the row `TenantRepository<Document>` reads and writes for the API: the uploaded file,
  * the website's pages, the passages and the bookkeeping of the worker's processing, refreshes, sweeps, re-cuts and
- * re-indexes. The API's read takes the owner; the worker's statements, by document or knowledgebase id, are the
- * system's own, and its writes run in the transaction `DocumentStore` opens on the locked document row.
+ * re-indexes. The pages' read takes the owner; the worker's other statements, by document or knowledgebase id, are
+ * the system's own, and its writes run in the transaction `DocumentStore` opens on the locked document row.
  */
 @Injectable()
 export class DocumentsRepository extends SqlRepository {
@@ -42,14 +42,17 @@ export class DocumentsRepository extends SqlRepository {
     super(dataSource, reads);
   }
 
-  /** A website document's pages, in crawl order (the owner's document, already found). */
+  /**
+   * A website document's pages, in crawl order, of the owner's document already found: pages have no owner column, so
+   * the owner chooses only where the read runs (in an API request, a replica that has the owner's last write).
+   */
   pages(ownerId: number, documentId: number): Promise<DocumentPage[]> {
     return this.reads.read(ownerId, (dataSource) =>
       dataSource.getRepository(DocumentPage).find({ where: { documentId }, order: { position: 'ASC' } }),
     );
   }
 
-  /** Keeps an upload's file until the worker has read it; run in the document's create transaction. */
+  /** Keeps an upload's file until the worker has read it; run in the transaction that creates the document. */
   async insertFile(documentId: number, content: Buffer): Promise<void> {
     await this.manager.insert(DocumentFile, { documentId, content });
   }
