@@ -14,6 +14,8 @@ export default tseslint.config(
       'examples/**/dist/**',
       'sdk/**/dist/**',
       'sdk/typescript/test/readme-session/**',
+      // The document benchmarks' transpiled copy of libs/extraction (see bench/support/compiled-thread-hook.ts).
+      'bench/.cache/**',
     ],
   },
   js.configs.recommended,

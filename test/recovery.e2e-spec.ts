@@ -1,5 +1,6 @@
 import type { RedisQueueBackend } from 'bullmq';
 import Redis from 'ioredis';
+import { DocumentsRepository } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { DocumentSweeper } from '../apps/worker/src/documents/document-sweeper.service';
 import { createAccount, type TestAccount } from './support/factories';
@@ -99,12 +100,9 @@ describe('Recovery that does not depend on luck', () => {
       [account.id, knowledgebase.id],
     );
     // The document finishes between the sweep's look-up and its claim: the claim re-checks the locked row.
-    const sweeper = stack.worker!.get(DocumentSweeper);
-    const claim = (sweeper as unknown as { claimRescue(id: number): Promise<number | undefined> }).claimRescue.bind(
-      sweeper,
-    );
+    const documents = stack.worker!.get(DocumentsRepository);
     await stack.dataSource.query(`UPDATE documents SET status = 'active' WHERE id = $1`, [row.id]);
-    expect(await claim(row.id)).toBeUndefined();
+    expect(await documents.claimRescue(row.id, stack.config.documentStuckAfterSeconds)).toBeUndefined();
     const [after] = await stack.dataSource.query('SELECT sweep_count, status FROM documents WHERE id = $1', [row.id]);
     expect(after).toEqual({ sweep_count: 2, status: 'active' });
   });

@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '@app/config';
-import { dataSourceOptions, whenUnique } from '@app/database';
+import { dataSourceOptions, PhoneNumbersRepository, ReadReplicas, UsersRepository, whenUnique } from '@app/database';
 
 /** Refused input: exits 2 with the message, as `fail` does. */
 class NumberHeldError extends Error {}
@@ -48,29 +48,26 @@ async function assignPhoneNumber(argv: string[]): Promise<void> {
 
   const dataSource = new DataSource(dataSourceOptions(loadConfig().databaseUrl, 1));
   await dataSource.initialize();
+  // Outside an API request every read goes to the primary: no replicas to name.
+  const reads = new ReadReplicas(dataSource, [], 0);
   try {
-    const [user] = await dataSource.query('SELECT id FROM users WHERE lower(email) = lower($1)', [values.user]);
-    if (!user) fail(`No account with the email ${values.user}`);
+    const userId = await new UsersRepository(dataSource, reads).idByEmail(values.user);
+    if (userId === undefined) fail(`No account with the email ${values.user}`);
     // The unique index refuses a number some account holds already (as a trunk or as an assigned number).
-    const [row] = await whenUnique(
+    const id = await whenUnique(
       () =>
-        dataSource.query(
-          `INSERT INTO phone_numbers (user_id, phone_number, nickname, country_code, type, sms_capable, region, has_active_subscription)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-          [
-            user.id,
-            parsed.number,
-            values.nickname ?? null,
-            country,
-            values.type,
-            values.sms,
-            values.region ?? null,
-            !values['no-subscription'],
-          ],
-        ),
+        new PhoneNumbersRepository(dataSource, reads).assign(userId, {
+          phoneNumber: parsed.number,
+          nickname: values.nickname ?? null,
+          countryCode: country,
+          type: values.type!,
+          smsCapable: values.sms,
+          region: values.region ?? null,
+          hasActiveSubscription: !values['no-subscription'],
+        }),
       () => new NumberHeldError(`${parsed.number} is held by an account already; release it there first`),
     );
-    console.log(JSON.stringify({ id: row.id, user_id: user.id, phone_number: parsed.number, country_code: country }));
+    console.log(JSON.stringify({ id, user_id: userId, phone_number: parsed.number, country_code: country }));
   } finally {
     await dataSource.destroy();
   }

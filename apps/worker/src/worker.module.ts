@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AppConfig, ConfigModule } from '@app/config';
 import { CryptoModule } from '@app/crypto';
-import { DatabaseModule, IdempotencyKeysRepository } from '@app/database';
+import { DatabaseModule, ExpiringTokensRepository, IdempotencyKeysRepository } from '@app/database';
 import { JobProcessor, JobQueue, JobsModule } from '@app/jobs';
 import {
   ApiExceptionFilter,
@@ -63,6 +63,7 @@ export class WorkerModule {
       providers: [
         MaintenanceProcessor,
         IdempotencyKeysRepository,
+        ExpiringTokensRepository,
         {
           provide: JOB_PROCESSORS,
           inject: processors,

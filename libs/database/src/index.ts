@@ -23,3 +23,8 @@ export * from './dialling.repository';
 export * from './idempotency-keys.repository';
 export * from './named-colours.repository';
 export * from './assistant-links.repository';
+export * from './documents.repository';
+export * from './languages.repository';
+export * from './expiring-tokens.repository';
+export * from './users.repository';
+export * from './phone-numbers.repository';

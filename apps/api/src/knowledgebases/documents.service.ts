@@ -15,8 +15,7 @@ import {
 } from '@app/contracts';
 import {
   Document,
-  DocumentFile,
-  DocumentPage,
+  DocumentsRepository,
   DocumentType,
   InjectTenantRepository,
   Knowledgebase,
@@ -34,6 +33,7 @@ export class DocumentsService implements OnModuleInit {
   constructor(
     @InjectTenantRepository(Knowledgebase) private readonly knowledgebases: TenantRepository<Knowledgebase>,
     @InjectTenantRepository(Document) private readonly documents: TenantRepository<Document>,
+    private readonly documentTables: DocumentsRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly jobs: JobQueue,
     private readonly creates: IdempotentCreates,
@@ -58,12 +58,7 @@ export class DocumentsService implements OnModuleInit {
     await this.assertKnowledgebase(user, knowledgebaseId);
     const document = await this.documents.findOneWhere(user.id, { id, knowledgebaseId });
     if (!document) throw Errors.documentNotFound();
-    const pages =
-      document.type === 'website'
-        ? await this.dataSource
-            .getRepository(DocumentPage)
-            .find({ where: { documentId: id }, order: { position: 'ASC' } })
-        : [];
+    const pages = document.type === 'website' ? await this.documentTables.pages(user.id, id) : [];
     return { data: toDocumentDetailResponse(document, pages) };
   }
 
@@ -103,7 +98,7 @@ export class DocumentsService implements OnModuleInit {
         fileName: file ? file.originalName.slice(0, 255) : null,
         fileSize: file ? file.size : null,
       });
-      if (file) await manager.insert(DocumentFile, { documentId: created.id, content: file.buffer });
+      if (file) await this.documentTables.within(manager).insertFile(created.id, file.buffer);
       await this.creates.record(manager, 'document', created.id);
       return created;
     });

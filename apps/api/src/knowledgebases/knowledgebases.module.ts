@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import {
   Document,
+  DocumentsRepository,
   Knowledgebase,
   KnowledgebaseSummaries,
+  LanguagesRepository,
   PassageSearch,
   tenantRepositoryProvider,
 } from '@app/database';
@@ -16,7 +18,9 @@ import { KnowledgebasesService } from './knowledgebases.service';
   providers: [
     KnowledgebasesService,
     DocumentsService,
+    DocumentsRepository,
     KnowledgebaseSummaries,
+    LanguagesRepository,
     PassageSearch,
     tenantRepositoryProvider(Knowledgebase),
     tenantRepositoryProvider(Document),

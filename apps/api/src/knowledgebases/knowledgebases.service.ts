@@ -18,6 +18,7 @@ import {
   InjectTenantRepository,
   Knowledgebase,
   KnowledgebaseSummaries,
+  LanguagesRepository,
   PassageSearch,
   TenantRepository,
 } from '@app/database';
@@ -37,6 +38,7 @@ export class KnowledgebasesService implements OnModuleInit {
     private readonly passages: PassageSearch,
     private readonly jobs: JobQueue,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly languages: LanguagesRepository,
     private readonly creates: IdempotentCreates,
   ) {}
 
@@ -143,8 +145,8 @@ export class KnowledgebasesService implements OnModuleInit {
 
   private async checkLanguage(languageId: number | null | undefined): Promise<void> {
     if (languageId === undefined || languageId === null) return;
-    const [found] = await this.dataSource.query(`SELECT 1 FROM languages WHERE id = $1`, [languageId]);
-    if (!found) throw new ValidationFailed({ language_id: ['The selected language id is invalid.'] });
+    if (!(await this.languages.exists(languageId)))
+      throw new ValidationFailed({ language_id: ['The selected language id is invalid.'] });
   }
 
   private async summary(user: AuthenticatedUser, id: number) {

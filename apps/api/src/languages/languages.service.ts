@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { LanguageResponse, toLanguageResponse } from '@app/contracts';
-import { Language } from '@app/database';
+import { LanguagesRepository } from '@app/database';
 
 @Injectable()
 export class LanguagesService {
-  constructor(@InjectRepository(Language) private readonly languages: Repository<Language>) {}
+  constructor(private readonly languages: LanguagesRepository) {}
 
   async list(): Promise<LanguageResponse[]> {
-    const languages = await this.languages.find({ order: { name: 'ASC', id: 'ASC' } });
+    const languages = await this.languages.list();
     return languages.map(toLanguageResponse);
   }
 }

@@ -3,11 +3,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { AppConfig } from '@app/config';
 import { ExtractionError, normaliseWhitespace, runExtractionInThread, splitIntoPassages } from '@app/extraction';
-import { Document, FileDocumentType } from '@app/database';
+import { Document, DocumentsRepository, FileDocumentType, IngestedPage, IngestedPassage } from '@app/database';
 import { DocumentJob, type FailureReason, FailureReasons, isFinalAttempt, type JobFailed, jobFailed } from '@app/jobs';
 import { CrawledPage, OutboundHttp, OutboundRequestError, crawlWebsite } from '@app/outbound-http';
 import { JobMetrics } from '../job-metrics';
-import { DocumentStore, IngestedPage, IngestedPassage, IngestionResult } from './document-store.service';
+import { DocumentStore, IngestionResult } from './document-store.service';
 import { CRAWLER_USER_AGENT } from './crawler-user-agent';
 import { ClassifiedError, crawlFailureReason, documentFailureReason, type DocumentLimits } from './document-failure';
 
@@ -43,6 +43,7 @@ export class DocumentIngestion {
 
   constructor(
     private readonly config: AppConfig,
+    private readonly documents: DocumentsRepository,
     private readonly store: DocumentStore,
     private readonly http: OutboundHttp,
     private readonly metrics: JobMetrics,
@@ -50,7 +51,7 @@ export class DocumentIngestion {
 
   async process(job: Job<DocumentJob>): Promise<{ status: string } | JobFailed> {
     const { documentId } = job.data;
-    const document = await this.store.findPending(documentId);
+    const document = await this.documents.findProcessing(documentId);
     if (!document) return { status: 'skipped' };
 
     try {
@@ -98,7 +99,7 @@ export class DocumentIngestion {
   }
 
   private async readFile(document: Document): Promise<IngestionResult> {
-    const bytes = await this.store.fileContent(document.id);
+    const bytes = await this.documents.fileContent(document.id);
     if (!bytes)
       throw new PermanentIngestionError(
         'The uploaded file is no longer available; upload it again.',

@@ -1,12 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Job } from 'bullmq';
-import { DataSource } from 'typeorm';
-import { Document, DocumentPage } from '@app/database';
+import { Document, DocumentPage, DocumentsRepository, type IngestedPage } from '@app/database';
 import { DocumentJob, FailureReasons, JobQueue, Jobs, isFinalAttempt, type JobFailed, jobFailed } from '@app/jobs';
 import { OutboundRequestError } from '@app/outbound-http';
 import { DocumentIngestion, isRetryableStatus, pagePassages, readPages } from './document-ingestion.service';
-import { DocumentStore, IngestedPage, RefreshResult } from './document-store.service';
+import { DocumentStore, RefreshResult } from './document-store.service';
 import { ClassifiedError, crawlFailureReason, documentFailureReason } from './document-failure';
 
 /** Documents one pass of the schedule enqueues at most; the rest wait for the next pass. */
@@ -28,7 +26,7 @@ export class DocumentRefresh {
     private readonly ingestion: DocumentIngestion,
     private readonly store: DocumentStore,
     private readonly jobs: JobQueue,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly documents: DocumentsRepository,
   ) {}
 
   /**
@@ -36,18 +34,10 @@ export class DocumentRefresh {
    * due time moves only once its job is enqueued, so a failed enqueue is tried again on the next pass.
    */
   async enqueueDue(): Promise<{ enqueued: number }> {
-    const due: { id: number }[] = await this.dataSource.query(
-      `SELECT id FROM documents
-        WHERE next_refresh_at <= now() AND status = 'active' AND type = 'website'
-        ORDER BY next_refresh_at LIMIT $1`,
-      [DUE_BATCH],
-    );
+    const due = await this.documents.dueForRefresh(DUE_BATCH);
     for (const { id } of due) {
       await this.jobs.enqueue(Jobs.refreshDocument, { documentId: id });
-      await this.dataSource.query(
-        `UPDATE documents SET next_refresh_at = now() + make_interval(hours => refresh_interval_hours) WHERE id = $1`,
-        [id],
-      );
+      await this.documents.scheduleNextRefresh(id);
     }
     if (due.length > 0) this.logger.log({ enqueued: due.length }, 'enqueued due website refreshes');
     return { enqueued: due.length };
@@ -55,9 +45,7 @@ export class DocumentRefresh {
 
   async refresh(job: Job<DocumentJob>): Promise<{ status: string } | JobFailed> {
     const { documentId } = job.data;
-    const document = await this.dataSource
-      .getRepository(Document)
-      .findOne({ where: { id: documentId, status: 'active', type: 'website' } });
+    const document = await this.documents.findActiveWebsite(documentId);
     if (!document) return { status: 'skipped' };
 
     let result: RefreshResult;
@@ -76,9 +64,7 @@ export class DocumentRefresh {
   }
 
   private async changes(document: Document): Promise<RefreshResult> {
-    const previous = await this.dataSource
-      .getRepository(DocumentPage)
-      .find({ where: { documentId: document.id }, order: { position: 'ASC' } });
+    const previous = await this.documents.pages(document.userId, document.id);
     const before = new Map(previous.filter((page) => page.status === 'fetched').map((page) => [page.url, page]));
     const crawled = await this.ingestion.crawl(document);
     const { pages, texts } = readPages(crawled);

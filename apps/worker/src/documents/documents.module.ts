@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DocumentsRepository } from '@app/database';
 import { OutboundHttpModule } from '@app/outbound-http';
 import { CRAWLER_USER_AGENT } from './crawler-user-agent';
 import { DocumentIngestion } from './document-ingestion.service';
@@ -15,6 +16,7 @@ import { PassageRecut } from './passage-recut.service';
   providers: [
     DocumentsProcessor,
     RefreshesProcessor,
+    DocumentsRepository,
     DocumentIngestion,
     DocumentStore,
     DocumentSweeper,

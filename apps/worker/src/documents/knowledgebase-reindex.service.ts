@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DocumentsRepository } from '@app/database';
 
 /** Passages re-indexed per statement, so one knowledgebase's re-index never holds long locks. */
 const REINDEX_BATCH = 1000;
@@ -14,19 +13,12 @@ const REINDEX_BATCH = 1000;
 export class KnowledgebaseReindex {
   private readonly logger = new Logger(KnowledgebaseReindex.name);
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly documents: DocumentsRepository) {}
 
   async reindex(knowledgebaseId: number): Promise<{ status: string; passages: number }> {
     let passages = 0;
     for (;;) {
-      const [, changed] = (await this.dataSource.query(
-        `UPDATE passages SET search_config = target.config
-           FROM (SELECT knowledgebase_search_config($1) AS config) target
-          WHERE passages.id IN (SELECT id FROM passages
-                                 WHERE knowledgebase_id::bigint = $1 AND search_config <> knowledgebase_search_config($1)
-                                 ORDER BY id LIMIT $2)`,
-        [knowledgebaseId, REINDEX_BATCH],
-      )) as [unknown, number];
+      const changed = await this.documents.reindexPassages(knowledgebaseId, REINDEX_BATCH);
       passages += changed;
       if (changed < REINDEX_BATCH) break;
     }

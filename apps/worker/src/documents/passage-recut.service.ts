@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { rejoinPassages, splitIntoPassages } from '@app/extraction';
-import { DocumentStore, IngestedPassage } from './document-store.service';
+import type { IngestedPassage } from '@app/database';
+import { DocumentStore } from './document-store.service';
 
 /** How long one run re-cuts documents before leaving the rest to the next run (it finishes the one it is on). */
 const RUN_BUDGET_MS = 20_000;

@@ -1,9 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { IDEMPOTENCY_TTL_HOURS } from '@app/contracts';
-import { CallsRepository, IdempotencyKeysRepository } from '@app/database';
+import {
+  CallsRepository,
+  EXPIRING_TOKEN_TABLES,
+  ExpiringTokensRepository,
+  IdempotencyKeysRepository,
+} from '@app/database';
 import { handle, JobProcessor, Jobs, Queues } from '@app/jobs';
 import { DocumentSweeper } from '../documents/document-sweeper.service';
 import { DocumentRefresh } from '../documents/document-refresh.service';
@@ -30,7 +33,7 @@ export class MaintenanceProcessor extends JobProcessor {
   ];
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly expiringTokens: ExpiringTokensRepository,
     private readonly documentSweeper: DocumentSweeper,
     private readonly documentRefresh: DocumentRefresh,
     private readonly passageRecut: PassageRecut,
@@ -49,11 +52,8 @@ export class MaintenanceProcessor extends JobProcessor {
    */
   private async purgeExpiredSessions(): Promise<{ deleted: number }> {
     let deleted = 0;
-    for (const table of ['session_tokens', 'call_tokens']) {
-      const [, count] = (await this.dataSource.query(`DELETE FROM ${table} WHERE expires_at <= now()`)) as [
-        unknown,
-        number,
-      ];
+    for (const table of EXPIRING_TOKEN_TABLES) {
+      const count = await this.expiringTokens.purgeExpired(table);
       if (count > 0) this.logger.log({ deleted: count, table }, 'purged expired tokens');
       deleted += count;
     }
