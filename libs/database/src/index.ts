@@ -27,4 +27,5 @@ export * from './documents.repository';
 export * from './languages.repository';
 export * from './expiring-tokens.repository';
 export * from './users.repository';
+export * from './credentials.repository';
 export * from './phone-numbers.repository';

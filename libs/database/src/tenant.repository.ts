@@ -215,6 +215,15 @@ export class TenantRepository<T extends Owned> {
     return this.repository.save(entity);
   }
 
+  /**
+   * Writes the changes made to a row this repository read (TypeORM's `save`: the columns that differ from what it
+   * read), refusing a row of another owner.
+   */
+  async saveChanges(ownerId: number, entity: T): Promise<T> {
+    if (entity.userId !== ownerId) throw new Error("saveChanges: the row is not this owner's");
+    return this.repository.save(entity);
+  }
+
   /** Returns false when no row of this owner has that id. */
   async update(ownerId: number, id: number, values: QueryDeepPartialEntity<T>): Promise<boolean> {
     const result = await this.repository.update(this.scoped(ownerId, { id } as FindOptionsWhere<T>), values);

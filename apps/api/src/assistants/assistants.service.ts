@@ -121,7 +121,7 @@ export class AssistantsService implements OnModuleInit {
         record: request.record ?? false,
         status: request.status ?? 'active',
       });
-      if (created.webhookUrl) await this.storeSecret(manager, created.id, newWebhookSecret());
+      if (created.webhookUrl) await this.storeSecret(manager, user.id, created.id, newWebhookSecret());
       await this.links.within(manager).replaceLinks(created.id, request);
       await this.creates.record(manager, 'assistant', created.id);
       return created.id;
@@ -168,7 +168,9 @@ export class AssistantsService implements OnModuleInit {
       set('status', request.status);
       await this.assistants.withManager(manager).update(user.id, id, { ...fields, updatedAt: new Date() });
       // The signing secret is made when a webhook URL is first set, and kept (rotated only on request).
-      if (request.webhook_url && !current.webhookSecretSealed) await this.storeSecret(manager, id, newWebhookSecret());
+      if (request.webhook_url && !current.webhookSecretSealed) {
+        await this.storeSecret(manager, user.id, id, newWebhookSecret());
+      }
       await this.links.within(manager).replaceLinks(id, request);
       const moved = request.phone_number_id !== undefined && request.phone_number_id !== current.phoneNumberId;
       return moved ? [current.phoneNumberId, request.phone_number_id] : [];
@@ -202,16 +204,14 @@ export class AssistantsService implements OnModuleInit {
 
   async rotateWebhookSecret(user: AuthenticatedUser, id: number): Promise<AssistantMessageEnvelope> {
     if (!(await this.assistants.exists(user.id, { id }))) throw Errors.assistantNotFound();
-    await this.storeSecret(this.dataSource.manager, id, newWebhookSecret());
+    await this.storeSecret(this.dataSource.manager, user.id, id, newWebhookSecret());
     return { message: 'Webhook secret rotated successfully.', data: await this.one(user, id) };
   }
 
-  private async storeSecret(manager: EntityManager, id: number, secret: string): Promise<void> {
-    await manager.update(
-      Assistant,
-      { id },
-      { webhookSecretSealed: this.secrets.seal(secret, SecretContexts.webhookSecret(id)) },
-    );
+  private async storeSecret(manager: EntityManager, ownerId: number, id: number, secret: string): Promise<void> {
+    await this.assistants
+      .withManager(manager)
+      .update(ownerId, id, { webhookSecretSealed: this.secrets.seal(secret, SecretContexts.webhookSecret(id)) });
   }
 
   /**

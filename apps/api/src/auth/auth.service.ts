@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import * as argon2 from 'argon2';
-import { QueryFailedError, Repository } from 'typeorm';
+import { QueryFailedError } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
   Errors,
@@ -12,7 +11,7 @@ import {
   ValidationFailed,
   toUserResponse,
 } from '@app/contracts';
-import { SessionToken, User } from '@app/database';
+import { CredentialsRepository, type User, UsersRepository } from '@app/database';
 import { generateToken, hashToken } from '@app/platform';
 import type { AuthContext } from './auth-context';
 import { LoginThrottle } from './login-throttle.service';
@@ -31,20 +30,20 @@ export class AuthService {
   constructor(
     private readonly config: AppConfig,
     private readonly throttle: LoginThrottle,
-    @InjectRepository(User) private readonly users: Repository<User>,
-    @InjectRepository(SessionToken) private readonly sessions: Repository<SessionToken>,
+    private readonly users: UsersRepository,
+    private readonly credentials: CredentialsRepository,
   ) {}
 
   async register(request: RegisterRequest): Promise<RegisterResponse> {
     if (!this.config.registrationEnabled) throw Errors.registrationClosed();
     const email = request.email.trim().toLowerCase();
     const taken = () => ValidationFailed.field('email', 'The email has already been taken.');
-    if (await this.users.exists({ where: { email } })) throw taken();
+    if (await this.users.emailTaken(email)) throw taken();
 
     const passwordHash = await argon2.hash(request.password, { type: argon2.argon2id });
     let user: User;
     try {
-      user = await this.users.save(this.users.create({ name: request.name, email, passwordHash }));
+      user = await this.users.create({ name: request.name, email, passwordHash });
     } catch (error) {
       // Two registrations racing for one email: the unique index decides.
       if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === UNIQUE_VIOLATION) {
@@ -60,11 +59,7 @@ export class AuthService {
     const email = request.email.trim().toLowerCase();
     await this.throttle.admit(email, clientAddress);
 
-    const user = await this.users
-      .createQueryBuilder('user')
-      .addSelect('user.passwordHash')
-      .where('user.email = :email', { email })
-      .getOne();
+    const user = await this.users.withPasswordHash(email);
     const valid = user
       ? await argon2.verify(user.passwordHash, request.password)
       : await argon2.verify(await (decoyHash ??= argon2.hash(generateToken('session'))), request.password);
@@ -79,19 +74,15 @@ export class AuthService {
   /** Ends the session whose token made this request; an API key has no session to end and stays valid. */
   async logout(auth: AuthContext): Promise<{ message: string }> {
     if (auth.tokenKind === 'session') {
-      await this.sessions.delete({ id: auth.tokenId, userId: auth.user.id });
+      await this.credentials.endSession(auth.user.id, auth.tokenId);
     }
     return { message: 'Logged out successfully.' };
   }
 
   private async startSession(userId: number, name: string): Promise<string> {
     const token = generateToken('session');
-    await this.sessions.insert({
-      userId,
-      name,
-      tokenHash: hashToken(token),
-      expiresAt: new Date(Date.now() + this.config.sessionTtlSeconds * 1000),
-    });
+    const expiresAt = new Date(Date.now() + this.config.sessionTtlSeconds * 1000);
+    await this.credentials.startSession(userId, name, hashToken(token), expiresAt);
     return token;
   }
 }

@@ -108,7 +108,7 @@ export class ToolsService implements OnModuleInit {
           if (request.headers !== undefined) current.headers = this.sealHeaders(current.id, request.headers);
           // Saving touches updated_at even when only a list changed.
           current.updatedAt = new Date();
-          await manager.save(current);
+          await tools.saveChanges(user.id, current);
           return current;
         }),
       nameTaken,
