@@ -1,5 +1,5 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
-import { SEEDED_LANGUAGES } from './1763800000001-languages';
+import { SEEDED_LANGUAGES } from './seeded-languages';
 
 /** Snowball stemmers Postgres may ship, by ISO 639-1 code; only those this server has are used. */
 const STEMMERS: Record<string, string> = {
