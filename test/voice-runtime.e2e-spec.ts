@@ -97,6 +97,16 @@ describe('Voice runtime API', () => {
       ...overrides,
     });
 
+  it('takes a room name as long as LiveKit allows (256 bytes), and answers a longer one as a call it does not have', async () => {
+    const longest = `call-long-${Date.now()}-`.padEnd(256, '+0');
+    const opened = await inboundSession(longest).expect(201);
+    expect(opened.body.data.call.external_id).toBe(longest);
+    // The same room again: the same call, found.
+    const again = await inboundSession(longest).expect(200);
+    expect(again.body.data.call.id).toBe(opened.body.data.call.id);
+    await inboundSession(`${longest}0`).expect(404, { message: 'Call not found.' });
+  });
+
   it('answers a whole inbound call from the service’s data, with secrets that never leave it', async () => {
     const externalId = `call-inbound-${Date.now()}`;
     // 1. The session: the assistant holding the dialled number, its tools as JSON Schema, its knowledgebase.

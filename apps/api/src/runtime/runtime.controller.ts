@@ -50,8 +50,8 @@ import { CallRuntime } from './call-runtime.service';
 import { CallSessions } from './call-sessions.service';
 import { CallTokenAccepted, RuntimeTokenGuard } from './runtime-token.guard';
 
-/** The runtime's own id of a call: its room's name at the provider. */
-const EXTERNAL_ID = /^[A-Za-z0-9._:+-]{1,128}$/;
+/** The runtime's own id of a call: its room's name at the provider (LiveKit's are at most 256 bytes). */
+const EXTERNAL_ID = /^[A-Za-z0-9._:+-]{1,256}$/;
 
 /** An external id the service could never have stored answers like a call it does not have. */
 @Injectable()

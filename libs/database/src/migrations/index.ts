@@ -31,6 +31,7 @@ import { VoiceRuntime1764127000000 } from './1764127000000-voice-runtime';
 import { IdempotentCreates1764128000000 } from './1764128000000-idempotent-creates';
 import { PassagesCutVersion1764129100000 } from './1764129100000-passages-cut-version';
 import { SearchWordNeighbours1764129200000 } from './1764129200000-search-word-neighbours';
+import { CallExternalIdLength1764129300000 } from './1764129300000-call-external-id-length';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -67,4 +68,5 @@ export const migrations = [
   IdempotentCreates1764128000000,
   PassagesCutVersion1764129100000,
   SearchWordNeighbours1764129200000,
+  CallExternalIdLength1764129300000,
 ];
