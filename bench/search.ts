@@ -527,11 +527,6 @@ async function sideDatabase(
   return databaseUrl;
 }
 
-/** The URL a data source was opened with. */
-function databaseUrlOf(dataSource: DataSource): string {
-  return (dataSource.options as { url: string }).url;
-}
-
 async function connect(databaseUrl: string, poolSize = 2): Promise<DataSource> {
   const dataSource = new DataSource(dataSourceOptions(databaseUrl, poolSize));
   return dataSource.initialize();
@@ -580,6 +575,8 @@ async function latency(
     console.log(`\nloaded and analysed ${passages} passages in ${fixed((nowMs() - started) / 1000)} s`);
 
     const phases: Phase[] = [];
+    // The database today's statement runs on: the loaded one, or its migrated copy.
+    let nowUrl = loadUrl;
     if (before && sameSchema) {
       const beforeSource = await connect(loadUrl);
       const dataSource = await connect(loadUrl);
@@ -591,6 +588,7 @@ async function latency(
     } else if (before) {
       // A file-level copy of the loaded database, then today's migrations on it, as on an existing deployment.
       const afterUrl = await sideDatabase(environment, 'after', cleanups);
+      nowUrl = afterUrl;
       const afterName = new URL(afterUrl).pathname.slice(1);
       const admin = await connect(environment.databaseUrl, 1);
       opened.push(admin);
@@ -616,8 +614,7 @@ async function latency(
       // every client's transactions on one connection), on the database today's statement runs on.
       const binary = pgbouncerBinary();
       if (!binary) throw new Error('--pgbouncer: pgbouncer is not installed (apt-get install pgbouncer)');
-      const now = phases[phases.length - 1];
-      const bouncer = await startPgbouncer(binary, databaseUrlOf(now.dataSource), 1);
+      const bouncer = await startPgbouncer(binary, nowUrl, 1);
       cleanups.push(() => bouncer.stop());
       const dataSource = await connect(bouncer.url);
       opened.push(dataSource);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type CredentialRow, CredentialsRepository } from '@app/database';
+import { type CredentialKind, type CredentialRow, CredentialsRepository } from '@app/database';
 import { hashToken, parseToken } from '@app/platform';
 import type { AuthContext } from './auth-context';
 
@@ -29,7 +29,7 @@ export class TokenAuthenticator {
     };
   }
 
-  private async touch(kind: 'apiKey' | 'session', row: CredentialRow): Promise<void> {
+  private async touch(kind: CredentialKind, row: CredentialRow): Promise<void> {
     const staleBefore = Date.now() - LAST_USED_PRECISION_SECONDS * 1000;
     if (row.last_used_at && row.last_used_at.getTime() > staleBefore) return;
     await this.credentials.touch(kind, row.token_id, LAST_USED_PRECISION_SECONDS);
