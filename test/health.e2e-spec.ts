@@ -127,6 +127,9 @@ describe('Metrics', () => {
     const worker = (await request(stack.worker!.getHttpServer()).get('/api/metrics').expect(200)).text;
     expect(worker).toMatch(/queue_jobs\{queue="documents",state="waiting"\} \d+/);
     expect(worker).toMatch(/queue_jobs\{queue="maintenance",state="delayed"\} \d+/);
+    // No large file in work once the documents are done.
+    expect(worker).toMatch(/large_files_in_work\{state="active"\} 0/);
+    expect(worker).toMatch(/large_files_in_work\{state="waiting"\} 0/);
     expect(worker).toMatch(/documents_processed_total\{type="pdf",outcome="failed"\} 1/);
     // A document that ends failed is a failed job, not a completed one.
     expect(worker).toMatch(/jobs_finished_total\{queue="documents",job="process-document",outcome="failed"\} 1/);

@@ -15,6 +15,7 @@ export class JobMetrics {
   private readonly documents: Counter<'type' | 'outcome'>;
   private readonly dials: Counter<'outcome'>;
   private readonly requeued: Counter<'job'>;
+  private largeFiles?: { activeCount: number; pendingCount: number };
 
   constructor(registry: MetricsRegistry, jobs: JobQueue) {
     this.finished = new Counter({
@@ -59,6 +60,19 @@ export class JobMetrics {
       labelNames: ['job'],
       registers: [registry],
     });
+    const largeFiles = () => this.largeFiles;
+    new Gauge({
+      name: 'large_files_in_work',
+      help:
+        'Files of 4 MiB or more this worker is reading (active) or holding until one of its ' +
+        'WORKER_LARGE_FILES_AT_ONCE turns frees (waiting)',
+      labelNames: ['state'],
+      registers: [registry],
+      collect() {
+        this.set({ state: 'active' }, largeFiles()?.activeCount ?? 0);
+        this.set({ state: 'waiting' }, largeFiles()?.pendingCount ?? 0);
+      },
+    });
     new Gauge({
       name: 'queue_jobs',
       help: 'Jobs per queue and state, read from the queue backend when scraped',
@@ -96,6 +110,11 @@ export class JobMetrics {
 
   callDialled(outcome: 'dialled' | 'failed'): void {
     this.dials.inc({ outcome });
+  }
+
+  /** Reports the large files in work from the limit that holds them (DocumentIngestion's). */
+  watchLargeFiles(limit: { activeCount: number; pendingCount: number }): void {
+    this.largeFiles = limit;
   }
 
   jobsRequeued(job: string, count: number): void {

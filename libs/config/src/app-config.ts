@@ -44,6 +44,11 @@ export class AppConfig {
   readonly encryptionKey: Buffer;
   readonly runtimeApiToken?: string;
   readonly workerConcurrency: number;
+  /**
+   * Files of 4 MiB or more one worker process reads at once (their extraction and storing); the others wait their
+   * turn in the process, their jobs still active. Each such file's thread peaks at about 140 MiB.
+   */
+  readonly workerLargeFilesAtOnce: number;
   readonly queuePrefix: string;
   readonly rateLimitPerMinute: number;
   readonly loginAttemptsPerMinute: number;
@@ -204,6 +209,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     encryptionKey: env.ENCRYPTION_KEY ? decodeKey(env.ENCRYPTION_KEY) : localEncryptionKey(),
     runtimeApiToken: env.RUNTIME_API_TOKEN,
     workerConcurrency: env.WORKER_CONCURRENCY,
+    workerLargeFilesAtOnce: env.WORKER_LARGE_FILES_AT_ONCE,
     queuePrefix: env.QUEUE_PREFIX,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     loginAttemptsPerMinute: env.LOGIN_ATTEMPTS_PER_MINUTE,

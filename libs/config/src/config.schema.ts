@@ -106,6 +106,7 @@ export const environmentSchema = z
       .optional(),
     RUNTIME_API_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
     WORKER_CONCURRENCY: integer(1, 64).default(4),
+    WORKER_LARGE_FILES_AT_ONCE: integer(1, 64).default(1),
     QUEUE_PREFIX: z
       .string()
       .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, or _ . : -')

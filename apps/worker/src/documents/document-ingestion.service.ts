@@ -1,8 +1,15 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
+import pLimit from 'p-limit';
 import { AppConfig } from '@app/config';
-import { ExtractionError, normaliseWhitespace, runExtractionInThread, splitIntoPassages } from '@app/extraction';
+import {
+  ExtractionError,
+  OWN_THREAD_MIN_BYTES,
+  normaliseWhitespace,
+  runExtractionInThread,
+  splitIntoPassages,
+} from '@app/extraction';
 import { Document, DocumentsRepository, FileDocumentType, IngestedPage, IngestedPassage } from '@app/database';
 import { DocumentJob, type FailureReason, FailureReasons, isFinalAttempt, type JobFailed, jobFailed } from '@app/jobs';
 import { CrawledPage, OutboundHttp, OutboundRequestError, crawlWebsite } from '@app/outbound-http';
@@ -40,6 +47,13 @@ const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
 @Injectable()
 export class DocumentIngestion {
   private readonly logger = new Logger(DocumentIngestion.name);
+  /**
+   * Large files read, extracted and stored at once in this process. Each peaks at about 140 MiB in its thread
+   * besides its passages here, so up to WORKER_CONCURRENCY of them at once would take the process past a 1 GB
+   * peak (docs/benchmarks.md, section 4); the rest wait here, their jobs active (BullMQ keeps renewing their locks)
+   * and their extraction's time limit not yet started.
+   */
+  private readonly largeFiles: pLimit.Limit;
 
   constructor(
     private readonly config: AppConfig,
@@ -47,7 +61,10 @@ export class DocumentIngestion {
     private readonly store: DocumentStore,
     private readonly http: OutboundHttp,
     private readonly metrics: JobMetrics,
-  ) {}
+  ) {
+    this.largeFiles = pLimit(config.workerLargeFilesAtOnce);
+    metrics.watchLargeFiles(this.largeFiles);
+  }
 
   async process(job: Job<DocumentJob>): Promise<{ status: string } | JobFailed> {
     const { documentId } = job.data;
@@ -55,8 +72,12 @@ export class DocumentIngestion {
     if (!document) return { status: 'skipped' };
 
     try {
-      const result = document.type === 'website' ? await this.readWebsite(document) : await this.readFile(document);
-      const stored = await this.store.complete(documentId, result);
+      const ingest = async () =>
+        this.store.complete(
+          documentId,
+          document.type === 'website' ? await this.readWebsite(document) : await this.readFile(document),
+        );
+      const stored = isLargeFile(document) ? await this.largeFiles(ingest) : await ingest();
       if (stored) this.metrics.documentFinished(document.type, 'active');
       return { status: stored ? 'active' : 'skipped' };
     } catch (error) {
@@ -160,6 +181,11 @@ export class DocumentIngestion {
     if (links.length > 0) crawled.push(...(await crawl({ links })));
     return crawled;
   }
+}
+
+/** A file that gets an extraction thread of its own, and waits for a large file's turn. */
+function isLargeFile(document: Document): boolean {
+  return document.type !== 'website' && (document.fileSize ?? 0) >= OWN_THREAD_MIN_BYTES;
 }
 
 /** A page answering one of these may be back later; its previous content is worth keeping meanwhile. */
