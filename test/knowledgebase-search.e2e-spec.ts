@@ -450,6 +450,52 @@ describe('Knowledgebase search', () => {
       await waitFor(async () => ((await search(knowledgebaseId, 'processing')).length > 0 ? true : undefined));
       expect(names(await search(knowledgebaseId, 'processing'))).toEqual(['Answer 3']);
     }, 60_000);
+
+    it('leaves no passage in the old language when the language changes while a document is being stored', async () => {
+      const knowledgebase = await createKnowledgebase({ name: 'Racing', language_id: null });
+      // The worker's store, caught mid-way: the document's row locked and its passages written under the language
+      // of the moment (none), not yet committed.
+      const [document] = await stack.dataSource.query(
+        `INSERT INTO documents (user_id, knowledgebase_id, name, type, status) VALUES ($1, $2, 'Late', 'txt', 'processing')
+         RETURNING id`,
+        [account.id, knowledgebase.id],
+      );
+      const store = stack.dataSource.createQueryRunner();
+      await store.connect();
+      await store.startTransaction();
+      let change: Promise<unknown> | undefined;
+      try {
+        await store.query(`SELECT id FROM documents WHERE id = $1 FOR UPDATE`, [document.id]);
+        await store.query(
+          `INSERT INTO passages (user_id, knowledgebase_id, document_id, position, content)
+           VALUES ($1, $2, $3, 0, 'Refunds are processed within five working days.')`,
+          [account.id, knowledgebase.id, document.id],
+        );
+        await store.query(`UPDATE documents SET status = 'active' WHERE id = $1`, [document.id]);
+        // The language change waits for the passages being written (else the re-index it queues could run before
+        // they are committed, and miss them).
+        change = stack.http
+          .put(`/api/user/knowledgebases/${knowledgebase.id}`)
+          .set(account.auth)
+          .send({ language_id: english })
+          .then((response) => response.status);
+        await waitFor(async () => {
+          const [{ waiting }] = await stack.dataSource.query(
+            `SELECT count(*)::int AS waiting FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE "knowledgebases"%'`,
+          );
+          return waiting > 0 ? true : undefined;
+        });
+        await store.commitTransaction();
+      } finally {
+        if (store.isTransactionActive) await store.rollbackTransaction();
+        await store.release();
+      }
+      await expect(change).resolves.toBe(200);
+      // Stemmed in English once re-indexed: "processing" finds "processed".
+      await waitFor(async () => ((await search(knowledgebase.id, 'processing')).length > 0 ? true : undefined));
+      expect(names(await search(knowledgebase.id, 'processing'))).toEqual(['Late']);
+    }, 60_000);
   });
 
   it('keeps every knowledgebase private: another account searches nothing of it', async () => {
