@@ -29,6 +29,7 @@ describe('Calls', () => {
         }
         response.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
       },
+      '/down': (_request, response) => response.writeHead(503, { 'content-type': 'text/plain' }).end('down'),
     });
     stack = await startStack({ env: { RUNTIME_API_TOKEN: RUNTIME_TOKEN, JOB_RETRY_DELAY_MS: '100' } });
     account = await createAccount(stack);
@@ -457,6 +458,51 @@ describe('Calls', () => {
       expect((await sweep()).requeued).toBe(0);
       const metrics = await request(stack.worker!.getHttpServer()).get('/api/metrics').expect(200);
       expect(metrics.text).toMatch(/^jobs_requeued_total\{job="deliver-call-webhook"\} 1$/m);
+    }, 60_000);
+
+    it('goes on counting from the attempts of a lost delivery job, and gives up at the same total', async () => {
+      const down = await assistant({ webhook_url: `${receiver.origin}/down`, is_webhook_active: true });
+      const row = async () =>
+        (
+          await stack.dataSource.query(
+            `SELECT id, webhook_due, webhook_response FROM calls WHERE external_id = 'down-1'`,
+          )
+        )[0] as { id: number; webhook_due: boolean; webhook_response: { attempts?: number; status?: number } };
+      await ingest('down-1', base(down.id, { status: 'completed' })).expect(201);
+      const first = await waitFor(async () => {
+        const call = await row();
+        return call?.webhook_response.attempts ? call : undefined;
+      }, 15_000);
+      expect(first).toMatchObject({ webhook_due: true, webhook_response: { status: 503 } });
+      // Lost between two retries (a Redis failover), after 13 of its 14 attempts: the call remembers them.
+      const queue = stack.api.get(JobQueue).queue(Jobs.deliverCallWebhook.queue);
+      await waitFor(async () => {
+        const job = await queue.getJob(`webhook-${first.id}`);
+        // A job being run cannot be removed; the next try comes between two attempts.
+        return (
+          job &&
+          (await job.remove().then(
+            () => true,
+            () => undefined,
+          ))
+        );
+      }, 15_000);
+      await stack.dataSource.query(
+        `UPDATE calls SET webhook_response = jsonb_set(webhook_response, '{attempts}', '13'),
+                          ended_at = now() - interval '1 hour'
+          WHERE id = $1`,
+        [first.id],
+      );
+      await stack.worker!.get(CallWebhooks).sweepUndelivered();
+      // The delivery queued again makes the 14th attempt, the last: nothing is owed after it, and no retry follows.
+      const settled = await waitFor(async () => {
+        const call = await row();
+        return call.webhook_due ? undefined : call;
+      }, 15_000);
+      expect(settled.webhook_response).toMatchObject({ status: 503, attempts: 14 });
+      await waitFor(async () =>
+        (await (await queue.getJob(`webhook-${first.id}`))?.getState()) === 'failed' ? true : undefined,
+      );
     }, 60_000);
 
     it('refuses a private address and records why', async () => {

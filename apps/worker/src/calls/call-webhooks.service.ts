@@ -47,7 +47,9 @@ export class CallWebhooks {
   /**
    * POSTs the ended call to its assistant's webhook, signed; the receiver's answer (status and the start of its
    * body) goes into `webhook_response` on every attempt. A network failure, timeout or non-2xx throws, so the job
-   * is retried with backoff; `webhook-id` stays the same on every retry of the event.
+   * is retried with backoff; `webhook-id` stays the same on every retry of the event. Attempts are counted on the
+   * call as well as on the job, so a delivery queued again after its job was lost (`sweepUndelivered`) goes on from
+   * the attempts already made, and gives up at the same total.
    */
   async deliver(job: Job<CallJob>): Promise<{ status: string }> {
     const call = await this.calls.findDeliveryById(job.data.callId);
@@ -63,7 +65,9 @@ export class CallWebhooks {
       return { status: 'skipped' };
     }
     const body = JSON.stringify(await this.payload(call));
-    const attempt = job.attemptsMade + 1;
+    const recordedAttempts = Number(call.webhook_response?.attempts);
+    const attempt = Math.max(job.attemptsMade, Number.isSafeInteger(recordedAttempts) ? recordedAttempts : 0) + 1;
+    const lastAttempt = attempt >= (job.opts.attempts ?? 1);
     const sent = await this.send(call, call.webhook_event_id, body);
     const recorded: Record<string, unknown> =
       sent.error === undefined
@@ -74,11 +78,13 @@ export class CallWebhooks {
       await this.calls.recordWebhookResponse(call.id, recorded, true);
       throw new UnrecoverableError(failure.reason);
     }
-    const final = !failure || isFinalAttempt(job);
+    const final = !failure || lastAttempt || isFinalAttempt(job);
     await this.calls.recordWebhookResponse(call.id, recorded, final);
     if (!failure) return { status: 'delivered' };
-    if (final) this.logger.warn({ callId: call.id, attempts: attempt, error: failure.reason }, 'webhook gave up');
-    throw new Error(`Webhook delivery failed: ${failure.reason}`);
+    if (!final) throw new Error(`Webhook delivery failed: ${failure.reason}`);
+    this.logger.warn({ callId: call.id, attempts: attempt, error: failure.reason }, 'webhook gave up');
+    // The job queued again may have retries left of its own; the call's count says there are none.
+    throw new UnrecoverableError(`Webhook delivery failed: ${failure.reason}`);
   }
 
   /**
