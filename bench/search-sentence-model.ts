@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { PassageSearch, dataSourceOptions } from '@app/database';
-import { corpusPassages, loadKnowledgebase, recallOf } from './search';
+import { comparable, corpusPassages, loadKnowledgebase, recallOf } from './search';
 import { PARAPHRASED_QUESTIONS, SEARCH_QUESTIONS, type SearchQuestion } from './search-questions';
 import { createBenchEnvironment } from './support/stack';
 import { fixed, percentile, printTable, runMain } from './support/report';
@@ -130,10 +130,13 @@ function fuse(today: Ranking, model: Ranking, k: number, weight: number): Rankin
 
 async function main(): Promise<void> {
   const passages = await corpusPassages();
+  // As bench/search.ts: a project question whose answer has left the project's documents is left out.
+  const answered = ({ answer }: SearchQuestion) =>
+    passages.some((passage) => comparable(passage).includes(comparable(answer)));
   const sets: [string, SearchQuestion[]][] = [
     ['paraphrased, tuning part', PARAPHRASED_QUESTIONS.filter((question) => !question.heldOut)],
     ['paraphrased, held out', PARAPHRASED_QUESTIONS.filter((question) => question.heldOut)],
-    ['project', SEARCH_QUESTIONS],
+    ['project', SEARCH_QUESTIONS.filter(answered)],
   ];
   const questions = sets.flatMap(([, members]) => members);
   const today = await todaysRankings(questions, passages);

@@ -70,7 +70,7 @@ const PLAIN_AND_SQL = `
    ORDER BY ts_rank_cd(to_tsvector('simple', immutable_unaccent(passage.content)), search.query) DESC, passage.id
    LIMIT 3`;
 
-const comparable = (text: string) => text.replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
+export const comparable = (text: string) => text.replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
 
 /** A Letter-sized PDF of `text`, its paragraphs wrapped at word boundaries, with `furniture` on every page. */
 async function pdfOf(text: string, furniture?: { header: string; footer: string }): Promise<Buffer> {
