@@ -9,7 +9,7 @@ import type { JobMetrics } from '../job-metrics';
 import { DocumentIngestion } from './document-ingestion.service';
 import type { DocumentStore } from './document-store.service';
 
-/** Resolves once `condition` holds, checking after each turn of the event loop (the extraction runs in a thread). */
+/** Resolves once `condition` holds, checked every 5 ms (the extraction runs in a thread). */
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 }

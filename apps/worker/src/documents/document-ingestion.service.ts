@@ -49,9 +49,9 @@ export class DocumentIngestion {
   private readonly logger = new Logger(DocumentIngestion.name);
   /**
    * Large files read, extracted and stored at once in this process. Each peaks at about 140 MiB in its thread
-   * besides its passages here, so up to WORKER_CONCURRENCY of them at once would take the process past a 1 GB
-   * peak (docs/benchmarks.md, section 4); the rest wait here, their jobs active (BullMQ keeps renewing their locks)
-   * and their extraction's time limit not yet started.
+   * besides its passages here: four of the largest PDFs at once (WORKER_CONCURRENCY's default) took a worker to
+   * 770-837 MB, one at a time to 413-427 (docs/benchmarks.md, section 4). The rest wait here, their jobs active
+   * (BullMQ keeps renewing their locks) and their extraction's time limit not yet started.
    */
   private readonly largeFiles: pLimit.Limit;
 
