@@ -325,20 +325,36 @@ onCluster('Redis Cluster failover under load', () => {
     expect({ total, distinct }).toEqual({ total: IMPORT_ROWS, distinct: IMPORT_ROWS });
 
     // Every lead is dialled to a completed call, and every ended call's webhook is delivered.
+    // What was still open when the wait gave up, so that a failure says which part did not end.
+    let unfinished = '';
     const calls = await waitFor(
       async () => {
-        const [{ open }] = await stack.dataSource.query(
-          `SELECT count(*)::int AS open FROM leads WHERE campaign_id = $1 AND status <> 'completed'`,
+        const open: { status: string; count: number }[] = await stack.dataSource.query(
+          `SELECT status, count(*)::int AS count FROM leads WHERE campaign_id = $1 AND status <> 'completed'
+            GROUP BY status`,
           [campaign.id],
         );
         const rows = await callsOfCampaign();
-        return open === 0 && rows.every((row) => !row.webhook_due && row.webhook_response.status === 200)
-          ? rows
-          : undefined;
+        const owing = rows.filter((row) => row.webhook_due || row.webhook_response.status !== 200);
+        unfinished = `leads not completed: ${JSON.stringify(open)}; calls owing a webhook: ${JSON.stringify(
+          owing.slice(0, 5),
+        )} (${owing.length})`;
+        return open.length === 0 && owing.length === 0 ? rows : undefined;
       },
       120_000,
       250,
-    );
+    ).catch(async (error: Error) => {
+      const ready = await Promise.all(
+        workers.map(async (child) => {
+          const response = await fetch(`${child.baseUrl}/health/ready`).catch(() => undefined);
+          return response ? `${response.status} ${await response.text()}` : 'unreachable';
+        }),
+      );
+      const [row] = await stack.dataSource.query(`SELECT status FROM campaigns WHERE id = $1`, [campaign.id]);
+      throw new Error(
+        `${error.message}; ${unfinished}; campaign ${JSON.stringify(row)}; workers' readiness: ${ready.join(' | ')}`,
+      );
+    });
     const completedPerLead = new Map<number, number>();
     for (const row of calls.filter((row) => row.status === 'completed'))
       completedPerLead.set(row.lead_id, (completedPerLead.get(row.lead_id) ?? 0) + 1);
@@ -363,6 +379,7 @@ onCluster('Redis Cluster failover under load', () => {
     const counted = (pattern: RegExp) =>
       [...metrics.matchAll(pattern)].reduce((sum, match) => sum + Number(match[2]), 0);
     const requeued = (job: string) => counted(new RegExp(`^jobs_requeued_total\\{job="(${job})"\\} (\\d+)$`, 'gm'));
+    const restarted = counted(/^workers_restarted_total\{queue="([^"]+)"\} (\d+)$/gm);
     const retried = (queue: string) =>
       counted(new RegExp(`^jobs_finished_total\\{queue="(${queue})",job="[^"]+",outcome="retrying"\\} (\\d+)$`, 'gm'));
     console.log(
@@ -377,6 +394,7 @@ onCluster('Redis Cluster failover under load', () => {
         `re-queued by sweeps: documents ${requeued('process-document')}, imports ${requeued('import-leads')}, ` +
           `webhooks ${requeued('deliver-call-webhook')}; attempts retried: documents ${retried('documents')}, ` +
           `imports ${retried('leads')}, dials ${retried('dialer')}, webhooks ${retried('calls')}`,
+        `workers replaced after taking no waiting job for 30 s: ${restarted}`,
       ].join('\n'),
     );
   }, 420_000);

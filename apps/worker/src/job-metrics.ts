@@ -15,6 +15,7 @@ export class JobMetrics {
   private readonly documents: Counter<'type' | 'outcome'>;
   private readonly dials: Counter<'outcome'>;
   private readonly requeued: Counter<'job'>;
+  private readonly restarted: Counter<'queue'>;
   private largeFiles?: { activeCount: number; pendingCount: number };
 
   constructor(registry: MetricsRegistry, jobs: JobQueue) {
@@ -58,6 +59,14 @@ export class JobMetrics {
         'Jobs a sweep queued again because the row still waited on work whose job was gone (lost with a Redis ' +
         'master that died before its replica had it, or with the queue data), by job name',
       labelNames: ['job'],
+      registers: [registry],
+    });
+    this.restarted = new Counter({
+      name: 'workers_restarted_total',
+      help:
+        "Times this process replaced a queue's worker that had taken no job for 30 s while the queue held waiting " +
+        'ones (a fetch left hanging by a Redis failover), by queue',
+      labelNames: ['queue'],
       registers: [registry],
     });
     const largeFiles = () => this.largeFiles;
@@ -115,6 +124,10 @@ export class JobMetrics {
   /** Reports the large files in work from the limit that holds them (DocumentIngestion's). */
   watchLargeFiles(limit: { activeCount: number; pendingCount: number }): void {
     this.largeFiles = limit;
+  }
+
+  workerRestarted(queue: string): void {
+    this.restarted.inc({ queue });
   }
 
   jobsRequeued(job: string, count: number): void {

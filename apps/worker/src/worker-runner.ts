@@ -8,26 +8,53 @@ import {
 } from '@nestjs/common';
 import { Job, Worker } from 'bullmq';
 import { AppConfig } from '@app/config';
-import { JobProcessor, QueueBackend, allJobs, handlerProblems } from '@app/jobs';
+import { JobProcessor, JobQueue, QueueBackend, allJobs, handlerProblems } from '@app/jobs';
 import { JobMetrics } from './job-metrics';
 
 export const JOB_PROCESSORS = Symbol('JOB_PROCESSORS');
 
+/** How often each idle worker is compared with its queue's waiting jobs. */
+const WATCH_INTERVAL_MS = 10_000;
+/**
+ * A worker that has taken no job for this long while its queue held waiting ones all along is stuck. BullMQ's
+ * fetch can hang on a connection a Redis failover left behind, with no error and no way back (the Redis Cluster
+ * failover test caught a dialer queue with 6 waiting jobs and both workers idle for two minutes; upstream reports:
+ * taskforcesh/bullmq#648, #3088, #3185). Its maintainers' advice is to close such a worker and start another.
+ */
+const STUCK_AFTER_MS = 30_000;
+/** The longest a stuck worker's close is waited for; its connections may never answer. */
+const STUCK_CLOSE_MS = 5_000;
+
+/** One queue's BullMQ worker in this process, and what it is doing. */
+interface Running {
+  processor: JobProcessor;
+  worker: Worker;
+  /** Jobs started and not yet finished. */
+  inFlight: number;
+  /** When it last started or finished a job (or was started). */
+  lastActivity: number;
+  /** Since when every check found waiting jobs and this worker idle. */
+  idleWithWaitingSince?: number;
+}
+
 /**
  * Runs one BullMQ Worker per processor with the configured concurrency and lock timings. Refuses to boot when a
  * declared job has no handler, or two, or one on another queue's processor; on shutdown waits for the jobs in hand (a job cut off by a crash is taken over
- * by another worker once its lock expires).
+ * by another worker once its lock expires). A worker found idle beside waiting jobs for STUCK_AFTER_MS is replaced.
  */
 @Injectable()
 export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WorkerRunner.name);
-  private readonly workers: Worker[] = [];
+  private readonly running: Running[] = [];
+  private watchdog?: NodeJS.Timeout;
+  private watching?: Promise<void>;
 
   constructor(
     private readonly config: AppConfig,
     @Inject(JOB_PROCESSORS) private readonly processors: JobProcessor[],
     private readonly metrics: JobMetrics,
     private readonly backend: QueueBackend,
+    private readonly jobs: JobQueue,
   ) {}
 
   onModuleInit(): void {
@@ -38,30 +65,85 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
   /** Resolves once every worker's connections are up, so a shutdown never races their setup. */
   async onApplicationBootstrap(): Promise<void> {
     for (const processor of this.processors) {
-      // The backend attaches the worker's error listener.
-      const worker = this.backend.createWorker(processor.queueName, (job) => processor.process(job), {
-        concurrency: this.config.workerConcurrency,
-        lockDuration: this.config.jobLockMs,
-        stalledInterval: this.config.jobStalledCheckMs,
-      });
-      const queue = processor.queueName;
-      worker.on('active', (job) => {
-        this.metrics.started(queue, job);
-        const requestId = (job.data as { enqueuedBy?: { requestId?: string } } | undefined)?.enqueuedBy?.requestId;
-        const line = { queue, job: job.name, jobId: job.id, attempt: job.attemptsMade + 1, requestId };
-        if (scheduled(job)) this.logger.debug(line, 'job started');
-        else this.logger.log(line, 'job started');
-      });
-      // A failure a handler recorded itself ends the job failed (JobProcessor.process), so it arrives below.
-      worker.on('completed', (job) => this.finished(queue, job, 'completed'));
-      worker.on('failed', (job, error) => {
-        if (!job) return;
-        const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
-        this.finished(queue, job, final ? 'failed' : 'retrying', error.message);
-      });
-      this.workers.push(worker);
+      const running: Running = { processor, worker: undefined as unknown as Worker, inFlight: 0, lastActivity: 0 };
+      this.start(running);
+      this.running.push(running);
     }
-    await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
+    await Promise.all(this.running.map(({ worker }) => worker.waitUntilReady()));
+    this.watchdog = setInterval(() => {
+      this.watching ??= this.watch()
+        .catch((error: Error) => this.logger.warn({ error: error.message }, 'could not check the workers'))
+        .finally(() => (this.watching = undefined));
+    }, WATCH_INTERVAL_MS);
+    this.watchdog.unref();
+  }
+
+  /**
+   * Replaces each worker that every check since STUCK_AFTER_MS ago found idle while its queue held waiting jobs;
+   * a job started or finished in between, or a check finding none waiting, starts the count again.
+   */
+  async watch(): Promise<void> {
+    const now = Date.now();
+    for (const running of this.running) {
+      const queue = running.processor.queueName;
+      const idle = running.inFlight === 0;
+      const waiting = idle ? ((await this.jobs.queue(queue).getJobCounts('waiting')).waiting ?? 0) : 0;
+      const since = running.idleWithWaitingSince;
+      if (waiting === 0) running.idleWithWaitingSince = undefined;
+      else if (since === undefined || running.lastActivity >= since) running.idleWithWaitingSince = now;
+      else if (now - since >= STUCK_AFTER_MS) this.replace(running, waiting, now - since);
+    }
+  }
+
+  private replace(running: Running, waiting: number, idleMs: number): void {
+    const queue = running.processor.queueName;
+    this.logger.warn({ queue, waiting, idleMs }, 'worker took no waiting job; starting it again');
+    this.metrics.workerRestarted(queue);
+    const stuck = running.worker;
+    this.start(running);
+    // Forced: it has no job in hand. Not waited for beyond a bound, nor allowed to fail the watch.
+    const bound = new Promise((resolve) => setTimeout(resolve, STUCK_CLOSE_MS).unref());
+    void Promise.race([stuck.close(true), bound]).catch(() => undefined);
+  }
+
+  /** Starts the processor's BullMQ worker, its events counted on `running`. */
+  private start(running: Running): void {
+    const { processor } = running;
+    const queue = processor.queueName;
+    // The backend attaches the worker's error listener.
+    const worker = this.backend.createWorker(queue, (job) => processor.process(job), {
+      concurrency: this.config.workerConcurrency,
+      lockDuration: this.config.jobLockMs,
+      stalledInterval: this.config.jobStalledCheckMs,
+    });
+    running.worker = worker;
+    running.inFlight = 0;
+    running.lastActivity = Date.now();
+    running.idleWithWaitingSince = undefined;
+    const settled = () => {
+      running.inFlight = Math.max(0, running.inFlight - 1);
+      running.lastActivity = Date.now();
+    };
+    worker.on('active', (job) => {
+      running.inFlight++;
+      running.lastActivity = Date.now();
+      this.metrics.started(queue, job);
+      const requestId = (job.data as { enqueuedBy?: { requestId?: string } } | undefined)?.enqueuedBy?.requestId;
+      const line = { queue, job: job.name, jobId: job.id, attempt: job.attemptsMade + 1, requestId };
+      if (scheduled(job)) this.logger.debug(line, 'job started');
+      else this.logger.log(line, 'job started');
+    });
+    // A failure a handler recorded itself ends the job failed (JobProcessor.process), so it arrives below.
+    worker.on('completed', (job) => {
+      settled();
+      this.finished(queue, job, 'completed');
+    });
+    worker.on('failed', (job, error) => {
+      if (!job) return;
+      settled();
+      const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+      this.finished(queue, job, final ? 'failed' : 'retrying', error.message);
+    });
   }
 
   private finished(queue: string, job: Job, outcome: 'completed' | 'failed' | 'retrying', error?: string): void {
@@ -84,7 +166,9 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await Promise.all(this.workers.map((worker) => worker.close()));
+    clearInterval(this.watchdog);
+    await this.watching;
+    await Promise.all(this.running.map(({ worker }) => worker.close()));
   }
 }
 
