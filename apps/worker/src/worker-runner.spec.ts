@@ -74,13 +74,17 @@ describe('WorkerRunner', () => {
   });
 
   describe('a worker idle beside waiting jobs', () => {
-    /** Workers that only say what is done to them, and a queue whose waiting count the test sets. */
+    /**
+     * Workers that only say what is done to them (`run` hands one a job as BullMQ would), a queue whose waiting count
+     * the test sets, and a dial that lasts until the test lets it end.
+     */
     function fakes() {
-      const started: (EventEmitter & { closed?: boolean })[] = [];
+      const started: (EventEmitter & { closed: boolean; run: (job: unknown) => Promise<unknown> })[] = [];
       const fakeBackend = {
-        createWorker: () => {
+        createWorker: (_queue: string, process: (job: unknown) => Promise<unknown>) => {
           const worker = Object.assign(new EventEmitter(), {
             closed: false,
+            run: process,
             waitUntilReady: async () => undefined,
             close: async () => void (worker.closed = true),
           });
@@ -96,16 +100,20 @@ describe('WorkerRunner', () => {
         started: () => undefined,
         finishedAttempt: () => undefined,
       } as unknown as JobMetrics;
+      let endDial = () => undefined as void;
+      const dialing = new Promise<void>((resolve) => (endDial = resolve));
+      const handlers = handlersOf(Queues.dialer).filter((handler) => handler.definition !== Jobs.placeCall);
+      handlers.push(handle(Jobs.placeCall, () => dialing));
       const runner = new WorkerRunner(
         config,
-        [new FakeProcessor(Queues.dialer, handlersOf(Queues.dialer))],
+        [new FakeProcessor(Queues.dialer, handlers)],
         fakeMetrics,
         fakeBackend,
         fakeJobs,
       );
-      return { runner, started, counts, restarts };
+      return { runner, started, counts, restarts, endDial };
     }
-    const job = { name: Jobs.dialCampaign.name, id: '1', data: {}, attemptsMade: 0, opts: {} };
+    const jobOf = (name: string) => ({ name, id: '1', data: {}, attemptsMade: 0, opts: {} });
     // The checks' clock: the system time is set by the test, no timer runs by itself.
     const t0 = Date.parse('2026-11-27T12:00:00Z');
     const at = (ms: number) => jest.setSystemTime(t0 + ms);
@@ -137,7 +145,7 @@ describe('WorkerRunner', () => {
     });
 
     it('is left alone while it takes jobs, holds one, or nothing waits', async () => {
-      const { runner, started, counts } = fakes();
+      const { runner, started, counts, endDial } = fakes();
       await runner.onApplicationBootstrap();
       // Nothing waits.
       at(0);
@@ -149,17 +157,18 @@ describe('WorkerRunner', () => {
       at(60_000);
       await runner.watch();
       at(61_000);
-      started[0].emit('active', job);
-      started[0].emit('completed', job);
+      await started[0].run(jobOf(Jobs.dialCampaign.name));
       at(95_000);
       await runner.watch();
-      // A job in hand: not idle, however long.
-      started[0].emit('active', job);
+      // A job in hand: not idle, however long, even if BullMQ never reports its end.
+      const dial = started[0].run(jobOf(Jobs.placeCall.name));
       at(200_000);
       await runner.watch();
       at(300_000);
       await runner.watch();
       expect(started).toHaveLength(1);
+      endDial();
+      await dial;
       await runner.beforeApplicationShutdown();
     });
   });

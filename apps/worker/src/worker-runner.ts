@@ -29,7 +29,7 @@ const STUCK_CLOSE_MS = 5_000;
 interface Running {
   processor: JobProcessor;
   worker: Worker;
-  /** Jobs started and not yet finished. */
+  /** Jobs its handlers are running (counted around the handler, not from BullMQ's events, which a failover can lose). */
   inFlight: number;
   /** When it last started or finished a job (or was started). */
   lastActivity: number;
@@ -111,7 +111,7 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
     const { processor } = running;
     const queue = processor.queueName;
     // The backend attaches the worker's error listener.
-    const worker = this.backend.createWorker(queue, (job) => processor.process(job), {
+    const worker = this.backend.createWorker(queue, (job) => this.counted(running, () => processor.process(job)), {
       concurrency: this.config.workerConcurrency,
       lockDuration: this.config.jobLockMs,
       stalledInterval: this.config.jobStalledCheckMs,
@@ -120,13 +120,7 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
     running.inFlight = 0;
     running.lastActivity = Date.now();
     running.idleWithWaitingSince = undefined;
-    const settled = () => {
-      running.inFlight = Math.max(0, running.inFlight - 1);
-      running.lastActivity = Date.now();
-    };
     worker.on('active', (job) => {
-      running.inFlight++;
-      running.lastActivity = Date.now();
       this.metrics.started(queue, job);
       const requestId = (job.data as { enqueuedBy?: { requestId?: string } } | undefined)?.enqueuedBy?.requestId;
       const line = { queue, job: job.name, jobId: job.id, attempt: job.attemptsMade + 1, requestId };
@@ -134,16 +128,23 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
       else this.logger.log(line, 'job started');
     });
     // A failure a handler recorded itself ends the job failed (JobProcessor.process), so it arrives below.
-    worker.on('completed', (job) => {
-      settled();
-      this.finished(queue, job, 'completed');
-    });
+    worker.on('completed', (job) => this.finished(queue, job, 'completed'));
     worker.on('failed', (job, error) => {
       if (!job) return;
-      settled();
       const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
       this.finished(queue, job, final ? 'failed' : 'retrying', error.message);
     });
+  }
+
+  private async counted<T>(running: Running, work: () => Promise<T>): Promise<T> {
+    running.inFlight++;
+    running.lastActivity = Date.now();
+    try {
+      return await work();
+    } finally {
+      running.inFlight--;
+      running.lastActivity = Date.now();
+    }
   }
 
   private finished(queue: string, job: Job, outcome: 'completed' | 'failed' | 'retrying', error?: string): void {
