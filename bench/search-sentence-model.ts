@@ -19,9 +19,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DataSource } from 'typeorm';
-import { PassageSearch, dataSourceOptions } from '@app/database';
-import { comparable, corpusPassages, loadKnowledgebase, recallOf } from './search';
+import { PassageSearch } from '@app/database';
+import { comparable, connect, corpusPassages, loadKnowledgebase, recallOf } from './search';
 import { PARAPHRASED_QUESTIONS, SEARCH_QUESTIONS, type SearchQuestion } from './search-questions';
 import { createBenchEnvironment } from './support/stack';
 import { fixed, percentile, printTable, runMain } from './support/report';
@@ -42,9 +41,8 @@ interface Setting {
 /** Today's search: each question's first 50 passages, as positions in the corpus. */
 async function todaysRankings(questions: SearchQuestion[], passages: string[]): Promise<Ranking[]> {
   const environment = await createBenchEnvironment();
-  const dataSource = new DataSource(dataSourceOptions(environment.databaseUrl, 2));
+  const dataSource = await connect(environment.databaseUrl);
   try {
-    await dataSource.initialize();
     const [{ id: english }] = await dataSource.query(`SELECT id FROM languages WHERE iso_2 = 'en'`);
     const knowledgebase = await loadKnowledgebase(dataSource, english, passages);
     await dataSource.query('ANALYZE');
@@ -57,7 +55,7 @@ async function todaysRankings(questions: SearchQuestion[], passages: string[]): 
     }
     return rankings;
   } finally {
-    if (dataSource.isInitialized) await dataSource.destroy();
+    await dataSource.destroy();
     await environment.clean();
   }
 }

@@ -527,7 +527,7 @@ async function sideDatabase(
   return databaseUrl;
 }
 
-async function connect(databaseUrl: string, poolSize = 2): Promise<DataSource> {
+export async function connect(databaseUrl: string, poolSize = 2): Promise<DataSource> {
   const dataSource = new DataSource(dataSourceOptions(databaseUrl, poolSize));
   return dataSource.initialize();
 }

@@ -64,11 +64,7 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
 
   /** Resolves once every worker's connections are up, so a shutdown never races their setup. */
   async onApplicationBootstrap(): Promise<void> {
-    for (const processor of this.processors) {
-      const running: Running = { processor, worker: undefined as unknown as Worker, inFlight: 0, lastActivity: 0 };
-      this.start(running);
-      this.running.push(running);
-    }
+    for (const processor of this.processors) this.running.push(this.start({ processor, inFlight: 0, lastActivity: 0 }));
     await Promise.all(this.running.map(({ worker }) => worker.waitUntilReady()));
     this.watchdog = setInterval(() => {
       this.watching ??= this.watch()
@@ -106,8 +102,8 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
     void Promise.race([stuck.close(true), bound]).catch(() => undefined);
   }
 
-  /** Starts the processor's BullMQ worker, its events counted on `running`. */
-  private start(running: Running): void {
+  /** Starts the processor's BullMQ worker (again, for one replaced), its events counted on `running`. */
+  private start(running: Omit<Running, 'worker'>): Running {
     const { processor } = running;
     const queue = processor.queueName;
     // The backend attaches the worker's error listener.
@@ -116,10 +112,12 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
       lockDuration: this.config.jobLockMs,
       stalledInterval: this.config.jobStalledCheckMs,
     });
-    running.worker = worker;
-    running.inFlight = 0;
-    running.lastActivity = Date.now();
-    running.idleWithWaitingSince = undefined;
+    const started = Object.assign(running, {
+      worker,
+      inFlight: 0,
+      lastActivity: Date.now(),
+      idleWithWaitingSince: undefined,
+    });
     worker.on('active', (job) => {
       this.metrics.started(queue, job);
       const requestId = (job.data as { enqueuedBy?: { requestId?: string } } | undefined)?.enqueuedBy?.requestId;
@@ -134,9 +132,10 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
       const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
       this.finished(queue, job, final ? 'failed' : 'retrying', error.message);
     });
+    return started;
   }
 
-  private async counted<T>(running: Running, work: () => Promise<T>): Promise<T> {
+  private async counted<T>(running: Pick<Running, 'inFlight' | 'lastActivity'>, work: () => Promise<T>): Promise<T> {
     running.inFlight++;
     running.lastActivity = Date.now();
     try {

@@ -78,7 +78,8 @@ export class CallWebhooks {
       await this.calls.recordWebhookResponse(call.id, recorded, true);
       throw new UnrecoverableError(failure.reason);
     }
-    const final = !failure || lastAttempt || isFinalAttempt(job);
+    // The job's own last attempt is one too: `attempt` is never below the job's count.
+    const final = !failure || lastAttempt;
     await this.calls.recordWebhookResponse(call.id, recorded, final);
     if (!failure) return { status: 'delivered' };
     if (!final) throw new Error(`Webhook delivery failed: ${failure.reason}`);
