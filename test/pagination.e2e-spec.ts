@@ -132,3 +132,114 @@ describe('Pagination envelopes', () => {
     expect(response.body.data).toHaveLength(10);
   });
 });
+
+describe('Links behind a proxy, without APP_URL', () => {
+  /** A stack listening on a port of its own, so the links can name the address requests reach. */
+  const listening = async (env: Record<string, string>) => {
+    const stack = await startStack({ worker: false, env });
+    const server = stack.api.getHttpServer() as Server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { stack, own: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  };
+  /** Every URL of a list route's envelope (an account with one assistant: one page), with the headers sent. */
+  const urls = async (stack: Stack, account: TestAccount, headers: Record<string, string>) => {
+    const response = await stack.http.get('/api/user/assistants/get').set(account.auth).set(headers).expect(200);
+    const body = response.body as {
+      first_page_url: string;
+      last_page_url: string;
+      path: string;
+      links: { url: string | null }[];
+    };
+    return [body.path, body.first_page_url, body.last_page_url, ...body.links.map((link) => link.url)].filter(
+      (url): url is string => url !== null,
+    );
+  };
+  const origins = async (stack: Stack, account: TestAccount, headers: Record<string, string>) => [
+    ...new Set((await urls(stack, account, headers)).map((url) => url.replace(/\/api\/user\/assistants\/get.*$/, ''))),
+  ];
+
+  describe('from a proxy TRUST_PROXY trusts (loopback, the default), in development', () => {
+    let stack: Stack;
+    let own: string;
+    let account: TestAccount;
+
+    beforeAll(async () => {
+      ({ stack, own } = await listening({ NODE_ENV: 'development' }));
+      account = await createAccount(stack);
+      const [language] = (await stack.http.get('/api/user/assistants/languages').set(account.auth)).body;
+      await stack.http
+        .post('/api/user/assistant')
+        .set(account.auth)
+        .send({ name: 'Links', type: 'inbound', language_id: language.id })
+        .expect(201);
+    });
+    afterAll(() => stack.close());
+
+    it('takes a forwarded http or https and a forwarded host[:port]', async () => {
+      expect(await origins(stack, account, { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'api.test' })).toEqual([
+        'https://api.test',
+      ]);
+      expect(
+        await origins(stack, account, { 'X-Forwarded-Proto': 'HTTP, https', 'X-Forwarded-Host': 'API.test:8443' }),
+      ).toEqual(['http://api.test:8443']);
+      expect(await origins(stack, account, { 'X-Forwarded-Host': '[2001:db8::1]:8080' })).toEqual([
+        'http://[2001:db8::1]:8080',
+      ]);
+    });
+
+    it('ignores a forwarded protocol other than http or https: the connection’s own', async () => {
+      for (const proto of ['javascript', 'data', 'file', 'ftp', 'https:', 'https://evil.example', ' ', 'ht tp'])
+        expect({
+          proto,
+          origins: await origins(stack, account, { 'X-Forwarded-Proto': proto, 'X-Forwarded-Host': 'api.test' }),
+        }).toEqual({
+          proto,
+          origins: ['http://api.test'],
+        });
+    });
+
+    it('ignores a forwarded host that is not a host[:port]: the address the server listens on', async () => {
+      const hostile = [
+        'evil.example/path',
+        'evil.example?x=1',
+        'evil.example#x',
+        'user@evil.example',
+        'user:pass@evil.example',
+        'evil.example:99999',
+        'evil.example:http',
+        'evil example',
+        'javascript:alert(1)',
+        'evil.example\\@api.test',
+        '[not-an-address]',
+        '-evil.example',
+        '%65vil.example',
+      ];
+      for (const host of hostile)
+        expect({ host, origins: await origins(stack, account, { 'X-Forwarded-Host': host }) }).toEqual({
+          host,
+          origins: [own],
+        });
+    });
+  });
+
+  describe('from a peer TRUST_PROXY does not trust', () => {
+    let stack: Stack;
+    let own: string;
+    let account: TestAccount;
+
+    beforeAll(async () => {
+      // Only a proxy at another address is trusted: the test client on loopback is not it.
+      ({ stack, own } = await listening({ NODE_ENV: 'development', TRUST_PROXY: '10.0.0.7' }));
+      account = await createAccount(stack);
+    });
+    afterAll(() => stack.close());
+
+    it('ignores X-Forwarded-Proto and X-Forwarded-Host, however well-formed', async () => {
+      for (const headers of [
+        { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'api.test' },
+        { 'X-Forwarded-Proto': 'javascript', 'X-Forwarded-Host': 'evil.example/x' },
+      ])
+        expect(await origins(stack, account, headers)).toEqual([own]);
+    });
+  });
+});
