@@ -1,8 +1,15 @@
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { everyRoute, servedDocuments } from './support/api-documents';
-import { createAccount, type TestAccount } from './support/factories';
+import { bearer, createAccount, type TestAccount } from './support/factories';
+import { AppProcess } from './support/app-process';
 import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
@@ -803,5 +810,218 @@ describe('Uploads held at once', () => {
         .attach('file', file, 'second.txt');
       return response.status === 201 ? response : undefined;
     });
+  }, 60_000);
+});
+
+/** An answer as Node's fetch (undici) reads it, or how the request failed when it could not be read. */
+interface FetchOutcome {
+  status?: number;
+  retryAfter?: string | null;
+  connection?: string | null;
+  body?: unknown;
+  failed?: string;
+}
+
+/** A request through Node's fetch, which writes the whole body before it reads: a reset shows as `failed`. */
+async function fetchOutcome(url: string, init: RequestInit): Promise<FetchOutcome> {
+  try {
+    const response = await fetch(url, init);
+    const text = await response.text();
+    return {
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      connection: response.headers.get('connection'),
+      body: JSON.parse(text),
+    };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    return { failed: cause?.code ?? cause?.message ?? String(error) };
+  }
+}
+
+/** A multipart upload of a TXT file of `bytes` bytes, as a client builds it. */
+function uploadForm(bytes: number, name = 'Refused'): FormData {
+  const form = new FormData();
+  form.set('name', name);
+  form.set('type', 'txt');
+  form.set('file', new Blob([Buffer.alloc(bytes, 'a')]), 'refused.txt');
+  return form;
+}
+
+const MIB = 1024 * 1024;
+
+/**
+ * The API in a process of its own, as deployed: its memory is its own, and its answers cross a real connection
+ * between processes (within one process the client reads them before the server's close is noticed, and a reset
+ * rarely shows).
+ */
+describe('Refusals sent before the body is read, as ordinary clients see them', () => {
+  const RATE_LIMIT = 200;
+  let api: AppProcess;
+  let port: number;
+  let token: { Authorization: string };
+  let documents: string;
+  const json = { 'Content-Type': 'application/json' };
+
+  const register = async (name: string) => {
+    const registered = await fetch(`${api.baseUrl}/auth/register`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ name, email: `${name}-${Date.now()}@example.com`, password: 'a long password' }),
+    });
+    return bearer(((await registered.json()) as { token: string }).token);
+  };
+  const knowledgebaseOf = async (owner: { Authorization: string }) => {
+    const created = await fetch(`${api.baseUrl}/user/knowledgebases`, {
+      method: 'POST',
+      headers: { ...json, ...owner },
+      body: JSON.stringify({ name: 'Uploads' }),
+    });
+    return `${api.baseUrl}/user/knowledgebases/${((await created.json()) as { data: { id: number } }).data.id}/documents`;
+  };
+  /** `count` requests at once: none may fail to read its answer, and each must read `expected`. */
+  const allRead = async (count: number, request: (index: number) => Promise<FetchOutcome>, expected: FetchOutcome) => {
+    const outcomes = await Promise.all(Array.from({ length: count }, (_, index) => request(index)));
+    expect(outcomes.filter((outcome) => outcome.failed)).toEqual([]);
+    for (const outcome of outcomes) expect(outcome).toEqual(expected);
+  };
+
+  beforeAll(async () => {
+    // The smallest budget.
+    api = await AppProcess.start({ UPLOAD_BUDGET_MB: '21', RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) });
+    port = Number(new URL(api.baseUrl).port);
+    token = await register('uploader');
+    documents = await knowledgebaseOf(token);
+  }, 120_000);
+  afterAll(() => api?.stop());
+
+  it('answers every Node fetch past the upload budget a readable 503 with Retry-After, and holds none of their bodies', async () => {
+    // One upload holds most of the budget: its headers and half its 15 MiB file are sent, the rest waits.
+    const holder = connect(port, '127.0.0.1');
+    await once(holder, 'connect');
+    let holderAnswer = '';
+    holder.on('data', (chunk: Buffer) => (holderAnswer += chunk.toString()));
+    const boundary = 'x-holder';
+    const file = Buffer.alloc(15 * MIB, 'h');
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nHolder\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="type"\r\n\r\ntxt\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="holder.txt"\r\n\r\n`,
+    );
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const request = Buffer.from(
+      `POST ${new URL(documents).pathname} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+        `Authorization: ${token.Authorization}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\n` +
+        `Content-Length: ${head.length + file.length + tail.length}\r\n\r\n`,
+    );
+    if (!holder.write(Buffer.concat([request, head, file.subarray(0, file.length / 2)]))) await once(holder, 'drain');
+
+    const rss = () =>
+      Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${api.child.pid}/status`, 'utf8'))![1]) * 1024;
+    const before = rss();
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, rss())), 20);
+    const uploads = 48;
+    const size = 8 * MIB;
+    try {
+      await allRead(
+        uploads,
+        (index) =>
+          fetchOutcome(documents, { method: 'POST', headers: token, body: uploadForm(size, `Refused ${index}`) }),
+        {
+          status: 503,
+          retryAfter: '2',
+          connection: 'close',
+          body: { message: 'Too many uploads are in progress. Please try again shortly.' },
+        },
+      );
+    } finally {
+      clearInterval(sampler);
+    }
+    // Read and thrown away, never held: the process grew by a small part of the 384 MiB sent to it (43-44 MiB
+    // measured: the requests' own work and the read buffers not yet collected).
+    expect(peak - before).toBeLessThan((uploads * size) / 4);
+
+    // The held upload is still taken.
+    holder.write(Buffer.concat([file.subarray(file.length / 2), tail]));
+    await waitFor(async () => (holderAnswer.includes('\r\n\r\n') ? true : undefined));
+    expect(holderAnswer.split('\r\n')[0]).toBe('HTTP/1.1 201 Created');
+    holder.destroy();
+  }, 120_000);
+
+  it('lets Node’s fetch read a 401 on a multi-MiB upload', async () => {
+    await allRead(16, () => fetchOutcome(documents, { method: 'POST', body: uploadForm(6 * MIB) }), {
+      status: 401,
+      retryAfter: null,
+      connection: 'close',
+      body: { message: 'Unauthenticated.' },
+    });
+  }, 60_000);
+
+  it('lets Node’s fetch read a 413 on a JSON body over 1 MB, refused by its Content-Length', async () => {
+    const body = JSON.stringify({ name: 'x'.repeat(6 * MIB) });
+    await allRead(
+      16,
+      () =>
+        fetchOutcome(`${api.baseUrl}/user/knowledgebases`, {
+          method: 'POST',
+          headers: { ...token, ...json },
+          body,
+        }),
+      { status: 413, retryAfter: null, connection: 'close', body: { message: 'The request body is too large.' } },
+    );
+  }, 60_000);
+
+  it('lets Node’s fetch read a 422 on a file over 20 MB', async () => {
+    const message = 'The file field must not be greater than 20480 kilobytes.';
+    // One after the other: each takes the whole budget until its answer.
+    for (let attempt = 0; attempt < 3; attempt++)
+      await allRead(1, () => fetchOutcome(documents, { method: 'POST', headers: token, body: uploadForm(24 * MIB) }), {
+        status: 422,
+        retryAfter: null,
+        // Closed, unless the rest of the file was read before the answer (multer reads past the limit).
+        connection: expect.stringMatching(/^(close|keep-alive)$/),
+        body: { message, errors: { file: [message] } },
+      });
+  }, 60_000);
+
+  it('lets Node’s fetch read a 429 on an upload past the rate limit', async () => {
+    const limited = await register('limited');
+    const limitedDocuments = await knowledgebaseOf(limited);
+    // The rest of its minute's budget spent on cheap reads.
+    for (let spent = 1; spent < RATE_LIMIT; spent += 20)
+      await Promise.all(
+        Array.from({ length: Math.min(20, RATE_LIMIT - spent) }, () =>
+          fetch(`${api.baseUrl}/user/me`, { headers: limited }).then((response) => response.arrayBuffer()),
+        ),
+      );
+    await allRead(
+      16,
+      () => fetchOutcome(limitedDocuments, { method: 'POST', headers: limited, body: uploadForm(6 * MIB) }),
+      {
+        status: 429,
+        retryAfter: expect.stringMatching(/^\d+$/),
+        connection: 'close',
+        body: { message: 'Too Many Attempts.' },
+      },
+    );
+  }, 60_000);
+
+  it('lets curl read the refusal of an upload', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'refused-upload-'));
+    try {
+      const file = join(directory, 'big.txt');
+      await writeFile(file, Buffer.alloc(8 * MIB, 'a'));
+      const curl = () =>
+        promisify(execFile)(
+          'curl',
+          ['-s', '-w', '\n%{http_code}', '-F', 'name=Curl', '-F', 'type=txt', '-F', `file=@${file}`, documents],
+          { encoding: 'utf8', timeout: 30_000 },
+        ).catch((error: { stdout: string; code: number }) => ({ stdout: `${error.stdout} (curl exit ${error.code})` }));
+      const answers = await Promise.all(Array.from({ length: 8 }, curl));
+      expect(answers.map((answer) => answer.stdout)).toEqual(Array(8).fill('{"message":"Unauthenticated."}\n401'));
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   }, 60_000);
 });

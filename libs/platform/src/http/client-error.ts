@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { isDiscardingBody } from './unread-body';
 
 /**
  * Answers requests that Node's HTTP parser refuses before they reach the app (a malformed request line,
@@ -8,7 +9,8 @@ import type { Duplex } from 'node:stream';
  * closes the connection, whose framing can no longer be trusted.
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
+  // An answer already sent (a refusal whose body was being thrown away) is not followed by another.
+  if (error.code === 'ECONNRESET' || !socket.writable || isDiscardingBody(socket)) {
     socket.destroy();
     return;
   }

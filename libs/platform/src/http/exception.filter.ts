@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { Express, Request, Response } from 'express';
 import { DomainError, Errors, humaniseAttribute, ValidationFailed } from '@app/contracts';
 import { allowedMethods } from './allowed-methods';
+import { answerUnreadRequest } from './unread-body';
 
 /** Connection-level failures of Postgres or Redis, as opposed to bugs: worth a 503 the caller can retry. */
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -59,12 +60,13 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     if (response.headersSent) return;
     for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
-    // A refusal sent before the request's body was read (too large, multipart where none is taken, a body that
-    // cannot be parsed) ends the connection, so Node does not read the rest of that body to reuse it.
-    if (response.req && !response.req.complete) response.setHeader('Connection', 'close');
     // A route's own media type (`@Header('Content-Type', 'text/csv')`) is set before its handler runs; the error
     // body is JSON whatever the route answers on success.
     response.setHeader('Content-Type', 'application/json; charset=utf-8');
+    // A refusal sent before the request's body was read (too large, over the upload budget, unauthenticated, rate
+    // limited, multipart where none is taken) ends the connection once the rest of that body is thrown away.
+    if (response.req && !response.req.complete)
+      return answerUnreadRequest(response, error.status, JSON.stringify(error.body));
     response.status(error.status).json(error.body);
   }
 
