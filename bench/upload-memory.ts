@@ -106,8 +106,8 @@ function multipartParts(tag: string): { head: Buffer; tail: Buffer } {
 
 /**
  * One multipart upload through node:http, its file written in 1 MiB slices; an answer that comes before the body is
- * all sent (a 503 refuses the upload before reading it, and ends the connection) stops the writing and is read as
- * any other. Node's fetch cannot do this: it fails with EPIPE ("fetch failed") and never shows the 503.
+ * all sent (a 503 refuses the upload before reading it) stops the writing and is read as any other, so a refused
+ * client sends no more than it must. (Node's fetch reads that answer too, but only once it has sent its whole body.)
  */
 function post(url: URL, token: string, tag: string, file: Buffer): Promise<Answer> {
   const { head, tail } = multipartParts(tag);
