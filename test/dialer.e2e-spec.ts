@@ -4,7 +4,8 @@ import { CALL_DIALER, type LocalCallDialer } from '@app/telephony';
 import { createWorkerApp } from '../apps/worker/src/worker.app';
 import { DialScheduler } from '../apps/worker/src/dialer/dial-scheduler.service';
 import { AppProcess } from './support/app-process';
-import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
+import { createAccount, sipTrunkRequest, type TestAccount, unheldNumber } from './support/factories';
+import { assignNumber, operatorCommand } from './support/operator-cli';
 import { type Stack, startStack } from './support/stack';
 import { UNTIL_STALLED, waitFor } from './support/wait-for';
 
@@ -444,6 +445,131 @@ describe('Campaign dialer', () => {
         assistant_id: ['The assistant id field is required.'],
       });
     });
+  });
+
+  describe('numbers bought from a carrier (phone-numbers:assign)', () => {
+    /** A number the operator command gave the account, with the options given (an outbound trunk, say). */
+    const assigned = async (...options: string[]) => {
+      const number = unheldNumber();
+      expect(await assignNumber(stack, account.email, number, options)).toMatchObject({ code: 0 });
+      const all = (await f.api(account).get('phone-numbers/all').expect(200)).body.data as {
+        id: number;
+        phone_number: string;
+      }[];
+      return all.find((each) => each.phone_number === number)!;
+    };
+    const callsOf = async (assistantId: number) =>
+      (await f.api(account).get(`calls?assistant_id=${assistantId}`).expect(200)).body.total as number;
+
+    it('refuses make_call and a campaign’s start from one without an outbound trunk, placing nothing', async () => {
+      const number = await assigned();
+      const agent = await f.assistant(account, { phone_number_id: number.id });
+      const message = "The assistant's phone number cannot place calls: it has no outbound SIP trunk.";
+      expect(
+        (await f.api(account).post('make_call', { phone_number: '+14155550171', assistant_id: agent.id }).expect(422))
+          .body,
+      ).toEqual({ message, errors: { assistant_id: [message] } });
+      const target = await f.campaign(account, { assistant_id: agent.id });
+      await f.lead(account, target.id, '+14155550172');
+      const refused = "The campaign's phone numbers cannot place calls: none has an outbound SIP trunk.";
+      expect(
+        (await f.api(account).post('campaigns/update-status', { campaign_id: target.id, action: 'start' }).expect(422))
+          .body,
+      ).toEqual({ message: refused, errors: { campaign_id: [refused] } });
+      expect(await callsOf(agent.id)).toBe(0);
+      expect(await f.campaignStatus(account, target.id)).toBe('draft');
+    }, 60_000);
+
+    it('calls through the outbound trunk an operator names, at assignment or later', async () => {
+      const later = await assigned();
+      const agent = await f.assistant(account, { phone_number_id: later.id });
+      expect(
+        await operatorCommand(stack, [
+          'phone-numbers:outbound-trunk',
+          '--user',
+          account.email,
+          '--number',
+          later.phone_number,
+          '--outbound-trunk',
+          'ST_operatorTrunk7',
+        ]),
+      ).toMatchObject({ code: 0 });
+      const placed = (
+        await f.api(account).post('make_call', { phone_number: '+14155550173', assistant_id: agent.id }).expect(201)
+      ).body;
+      const { external_id: externalId } = (await f.api(account).get(`calls/${placed.call_id}`).expect(200)).body.data;
+      const [dial] = await waitFor(async () => {
+        const rows = await stack.dataSource.query('SELECT request FROM local_dial_requests WHERE attempt_id = $1', [
+          externalId,
+        ]);
+        return rows.length > 0 ? rows : undefined;
+      });
+      expect(dial.request).toMatchObject({ from: later.phone_number, outboundTrunkId: 'ST_operatorTrunk7' });
+
+      // Given at assignment, a campaign calls from it.
+      const atOnce = await assigned('--outbound-trunk', 'ST_operatorTrunk8');
+      const target = await f.campaign(account, { assistant_id: agent.id, phone_number_ids: [atOnce.id] });
+      await f.lead(account, target.id, '+14155550174');
+      await f.start(account, target.id);
+      const [campaignDial] = await f.dialsReach(target.id, 1);
+      expect(campaignDial.request).toMatchObject({ from: atOnce.phone_number, outboundTrunkId: 'ST_operatorTrunk8' });
+    }, 60_000);
+
+    it('fails a campaign’s call from one without an outbound trunk, with the reason on the call, and dials from the others', async () => {
+      const trunk = await f.number(account);
+      const bare = await assigned();
+      const agent = await f.assistant(account);
+      const target = await f.campaign(account, {
+        assistant_id: agent.id,
+        phone_number_ids: [trunk.id, bare.id],
+        max_calls_in_parallel: 2,
+      });
+      const first = await f.lead(account, target.id, '+14155550175');
+      const second = await f.lead(account, target.id, '+14155550176');
+      await f.start(account, target.id);
+      const failed = await waitFor(async () => {
+        const rows = (await f.api(account).get(`calls?campaign_id=${target.id}`)).body.data;
+        return rows.find((row: { status: string }) => row.status === 'failed');
+      });
+      expect(failed).toMatchObject({
+        lead_id: second.id,
+        assistant_phone_number: bare.phone_number,
+        evaluation: {
+          reason: `The caller number ${bare.phone_number} cannot place calls: it has no outbound SIP trunk.`,
+        },
+      });
+      const dials = await f.dialsReach(target.id, 1);
+      expect(dials.map((dial) => [dial.request.metadata.lead_id, dial.request.from])).toEqual([
+        [first.id, trunk.phone_number],
+      ]);
+      expect((await f.leadRead(account, second.id)).status).toBe('rescheduled');
+    }, 60_000);
+
+    it('refuses an outbound trunk id that is not LiveKit’s, and a number the account holds as a SIP trunk or not at all', async () => {
+      const command = (number: string, ...options: string[]) =>
+        operatorCommand(stack, [
+          'phone-numbers:outbound-trunk',
+          '--user',
+          account.email,
+          '--number',
+          number,
+          ...options,
+        ]);
+      const number = unheldNumber();
+      expect(await assignNumber(stack, account.email, number, ['--outbound-trunk', 'trunk-1'])).toEqual({
+        code: 2,
+        output: '--outbound-trunk must be a LiveKit outbound trunk id, e.g. ST_abc123\n',
+      });
+      const trunk = await f.number(account);
+      expect(await command(trunk.phone_number, '--outbound-trunk', 'ST_x1')).toEqual({
+        code: 2,
+        output: `${account.email} holds no assigned number ${trunk.phone_number} (a SIP trunk's number has its own outbound trunk)\n`,
+      });
+      expect((await command(number, '--outbound-trunk', 'ST_x1')).code).toBe(2);
+      expect((await command(number)).output).toBe(
+        'either --outbound-trunk <LiveKit outbound trunk id> or --none is required\n',
+      );
+    }, 60_000);
   });
 });
 

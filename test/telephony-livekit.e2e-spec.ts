@@ -1,9 +1,11 @@
 import { JobQueue, Jobs } from '@app/jobs';
 import { MetricsRegistry } from '@app/platform';
 import { LiveKitSipProvisioner, ownerOf, type TrunkOwner } from '@app/telephony';
+import { SipClient } from 'livekit-server-sdk';
 import { ProviderReconcile } from '../apps/worker/src/telephony/provider-reconcile.service';
 import { createAccount, sipTrunkRequest, type TestAccount, unheldNumber } from './support/factories';
 import { type FailureMode, FakeLiveKit } from './support/livekit-twirp.fake';
+import { assignNumber, operatorCommand } from './support/operator-cli';
 import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
@@ -301,4 +303,82 @@ describe('SIP trunks against LiveKit', () => {
       expectProvisioned(before);
     });
   });
+});
+
+describe('Calls from a number bought from a carrier, with CALL_DIALER=livekit', () => {
+  let fake: FakeLiveKit;
+  let stack: Stack;
+  let account: TestAccount;
+  const livekit = () => ({ LIVEKIT_URL: fake.url, LIVEKIT_API_KEY: fake.apiKey, LIVEKIT_API_SECRET: fake.apiSecret });
+
+  beforeAll(async () => {
+    fake = await FakeLiveKit.start();
+    stack = await startStack({
+      env: { CALL_DIALER: 'livekit', ...livekit(), LIVEKIT_AGENT_NAME: AGENT, LIVEKIT_REQUEST_TIMEOUT_SECONDS: '2' },
+    });
+    account = await createAccount(stack);
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.close();
+    await fake?.close();
+  });
+
+  it('refuses make_call without an outbound trunk before LiveKit is asked, and dials through the one the operator names', async () => {
+    // The deployment's outbound trunk to its carrier, made in LiveKit by the operator.
+    const carrier = await new SipClient(fake.url, fake.apiKey, fake.apiSecret).createSipOutboundTrunk(
+      'carrier',
+      'sip.carrier.example.com',
+      ['+14155550000'],
+    );
+    const number = unheldNumber();
+    // An id LiveKit does not hold is refused, and nothing is assigned.
+    expect(
+      await assignNumber(stack, account.email, number, ['--outbound-trunk', 'ST_notInLiveKit1'], livekit()),
+    ).toEqual({
+      code: 2,
+      output: 'LiveKit has no outbound trunk ST_notInLiveKit1\n',
+    });
+    expect((await assignNumber(stack, account.email, number, [], livekit())).code).toBe(0);
+    const all = (await stack.http.get('/api/user/phone-numbers/all').set(account.auth).expect(200)).body.data;
+    const held = all.find((each: { phone_number: string }) => each.phone_number === number);
+    const [language] = (await stack.http.get('/api/user/assistants/languages').set(account.auth)).body;
+    const agent = (
+      await stack.http
+        .post('/api/user/assistant')
+        .set(account.auth)
+        .send({ name: 'Caller', type: 'outbound', language_id: language.id, phone_number_id: held.id })
+        .expect(201)
+    ).body.data;
+    const makeCall = () =>
+      stack.http
+        .post('/api/user/make_call')
+        .set(account.auth)
+        .send({ phone_number: '+14155550181', assistant_id: agent.id });
+
+    const mark = fake.calls.length;
+    const message = "The assistant's phone number cannot place calls: it has no outbound SIP trunk.";
+    expect((await makeCall().expect(422)).body).toEqual({ message, errors: { assistant_id: [message] } });
+    expect(fake.methodsSince(mark)).toEqual([]);
+
+    expect(
+      await operatorCommand(
+        stack,
+        [
+          'phone-numbers:outbound-trunk',
+          '--user',
+          account.email,
+          '--number',
+          number,
+          '--outbound-trunk',
+          carrier.sipTrunkId,
+        ],
+        livekit(),
+      ),
+    ).toMatchObject({ code: 0 });
+    const callId = (await makeCall().expect(201)).body.call_id;
+    const { external_id: room } = (await stack.http.get(`/api/user/calls/${callId}`).set(account.auth).expect(200)).body
+      .data;
+    const participant = await waitFor(async () => fake.participants.find((each) => each.roomName === room));
+    expect(participant).toMatchObject({ sipTrunkId: carrier.sipTrunkId, sipNumber: number, sipCallTo: '+14155550181' });
+  }, 90_000);
 });

@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { JobQueue, Jobs } from '@app/jobs';
 import { type LocalSipProvisioner, SIP_PROVISIONER } from '@app/telephony';
 import { createAccount, type TestAccount, unheldNumber } from './support/factories';
+import { assignNumber } from './support/operator-cli';
 import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
@@ -437,43 +436,7 @@ describe('SIP trunks and phone numbers', () => {
     });
   });
 
-  /** Runs the operator command that gives an account a number bought from a carrier. */
-  const assign = async (email: string, number: string) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '-r',
-        'ts-node/register/transpile-only',
-        '-r',
-        'tsconfig-paths/register',
-        'apps/api/src/cli.ts',
-        'phone-numbers:assign',
-        '--user',
-        email,
-        '--number',
-        number,
-        '--country',
-        'US',
-        '--region',
-        'CA',
-        '--sms',
-      ],
-      {
-        env: {
-          ...process.env,
-          DATABASE_URL: stack.config.databaseUrl,
-          ENCRYPTION_KEY: stack.config.encryptionKey.toString('base64'),
-          LOG_LEVEL: 'silent',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const [code] = await once(child, 'exit');
-    return { code, output };
-  };
+  const assign = (email: string, number: string) => assignNumber(stack, email, number);
   /** The national form of an E.164 US number, as an operator might type it: `+1 415 555 0177`. */
   const spaced = (e164: string) => `${e164.slice(0, 2)} ${e164.slice(2, 5)} ${e164.slice(5, 8)} ${e164.slice(8)}`;
 

@@ -3,16 +3,21 @@
  *
  *   npm run cli -- phone-numbers:assign --user <email> --number <E.164> --country <ISO 3166-1 alpha-2>
  *                   [--region <text>] [--sms] [--no-subscription] [--type normal|caller_id] [--nickname <text>]
+ *                   [--outbound-trunk <LiveKit outbound trunk id>]
+ *   npm run cli -- phone-numbers:outbound-trunk --user <email> --number <E.164> (--outbound-trunk <id> | --none)
  *
  * Buying numbers from a carrier happens outside this service; this gives an account a number it bought, which
- * then shows in its phone-number lists.
+ * then shows in its phone-number lists. Calls are placed from it through the provider's outbound trunk the operator
+ * names (checked with LiveKit when LIVEKIT_URL and its key are set); without one, `make_call` and campaigns refuse
+ * to call from it.
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '@app/config';
+import { type AppConfig, loadConfig } from '@app/config';
 import { dataSourceOptions, PhoneNumbersRepository, ReadReplicas, UsersRepository, whenUnique } from '@app/database';
+import { LiveKitCallDialer, OUTBOUND_TRUNK_ID } from '@app/telephony';
 
 /** Refused input: exits 2 with the message, as `fail` does. */
 class NumberHeldError extends Error {}
@@ -34,6 +39,7 @@ async function assignPhoneNumber(argv: string[]): Promise<void> {
       'no-subscription': { type: 'boolean', default: false },
       type: { type: 'string', default: 'normal' },
       nickname: { type: 'string' },
+      'outbound-trunk': { type: 'string' },
     },
     strict: true,
   });
@@ -45,14 +51,12 @@ async function assignPhoneNumber(argv: string[]): Promise<void> {
   if (values.nickname && values.nickname.length > 50) fail('--nickname must be at most 50 characters');
   const parsed = parsePhoneNumberFromString(values.number, country as CountryCode);
   if (!parsed || !parsed.isValid()) fail(`${values.number} is not a valid phone number for ${country}`);
+  const config = loadConfig();
+  const outboundTrunkId = values['outbound-trunk'] ?? null;
+  if (outboundTrunkId !== null) await checkOutboundTrunk(config, outboundTrunkId);
 
-  const dataSource = new DataSource(dataSourceOptions(loadConfig().databaseUrl, 1));
-  await dataSource.initialize();
-  // Outside an API request every read goes to the primary: no replicas to name.
-  const reads = new ReadReplicas(dataSource, [], 0);
-  try {
-    const userId = await new UsersRepository(dataSource, reads).idByEmail(values.user);
-    if (userId === undefined) fail(`No account with the email ${values.user}`);
+  await withDatabase(config, async (dataSource, reads) => {
+    const userId = await accountOf(dataSource, reads, values.user!);
     // The unique index refuses a number some account holds already (as a trunk or as an assigned number).
     const id = await whenUnique(
       () =>
@@ -64,16 +68,86 @@ async function assignPhoneNumber(argv: string[]): Promise<void> {
           smsCapable: values.sms,
           region: values.region ?? null,
           hasActiveSubscription: !values['no-subscription'],
+          outboundTrunkId,
         }),
       () => new NumberHeldError(`${parsed.number} is held by an account already; release it there first`),
     );
-    console.log(JSON.stringify({ id, user_id: userId, phone_number: parsed.number, country_code: country }));
+    console.log(
+      JSON.stringify({
+        id,
+        user_id: userId,
+        phone_number: parsed.number,
+        country_code: country,
+        outbound_trunk_id: outboundTrunkId,
+      }),
+    );
+  });
+}
+
+/** Gives an assigned number an outbound trunk (or takes it away), for a number assigned without one. */
+async function setOutboundTrunk(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      user: { type: 'string' },
+      number: { type: 'string' },
+      'outbound-trunk': { type: 'string' },
+      none: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (!values.user) fail('--user <email> is required');
+  const parsed = values.number ? parsePhoneNumberFromString(values.number) : undefined;
+  if (!parsed?.isValid()) fail('--number <E.164 number> is required, as the number was assigned: +14155550100');
+  const number = parsed.number;
+  if ((values['outbound-trunk'] === undefined) === !values.none)
+    fail('either --outbound-trunk <LiveKit outbound trunk id> or --none is required');
+  const config = loadConfig();
+  const outboundTrunkId = values['outbound-trunk'] ?? null;
+  if (outboundTrunkId !== null) await checkOutboundTrunk(config, outboundTrunkId);
+  await withDatabase(config, async (dataSource, reads) => {
+    const userId = await accountOf(dataSource, reads, values.user!);
+    if (!(await new PhoneNumbersRepository(dataSource, reads).setOutboundTrunk(userId, number, outboundTrunkId)))
+      fail(`${values.user} holds no assigned number ${number} (a SIP trunk's number has its own outbound trunk)`);
+    console.log(JSON.stringify({ user_id: userId, phone_number: number, outbound_trunk_id: outboundTrunkId }));
+  });
+}
+
+/**
+ * An outbound trunk id as LiveKit makes them and, when this deployment reaches LiveKit (LIVEKIT_URL and its key), one
+ * that LiveKit holds: a mistyped id would otherwise fail every call placed from the number.
+ */
+async function checkOutboundTrunk(config: AppConfig, trunkId: string): Promise<void> {
+  if (!OUTBOUND_TRUNK_ID.test(trunkId)) fail('--outbound-trunk must be a LiveKit outbound trunk id, e.g. ST_abc123');
+  if (!config.livekit) return;
+  const exists = await new LiveKitCallDialer(config.livekit, config.livekitAgentName).hasOutboundTrunk(trunkId);
+  if (!exists) fail(`LiveKit has no outbound trunk ${trunkId}`);
+}
+
+async function withDatabase(
+  config: AppConfig,
+  work: (dataSource: DataSource, reads: ReadReplicas) => Promise<void>,
+): Promise<void> {
+  const dataSource = new DataSource(dataSourceOptions(config.databaseUrl, 1));
+  await dataSource.initialize();
+  try {
+    // Outside an API request every read goes to the primary: no replicas to name.
+    await work(dataSource, new ReadReplicas(dataSource, [], 0));
   } finally {
     await dataSource.destroy();
   }
 }
 
-const commands: Record<string, (argv: string[]) => Promise<void>> = { 'phone-numbers:assign': assignPhoneNumber };
+async function accountOf(dataSource: DataSource, reads: ReadReplicas, email: string): Promise<number> {
+  const userId = await new UsersRepository(dataSource, reads).idByEmail(email);
+  if (userId === undefined) fail(`No account with the email ${email}`);
+  return userId;
+}
+
+const commands: Record<string, (argv: string[]) => Promise<void>> = {
+  'phone-numbers:assign': assignPhoneNumber,
+  'phone-numbers:outbound-trunk': setOutboundTrunk,
+};
 const [command, ...rest] = process.argv.slice(2);
 if (!commands[command])
   fail(`Usage: npm run cli -- <command> [options]\nCommands: ${Object.keys(commands).join(', ')}`);

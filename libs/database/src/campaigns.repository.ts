@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { outboundTrunkOf } from './phone-number-holders';
 import { lockReferences } from './query-errors';
 import { ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
@@ -189,13 +190,21 @@ export class CampaignsRepository extends SqlRepository {
     return open;
   }
 
-  /** Whether the campaign has a number to call from: its own, or its assistant's. */
-  async hasCallerNumber(id: number, assistantId: number): Promise<boolean> {
-    const [{ callable }] = await this.manager.query(
-      `SELECT EXISTS (SELECT 1 FROM campaign_phone_numbers WHERE campaign_id = $1)
-             OR EXISTS (SELECT 1 FROM assistants WHERE id = $2 AND phone_number_id IS NOT NULL) AS callable`,
+  /**
+   * The numbers the campaign calls from, as the dialer picks them (its own, or else its assistant's), and how many of
+   * them can place calls (have a provider outbound trunk).
+   */
+  async countCallerNumbers(id: number, assistantId: number): Promise<{ numbers: number; callable: number }> {
+    const [counts] = await this.manager.query(
+      `WITH own AS (SELECT phone_number_id AS id FROM campaign_phone_numbers WHERE campaign_id = $1),
+            numbers AS (SELECT id FROM own
+                         UNION ALL
+                        SELECT phone_number_id FROM assistants
+                         WHERE id = $2 AND phone_number_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM own))
+       SELECT count(*)::int AS numbers, count(*) FILTER (WHERE ${outboundTrunkOf('numbers.id')} IS NOT NULL)::int AS callable
+         FROM numbers`,
       [id, assistantId],
     );
-    return callable;
+    return counts;
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { CallRow } from '@app/contracts';
 import { settleLeadOfEndedCall } from './call-outcomes';
+import { outboundTrunkOf } from './phone-number-holders';
 import { ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
 
@@ -27,6 +28,8 @@ export interface CallerAssistantRow {
   type: string;
   number_id: number | null;
   phone_number: string | null;
+  /** The provider's outbound trunk of its number (see `outboundTrunkOf`); null: the number cannot place calls. */
+  outbound_trunk_id: string | null;
 }
 
 /** A placed call taken for dialling: what the dial needs, and the dial's state before it was taken. */
@@ -102,7 +105,7 @@ export class DiallingRepository extends SqlRepository {
    */
   async lockCallerAssistant(ownerId: number, assistantId: number): Promise<CallerAssistantRow | undefined> {
     const [assistant] = await this.manager.query(
-      `SELECT a.id, a.name, a.type, p.id AS number_id, p.phone_number
+      `SELECT a.id, a.name, a.type, p.id AS number_id, p.phone_number, ${outboundTrunkOf('p.id')} AS outbound_trunk_id
            FROM assistants a LEFT JOIN phone_numbers p ON p.id = a.phone_number_id
           WHERE a.id = $1 AND a.user_id = $2
             FOR KEY SHARE OF a`,
@@ -169,7 +172,7 @@ export class DiallingRepository extends SqlRepository {
                OR (before.dial_state = 'dialing' AND c.dial_started_at < now() - make_interval(secs => $2)))
         RETURNING c.id, c.external_id, c.assistant_id, c.campaign_id, c.lead_id, c.secondary_contact_id,
                   c.client_phone_number, c.assistant_phone_number, c.variables, before.dial_state AS previous_state,
-                  (SELECT outbound_trunk_id FROM sip_trunks WHERE phone_number_id = c.phone_number_id) AS outbound_trunk_id`,
+                  ${outboundTrunkOf('c.phone_number_id')} AS outbound_trunk_id`,
       [callId, leaseSeconds],
     )) as [TakenCallRow[], number];
     return rows[0];

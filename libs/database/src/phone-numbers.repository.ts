@@ -12,6 +12,8 @@ export interface AssignedPhoneNumber {
   smsCapable: boolean;
   region: string | null;
   hasActiveSubscription: boolean;
+  /** The provider's outbound trunk calls from the number go through (the operator's), if it has one. */
+  outboundTrunkId: string | null;
 }
 
 /**
@@ -30,8 +32,9 @@ export class PhoneNumbersRepository extends SqlRepository {
    */
   async assign(ownerId: number, number: AssignedPhoneNumber): Promise<number> {
     const [row] = (await this.manager.query(
-      `INSERT INTO phone_numbers (user_id, phone_number, nickname, country_code, type, sms_capable, region, has_active_subscription)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+      `INSERT INTO phone_numbers (user_id, phone_number, nickname, country_code, type, sms_capable, region,
+                                  has_active_subscription, outbound_trunk_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
       [
         ownerId,
         number.phoneNumber,
@@ -41,8 +44,23 @@ export class PhoneNumbersRepository extends SqlRepository {
         number.smsCapable,
         number.region,
         number.hasActiveSubscription,
+        number.outboundTrunkId,
       ],
     )) as { id: number }[];
     return row.id;
+  }
+
+  /**
+   * Sets (or, with null, clears) the outbound trunk of the owner's assigned number; false when the owner holds no
+   * such number. A SIP trunk's number is left alone: its outbound trunk is the one the service provisioned for it.
+   */
+  async setOutboundTrunk(ownerId: number, phoneNumber: string, trunkId: string | null): Promise<boolean> {
+    return (
+      (await this.changed(
+        `UPDATE phone_numbers SET outbound_trunk_id = $3, updated_at = now()
+          WHERE user_id = $1 AND phone_number = $2 AND type <> 'sip'`,
+        [ownerId, phoneNumber, trunkId],
+      )) > 0
+    );
   }
 }

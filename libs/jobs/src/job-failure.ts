@@ -35,6 +35,7 @@ export const FailureReasons = {
   providerRefused: reason('provider refused or unreachable'),
   trunkGone: reason('trunk deleted meanwhile'),
   assistantGone: reason('assistant deleted before the dial'),
+  noOutboundTrunk: reason('caller number has no outbound trunk'),
   // Lead imports
   notCsv: reason('not valid CSV'),
   noPhoneColumn: reason('no phone_number column'),

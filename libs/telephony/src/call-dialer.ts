@@ -37,6 +37,10 @@ export interface CallDialer {
 
 export const CALL_DIALER = Symbol('CALL_DIALER');
 
+/** Why a call cannot be placed from a number without a provider trunk to call through, as the call records it. */
+export const noOutboundTrunk = (from: string): string =>
+  `The caller number ${from} cannot place calls: it has no outbound SIP trunk.`;
+
 /** The provider refused the call or could not be reached; the call ends `failed` with this message. */
 export class CallDialError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

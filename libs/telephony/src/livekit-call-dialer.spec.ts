@@ -116,7 +116,7 @@ describe('LiveKitCallDialer against the strict fake of LiveKit’s Twirp API', (
 
   it('refuses a caller number without an outbound trunk before asking LiveKit anything', async () => {
     await expect(dialer().dial(request({ outboundTrunkId: null }))).rejects.toThrow(
-      'The caller number +14155550999 has no outbound SIP trunk.',
+      'The caller number +14155550999 cannot place calls: it has no outbound SIP trunk.',
     );
     expect(dialCalls()).toEqual([]);
   });

@@ -1,11 +1,14 @@
 import { AgentDispatchClient, RoomServiceClient, SipClient } from 'livekit-server-sdk';
-import { CallDialError, type CallDialer, type DialRequest } from './call-dialer';
+import { CallDialError, type CallDialer, type DialRequest, noOutboundTrunk } from './call-dialer';
 import type { LiveKitSettings } from './livekit-sip-provisioner';
 
 /** How long one provider call may take before the dial fails. */
 const REQUEST_TIMEOUT_SECONDS = 10;
 /** How long the callee's phone may ring before LiveKit gives up. */
 const RINGING_TIMEOUT_SECONDS = 45;
+
+/** A LiveKit outbound trunk id as LiveKit makes them (`ST_` and base57 characters), within what a row stores. */
+export const OUTBOUND_TRUNK_ID = /^ST_[A-Za-z0-9]{1,61}$/;
 
 /** The participant identity of the callee in the call's room; one per room, which makes a repeated dial visible. */
 export const CALLEE_IDENTITY = 'callee';
@@ -33,9 +36,8 @@ export class LiveKitCallDialer implements CallDialer {
   }
 
   async dial(request: DialRequest): Promise<void> {
-    if (!request.outboundTrunkId) {
-      throw new CallDialError(`The caller number ${request.from} has no outbound SIP trunk.`);
-    }
+    // The placer refuses such a call before it reaches a dialer; kept for any other caller of the port.
+    if (!request.outboundTrunkId) throw new CallDialError(noOutboundTrunk(request.from));
     const room = request.attemptId;
     const metadata = JSON.stringify(request.metadata);
     const dispatched =
@@ -57,6 +59,15 @@ export class LiveKitCallDialer implements CallDialer {
         ringingTimeout: RINGING_TIMEOUT_SECONDS,
       }),
     );
+  }
+
+  /** Whether LiveKit holds the outbound trunk (one an operator names for a number bought from a carrier). */
+  async hasOutboundTrunk(trunkId: string): Promise<boolean> {
+    const trunks = await this.step('list the outbound trunks', () =>
+      this.sip.listSipOutboundTrunk({ trunkIds: [trunkId] }),
+    );
+    // LiveKit answers an empty item in the place of an id it does not hold.
+    return trunks.some((trunk) => trunk?.sipTrunkId === trunkId);
   }
 
   private async calleeJoined(room: string): Promise<boolean> {

@@ -61,6 +61,8 @@ export class CallsService implements OnModuleInit {
       else if (assistant.type !== 'outbound')
         errors.assistant_id = ['The assistant id field must be an outbound assistant.'];
       else if (!assistant.number_id) errors.assistant_id = ['The assistant has no phone number to call from.'];
+      else if (!assistant.outbound_trunk_id)
+        errors.assistant_id = ["The assistant's phone number cannot place calls: it has no outbound SIP trunk."];
       if (!assistant || Object.keys(errors).length > 0) throw new ValidationFailed(errors);
       const [id] = await dialling.insertPlacedCalls([
         {

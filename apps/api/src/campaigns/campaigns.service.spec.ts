@@ -10,7 +10,8 @@ interface FakeCampaign {
   status: string;
   assistant_id: number | null;
   openLeads: number;
-  callerNumber: boolean;
+  /** Its caller numbers, and how many of them can place calls. */
+  callerNumbers: { numbers: number; callable: number };
 }
 
 /** One account's campaigns in memory, as much of the repository as starting and stopping them uses. */
@@ -26,7 +27,7 @@ function fakes(owner: number, campaigns: FakeCampaign[]) {
       log.push(['count', id, [...statuses]]);
       return campaigns.find((campaign) => campaign.id === id)!.openLeads;
     },
-    hasCallerNumber: async (id: number) => campaigns.find((campaign) => campaign.id === id)!.callerNumber,
+    countCallerNumbers: async (id: number) => campaigns.find((campaign) => campaign.id === id)!.callerNumbers,
     start: async (id: number) => void log.push(['start', id]),
     stop: async (id: number) => void log.push(['stop', id]),
   };
@@ -42,7 +43,13 @@ function fakes(owner: number, campaigns: FakeCampaign[]) {
   return { service, log };
 }
 
-const ready: FakeCampaign = { id: 5, status: 'created', assistant_id: 2, openLeads: 3, callerNumber: true };
+const ready: FakeCampaign = {
+  id: 5,
+  status: 'created',
+  assistant_id: 2,
+  openLeads: 3,
+  callerNumbers: { numbers: 2, callable: 1 },
+};
 const start = { campaign_id: 5, action: 'start' } as CampaignStatusRequest;
 
 describe('CampaignsService.updateStatus, with a fake repository', () => {
@@ -64,7 +71,11 @@ describe('CampaignsService.updateStatus, with a fake repository', () => {
     [{ status: 'in-progress' }, 'The campaign is already running.'],
     [{ assistant_id: null }, 'The campaign has no assistant: its assistant was deleted.'],
     [{ openLeads: 0 }, 'The campaign has no leads to call.'],
-    [{ callerNumber: false }, 'The campaign has no phone number to call from.'],
+    [{ callerNumbers: { numbers: 0, callable: 0 } }, 'The campaign has no phone number to call from.'],
+    [
+      { callerNumbers: { numbers: 2, callable: 0 } },
+      "The campaign's phone numbers cannot place calls: none has an outbound SIP trunk.",
+    ],
   ])('refuses to start a campaign with %j', async (change, message) => {
     const { service, log } = fakes(1, [{ ...ready, ...change }]);
     await expect(service.updateStatus({ id: 1 } as never, start)).rejects.toMatchObject({

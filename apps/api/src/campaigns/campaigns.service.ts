@@ -143,8 +143,10 @@ export class CampaignsService implements OnModuleInit {
       if ((await campaigns.countLeads(campaign.id, OPEN_LEAD_STATUSES)) === 0) {
         throw refuse('The campaign has no leads to call.');
       }
-      if (!(await campaigns.hasCallerNumber(campaign.id, campaign.assistant_id))) {
-        throw refuse('The campaign has no phone number to call from.');
+      const numbers = await campaigns.countCallerNumbers(campaign.id, campaign.assistant_id);
+      if (numbers.numbers === 0) throw refuse('The campaign has no phone number to call from.');
+      if (numbers.callable === 0) {
+        throw refuse("The campaign's phone numbers cannot place calls: none has an outbound SIP trunk.");
       }
       await campaigns.start(campaign.id);
       return 'in-progress';

@@ -3,7 +3,7 @@ import { AppConfig } from '@app/config';
 import { CallIngestion } from '@app/calls';
 import { DiallingRepository, type TakenCallRow } from '@app/database';
 import { FailureReasons, type JobFailed, jobFailed } from '@app/jobs';
-import { CALL_DIALER, CallDialError, CallDialer, DialRequest } from '@app/telephony';
+import { CALL_DIALER, CallDialError, CallDialer, DialRequest, noOutboundTrunk } from '@app/telephony';
 import { JobMetrics } from '../job-metrics';
 
 /**
@@ -32,6 +32,13 @@ export class CallPlacer {
       // The assistant was deleted between the claim and the dial: nobody can take the call.
       await this.dialling.failWithoutAssistant(call);
       return jobFailed(FailureReasons.assistantGone);
+    }
+    if (!call.outbound_trunk_id) {
+      // A number bought from a carrier that no operator gave an outbound trunk (or whose trunk was taken away since
+      // the call was written): refused before any provider is asked, whichever dialer is configured.
+      this.metrics.callDialled('failed');
+      await this.fail(call, noOutboundTrunk(call.assistant_phone_number));
+      return jobFailed(FailureReasons.noOutboundTrunk);
     }
     const request: DialRequest = {
       attemptId: call.external_id,

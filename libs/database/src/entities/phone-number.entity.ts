@@ -28,6 +28,13 @@ export class PhoneNumber extends OwnedEntity {
   @Column({ name: 'has_active_subscription', type: 'boolean', default: true })
   hasActiveSubscription: boolean;
 
+  /**
+   * The provider's outbound trunk an operator named for a number bought from a carrier; calls are placed from the
+   * number through it. Null for a SIP trunk's number (its own is on `sip_trunks`) and for a number nobody gave one.
+   */
+  @Column({ name: 'outbound_trunk_id', type: 'varchar', length: 64, nullable: true })
+  outboundTrunkId: string | null;
+
   /** `provisioning` while a new SIP trunk is being set up at the provider; hidden from the account until `active`. */
   @Column({ type: 'varchar', length: 16, default: 'active' })
   status: 'provisioning' | 'active';

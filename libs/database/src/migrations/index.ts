@@ -32,6 +32,7 @@ import { IdempotentCreates1764128000000 } from './1764128000000-idempotent-creat
 import { PassagesCutVersion1764129100000 } from './1764129100000-passages-cut-version';
 import { SearchWordNeighbours1764129200000 } from './1764129200000-search-word-neighbours';
 import { CallExternalIdLength1764129300000 } from './1764129300000-call-external-id-length';
+import { AssignedNumberOutboundTrunk1764129400000 } from './1764129400000-assigned-number-outbound-trunk';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -69,4 +70,5 @@ export const migrations = [
   PassagesCutVersion1764129100000,
   SearchWordNeighbours1764129200000,
   CallExternalIdLength1764129300000,
+  AssignedNumberOutboundTrunk1764129400000,
 ];
