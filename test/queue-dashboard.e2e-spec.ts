@@ -1,6 +1,7 @@
 import { JobQueue, Queues } from '@app/jobs';
+import { MetricsServer } from '@app/platform';
 import { createAccount } from './support/factories';
-import { type Stack, startStack } from './support/stack';
+import { scrapeApiMetrics, type Stack, startStack } from './support/stack';
 import { waitFor, waitForDocument } from './support/wait-for';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -13,6 +14,50 @@ describe('Queue dashboard', () => {
         .get('/api/admin/queues')
         .set('Authorization', basic('ops', 'a long operator password'))
         .expect(404);
+    } finally {
+      await stack.close();
+    }
+  });
+
+  it('is served on the metrics listener instead of the public port with QUEUE_DASHBOARD_ON=metrics, behind its credential', async () => {
+    const stack = await startStack({
+      worker: false,
+      env: {
+        QUEUE_DASHBOARD_USERNAME: 'ops',
+        QUEUE_DASHBOARD_PASSWORD: 'a long operator password',
+        QUEUE_DASHBOARD_VIEWER_USERNAME: 'viewer',
+        QUEUE_DASHBOARD_VIEWER_PASSWORD: 'a long viewer password',
+        QUEUE_DASHBOARD_ON: 'metrics',
+      },
+    });
+    try {
+      const operator = basic('ops', 'a long operator password');
+      for (const path of ['/api/admin/queues', '/api/admin/queues/api/queues'])
+        await stack.http.get(path).set('Authorization', operator).expect(404);
+      const metrics = `http://127.0.0.1:${stack.api.get(MetricsServer).port}`;
+      const page = await fetch(`${metrics}/api/admin/queues`, { headers: { Authorization: operator } });
+      expect([page.status, await page.text()]).toEqual([200, expect.stringMatching(/<html/i)]);
+      const queues = await fetch(`${metrics}/api/admin/queues/api/queues`, { headers: { Authorization: operator } });
+      expect(queues.status).toBe(200);
+      expect(
+        ((await queues.json()) as { queues: { name: string }[] }).queues.map((queue) => queue.name).sort(),
+      ).toEqual(Object.values(Queues).sort());
+      // Its credentials as on the public port: none is 401, a viewer cannot change anything.
+      const anonymous = await fetch(`${metrics}/api/admin/queues/api/queues`);
+      expect([anonymous.status, anonymous.headers.get('www-authenticate')]).toEqual([
+        401,
+        expect.stringMatching(/^Basic/),
+      ]);
+      const viewerRetry = await fetch(`${metrics}/api/admin/queues/api/queues/${Queues.documents}/1/retry`, {
+        method: 'PUT',
+        headers: { Authorization: basic('viewer', 'a long viewer password') },
+      });
+      expect([viewerRetry.status, await viewerRetry.json()]).toEqual([
+        403,
+        { message: 'The queue dashboard is read-only for this credential.' },
+      ]);
+      // The metrics are still there.
+      expect((await scrapeApiMetrics(stack.api)).status).toBe(200);
     } finally {
       await stack.close();
     }

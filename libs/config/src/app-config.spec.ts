@@ -62,6 +62,14 @@ describe('loadConfig', () => {
     expect(() => trust('10.0.0.0/99')).toThrow(/TRUST_PROXY/);
   });
 
+  it('serves the queue dashboard on the public port unless QUEUE_DASHBOARD_ON says the metrics listener', () => {
+    expect(loadConfig({ ENCRYPTION_KEY: key }).queueDashboardOn).toBe('public');
+    expect(loadConfig({ ENCRYPTION_KEY: key, QUEUE_DASHBOARD_ON: 'metrics' }).queueDashboardOn).toBe('metrics');
+    expect(() => loadConfig({ ENCRYPTION_KEY: key, QUEUE_DASHBOARD_ON: 'admin' })).toThrow(
+      /QUEUE_DASHBOARD_ON: must be public or metrics/,
+    );
+  });
+
   it('needs no Redis address in production when the queues are on Postgres', () => {
     const config = loadConfig({
       ENCRYPTION_KEY: key,

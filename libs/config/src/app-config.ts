@@ -95,6 +95,8 @@ export class AppConfig {
   readonly queueDashboard?: { username: string; password: string };
   /** A read-only login to the queue dashboard (looks, never retries or removes). */
   readonly queueDashboardViewer?: { username: string; password: string };
+  /** Where the queue dashboard is served: the API's public port, or the metrics listener (METRICS_PORT) only. */
+  readonly queueDashboardOn: 'public' | 'metrics';
   /** Browser origins allowed by CORS; none (CORS off) when empty. */
   readonly corsOrigins: string[];
   /** How long the HTTP server waits on a client. */
@@ -251,6 +253,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       env.QUEUE_DASHBOARD_VIEWER_USERNAME && env.QUEUE_DASHBOARD_VIEWER_PASSWORD
         ? { username: env.QUEUE_DASHBOARD_VIEWER_USERNAME, password: env.QUEUE_DASHBOARD_VIEWER_PASSWORD }
         : undefined,
+    queueDashboardOn: env.QUEUE_DASHBOARD_ON,
     corsOrigins: (env.CORS_ORIGINS ?? []).map((origin) => new URL(origin).origin),
     trustProxy: env.TRUST_PROXY,
     httpTimeouts: {

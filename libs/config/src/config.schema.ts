@@ -155,6 +155,7 @@ export const environmentSchema = z
       .regex(/^[^:]{1,64}$/, 'must be 1-64 characters without ":"')
       .optional(),
     QUEUE_DASHBOARD_VIEWER_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
+    QUEUE_DASHBOARD_ON: z.enum(['public', 'metrics'], { message: 'must be public or metrics' }).default('public'),
     SHUTDOWN_DRAIN_SECONDS: integer(0, 120).default(5),
     HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: integer(1, 3600).default(65),
     HTTP_HEADERS_TIMEOUT_SECONDS: integer(1, 600).default(20),

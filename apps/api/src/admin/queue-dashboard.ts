@@ -3,10 +3,12 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { INestApplication } from '@nestjs/common';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { ExpressAdapter as NestExpressAdapter } from '@nestjs/platform-express';
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppConfig } from '@app/config';
 import { DomainError } from '@app/contracts';
 import { JobQueue } from '@app/jobs';
+import { MetricsServer, RequestLogging } from '@app/platform';
 import { LoginThrottle } from '../auth/login-throttle.service';
 
 export const QUEUE_DASHBOARD_PATH = '/api/admin/queues';
@@ -84,18 +86,28 @@ function board(app: INestApplication, readOnlyMode: boolean): RequestHandler {
 /**
  * The queue dashboard at /api/admin/queues, for operations staff only: the operator credential (see, retry and
  * remove jobs) and, if configured, a viewer credential that can only look. Off unless the operator credential is
- * set.
+ * set. Served on the API's public port, or with QUEUE_DASHBOARD_ON=metrics on the metrics listener only, in an
+ * Express app of its own (the same credentials, throttle, `trust proxy` and request lines).
  */
 export function mountQueueDashboard(app: INestApplication): void {
-  const { queueDashboard, queueDashboardViewer } = app.get(AppConfig);
+  const config = app.get(AppConfig);
+  const { queueDashboard, queueDashboardViewer } = config;
   if (!queueDashboard) return;
-  app.use(
-    QUEUE_DASHBOARD_PATH,
-    dashboardAccess(
-      { operator: queueDashboard, ...(queueDashboardViewer ? { viewer: queueDashboardViewer } : {}) },
-      app.get(LoginThrottle),
-      // A read-only board exists only when someone can log in to it.
-      { operator: board(app, false), ...(queueDashboardViewer ? { viewer: board(app, true) } : {}) },
-    ),
+  const access = dashboardAccess(
+    { operator: queueDashboard, ...(queueDashboardViewer ? { viewer: queueDashboardViewer } : {}) },
+    app.get(LoginThrottle),
+    // A read-only board exists only when someone can log in to it.
+    { operator: board(app, false), ...(queueDashboardViewer ? { viewer: board(app, true) } : {}) },
   );
+  if (config.queueDashboardOn === 'public') {
+    app.use(QUEUE_DASHBOARD_PATH, access);
+    return;
+  }
+  const dashboard = new NestExpressAdapter().getInstance<Express>();
+  dashboard.disable('x-powered-by');
+  dashboard.set('etag', false);
+  dashboard.set('trust proxy', config.trustProxy);
+  dashboard.use(app.get(RequestLogging).middleware());
+  dashboard.use(QUEUE_DASHBOARD_PATH, access);
+  app.get(MetricsServer).mount(QUEUE_DASHBOARD_PATH, dashboard);
 }

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@app/config';
@@ -17,6 +17,8 @@ export const METRICS_PATH = '/api/metrics';
 @Injectable()
 export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly server: Server;
+  /** What else this listener serves, by path prefix (the queue dashboard with QUEUE_DASHBOARD_ON=metrics). */
+  private readonly mounted: { prefix: string; handler: RequestListener }[] = [];
 
   constructor(
     private readonly registry: MetricsRegistry,
@@ -28,6 +30,14 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   /** The port it listens on (METRICS_PORT, or the one the OS chose for 0). */
   get port(): number {
     return (this.server.address() as AddressInfo).port;
+  }
+
+  /**
+   * Serves the paths under `prefix` with `handler` on this listener, apart from the public port: for what only the
+   * network inside should reach. Its own access control is the handler's.
+   */
+  mount(prefix: string, handler: RequestListener): void {
+    this.mounted.push({ prefix, handler });
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -55,7 +65,10 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
       response.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers });
       response.end(body);
     };
-    if (request.url?.split('?')[0] !== METRICS_PATH) return text(404, 'Not Found\n');
+    const path = request.url?.split('?')[0] ?? '';
+    const mounted = this.mounted.find(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`));
+    if (mounted) return void mounted.handler(request, response);
+    if (path !== METRICS_PATH) return text(404, 'Not Found\n');
     if (request.method !== 'GET' && request.method !== 'HEAD')
       return text(405, 'Method Not Allowed\n', { Allow: 'GET, HEAD' });
     let body: string;
