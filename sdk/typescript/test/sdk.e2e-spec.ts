@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { startLocalSite, type LocalSite } from '../../../libs/outbound-http/test/local-site';
@@ -31,6 +32,45 @@ async function readmeSdkSession(): Promise<string> {
   if (!block) throw new Error('README has no SDK session');
   return block[1];
 }
+
+/** The README's commands that pack the SDK and install it in an integration: the bash block before the session. */
+async function readmeSdkInstall(): Promise<string[]> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const block = /```bash\n([^`]*npm pack[^`]*)```\s*<!-- sdk-first-session -->/.exec(readme);
+  if (!block) throw new Error('README has no SDK install before its session');
+  return block[1].trim().split('\n');
+}
+
+describe('The TypeScript SDK as the README packs it', () => {
+  it('writes its tarball where the integration installs it from, leaving the checkout as it was', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'sdk-pack-'));
+    const status = async () =>
+      (await run('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT })).stdout;
+    const tarballs = async () => (await readdir(ROOT)).filter((name) => name.endsWith('.tgz'));
+    const [before, tarballsBefore] = [await status(), await tarballs()];
+    try {
+      const [pack, install] = await readmeSdkInstall();
+      // As a reader runs it in the checkout, `~` their own home.
+      await run('bash', ['-c', pack], {
+        cwd: ROOT,
+        env: { ...process.env, HOME: home, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
+        timeout: 120_000,
+      });
+      expect({ status: await status(), tarballs: await tarballs() }).toEqual({
+        status: before,
+        tarballs: tarballsBefore,
+      });
+      // The install names the tarball the pack wrote, from the folder it changes to.
+      const [, folder, tarball] = /^cd (\S+) && npm install (\S+)$/.exec(install)!;
+      const written = join(folder.replace(/^~/, home), tarball);
+      const { stdout } = await run('tar', ['-tzf', written]);
+      expect(stdout.split('\n')).toEqual(expect.arrayContaining(['package/package.json', 'package/dist/index.js']));
+    } finally {
+      await rm(home, { recursive: true, force: true });
+      for (const name of await tarballs()) if (!tarballsBefore.includes(name)) await rm(join(ROOT, name));
+    }
+  }, 150_000);
+});
 
 describe('The TypeScript SDK (sdk/typescript) against the running API and worker', () => {
   let stack: Stack;
