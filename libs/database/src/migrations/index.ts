@@ -32,6 +32,8 @@ import { IdempotentCreates1764128000000 } from './1764128000000-idempotent-creat
 import { PassagesCutVersion1764129100000 } from './1764129100000-passages-cut-version';
 import { SearchWordNeighbours1764129200000 } from './1764129200000-search-word-neighbours';
 import { CallExternalIdLength1764129300000 } from './1764129300000-call-external-id-length';
+import { CallEventConflicts1764131400000 } from './1764131400000-call-event-conflicts';
+import { PhoneNumbersByNationalNumber1764131500000 } from './1764131500000-phone-numbers-by-national-number';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -69,4 +71,6 @@ export const migrations = [
   PassagesCutVersion1764129100000,
   SearchWordNeighbours1764129200000,
   CallExternalIdLength1764129300000,
+  CallEventConflicts1764131400000,
+  PhoneNumbersByNationalNumber1764131500000,
 ];
