@@ -221,6 +221,29 @@ describe('Calls', () => {
     );
   });
 
+  it('ends a call from a write of only what changed, its lead following, its variables merged', async () => {
+    const caller = await assistant();
+    const campaign = await campaignOf(caller.id, 'Partial');
+    const lead = await leadIn(campaign.id, '+14155550127');
+    await ingest(
+      'partial-1',
+      base(caller.id, { campaign_id: campaign.id, lead_id: lead.id, variables: { plan: 'basic', tier: 'gold' } }),
+    ).expect(201);
+    const ended = await ingest('partial-1', { status: 'no-answer', variables: { plan: 'pro' } }).expect(200);
+    expect(ended.body.data).toMatchObject({
+      status: 'no-answer',
+      type: 'outbound',
+      assistant_name: 'Caller',
+      campaign_name: 'Partial',
+      lead_id: lead.id,
+      client_phone_number: '+14155550123',
+      variables: { plan: 'pro', tier: 'gold' },
+    });
+    expect((await stack.http.get(`/api/user/leads/${lead.id}`).set(account.auth).expect(200)).body.data.status).toBe(
+      'rescheduled',
+    );
+  });
+
   it('lands racing writes of one call once: one 201, one end, one retry of the lead spent', async () => {
     const caller = await assistant();
     const campaign = await campaignOf(caller.id, 'Races');

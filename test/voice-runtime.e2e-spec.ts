@@ -1,3 +1,5 @@
+import { getCountries, getExampleNumber } from 'libphonenumber-js/max';
+import examples from 'libphonenumber-js/mobile/examples';
 import type { LocalSite } from '../libs/outbound-http/test/local-site';
 import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
 import {
@@ -31,6 +33,22 @@ describe('Voice runtime API', () => {
   const post = (path: string, body: object, auth = owner.auth) => http().post(`/api/user/${path}`).set(auth).send(body);
 
   const deliveries = (event: string, callId: number) => webhookDeliveries(site, event, callId);
+  /** A whole write of an inbound call to the front desk, as a first write needs it (the rest as given). */
+  const frontDeskWrite = (fields: object) => ({
+    assistant_id: inbound.id,
+    type: 'inbound',
+    client_phone_number: '+14155550199',
+    assistant_phone_number: inbound.number,
+    ...fields,
+  });
+  /** An assistant of the owner's (English) on a number of its own. */
+  const assistantOnNewNumber = async (fields: object) => {
+    const number = (await post('phone-numbers/sip-trunks', sipTrunkRequest()).expect(201)).body.data;
+    const assistant = (
+      await post('assistant', { language_id: english, phone_number_id: number.id, ...fields }).expect(201)
+    ).body.data;
+    return { number, assistant };
+  };
 
   beforeAll(async () => {
     site = await startRuntimeSite({ '/slow': () => undefined });
@@ -109,6 +127,10 @@ describe('Voice runtime API', () => {
 
   it('answers a whole inbound call from the service’s data, with secrets that never leave it', async () => {
     const externalId = `call-inbound-${Date.now()}`;
+    // The turns' times, a minute before the session (a runtime's clock may be up to five minutes off the service's):
+    // the tool call, stamped by the service when it is made, comes after them.
+    const callStart = Date.now() - 60_000;
+    const inCall = (seconds: number) => new Date(callStart + seconds * 1000).toISOString();
     // 1. The session: the assistant holding the dialled number, its tools as JSON Schema, its knowledgebase.
     const opened = await inboundSession(externalId, { variables: { name: 'Ada' } }).expect(201);
     const { call, token, expires_at: expiresAt, assistant, tools, knowledgebase } = opened.body.data;
@@ -186,31 +208,23 @@ describe('Voice runtime API', () => {
 
     // 4. Transcript turns and a note, out of order, one batch retried: each seq once.
     const turns = [
-      { seq: 2, type: 'transcript', role: 'user', text: 'Where is my order A-17?', at: '2026-01-02T10:00:05.000Z' },
-      { seq: 1, type: 'transcript', role: 'assistant', text: 'Hello, Acme here.', at: '2026-01-02T10:00:01.000Z' },
-      { seq: 3, type: 'note', text: 'Caller sounded in a hurry', at: '2026-01-02T10:00:06.000Z' },
+      { seq: 2, type: 'transcript', role: 'user', text: 'Where is my order A-17?', at: inCall(5) },
+      { seq: 1, type: 'transcript', role: 'assistant', text: 'Hello, Acme here.', at: inCall(1) },
+      { seq: 3, type: 'note', text: 'Caller sounded in a hurry', at: inCall(6) },
     ];
     const events = (batch: object[]) =>
       http().post(`/api/internal/calls/${externalId}/events`).set(auth).send({ events: batch });
     expect((await events(turns.slice(0, 2)).expect(200)).body.data).toEqual({ recorded: 2, duplicates: 0 });
     expect((await events(turns).expect(200)).body.data).toEqual({ recorded: 1, duplicates: 2 });
-    await events([
-      { seq: 4, type: 'transcript', role: 'assistant', text: 'It has shipped.', at: '2026-01-02T10:00:09.000Z' },
-    ]).expect(200);
+    await events([{ seq: 4, type: 'transcript', role: 'assistant', text: 'It has shipped.', at: inCall(9) }]).expect(
+      200,
+    );
 
     // 5. The final write, with the call token: the transcript is the turns joined in order.
     const ended = await http()
       .put(`/api/internal/calls/${externalId}`)
       .set(auth)
-      .send({
-        assistant_id: inbound.id,
-        type: 'inbound',
-        status: 'completed',
-        client_phone_number: '+14155550199',
-        assistant_phone_number: inbound.number,
-        duration: 42,
-        answered_by: 'human',
-      })
+      .send(frontDeskWrite({ status: 'completed', duration: 42, answered_by: 'human' }))
       .expect(200);
     expect(ended.body.data.transcript).toBe(
       'Assistant: Hello, Acme here.\nCustomer: Where is my order A-17?\nAssistant: It has shipped.',
@@ -220,10 +234,10 @@ describe('Voice runtime API', () => {
     const listed = await http().get(`/api/user/calls/${call.id}/events`).set(owner.auth).expect(200);
     expect(listed.body.total).toBe(5);
     expect(listed.body.data.slice(0, 4)).toEqual([
-      { type: 'transcript', seq: 1, at: '2026-01-02T10:00:01.000Z', role: 'assistant', text: 'Hello, Acme here.' },
-      { type: 'transcript', seq: 2, at: '2026-01-02T10:00:05.000Z', role: 'user', text: 'Where is my order A-17?' },
-      { type: 'note', seq: 3, at: '2026-01-02T10:00:06.000Z', text: 'Caller sounded in a hurry' },
-      { type: 'transcript', seq: 4, at: '2026-01-02T10:00:09.000Z', role: 'assistant', text: 'It has shipped.' },
+      { type: 'transcript', seq: 1, at: inCall(1), role: 'assistant', text: 'Hello, Acme here.' },
+      { type: 'transcript', seq: 2, at: inCall(5), role: 'user', text: 'Where is my order A-17?' },
+      { type: 'note', seq: 3, at: inCall(6), text: 'Caller sounded in a hurry' },
+      { type: 'transcript', seq: 4, at: inCall(9), role: 'assistant', text: 'It has shipped.' },
     ]);
     expect(listed.body.data[4]).toMatchObject({
       type: 'tool_call',
@@ -277,14 +291,7 @@ describe('Voice runtime API', () => {
       message: 'No assistant answers this number.',
     });
     // An inactive assistant does not answer.
-    const number = (await post('phone-numbers/sip-trunks', sipTrunkRequest()).expect(201)).body.data;
-    await post('assistant', {
-      name: 'Asleep',
-      type: 'inbound',
-      language_id: english,
-      phone_number_id: number.id,
-      status: 'inactive',
-    }).expect(201);
+    const { number } = await assistantOnNewNumber({ name: 'Asleep', type: 'inbound', status: 'inactive' });
     await inboundSession(`call-asleep-${Date.now()}`, { assistant_phone_number: number.phone_number }).expect(404, {
       message: 'No assistant answers this number.',
     });
@@ -299,7 +306,7 @@ describe('Voice runtime API', () => {
     await http()
       .post(`/api/internal/calls/${otherCall}/events`)
       .set(auth)
-      .send({ events: [{ seq: 1, type: 'note', text: 'x', at: '2026-01-02T10:00:00Z' }] })
+      .send({ events: [{ seq: 1, type: 'note', text: 'x', at: new Date().toISOString() }] })
       .expect(401, unauthenticated);
     await http().get(`/api/internal/calls/${otherCall}/knowledge?query=refund`).set(auth).expect(401, unauthenticated);
     await inboundSession(first.call.external_id).set(auth).expect(401, unauthenticated);
@@ -324,14 +331,7 @@ describe('Voice runtime API', () => {
         timeout: 1,
       }).expect(201)
     ).body.data;
-    const number = (await post('phone-numbers/sip-trunks', sipTrunkRequest()).expect(201)).body.data;
-    await post('assistant', {
-      name: 'Slow',
-      type: 'inbound',
-      language_id: english,
-      phone_number_id: number.id,
-      tool_ids: [slow.id],
-    }).expect(201);
+    const { number } = await assistantOnNewNumber({ name: 'Slow', type: 'inbound', tool_ids: [slow.id] });
     const opened = (await inboundSession(`call-slow-${Date.now()}`, { assistant_phone_number: number.phone_number }))
       .body.data;
     const started = Date.now();
@@ -365,6 +365,400 @@ describe('Voice runtime API', () => {
     expect(count).toBe(0);
   });
 
+  it('after the final write, lets a call token repeat that write and nothing else', async () => {
+    const externalId = `call-finished-${Date.now()}`;
+    const opened = (await inboundSession(externalId).expect(201)).body.data;
+    const auth = bearer(opened.token);
+    const path = `/api/internal/calls/${externalId}`;
+    const unauthenticated = { message: 'Unauthenticated.' };
+    const turn = (seq: number, text: string) => ({
+      seq,
+      type: 'transcript',
+      role: 'user',
+      text,
+      at: new Date().toISOString(),
+    });
+    await http()
+      .post(`${path}/events`)
+      .set(auth)
+      .send({ events: [turn(1, 'Thanks, bye.')] })
+      .expect(200);
+    const final = frontDeskWrite({
+      status: 'completed',
+      duration: 12,
+      carrier_cost: 0.05,
+      total_cost: 0.12345,
+      answered_by: 'human',
+      evaluation: { resolved: true },
+      variables: { order: 'A-17' },
+    });
+    await http().put(path).set(auth).send(final).expect(200);
+    const [end] = await waitFor(async () => {
+      const found = deliveries('call.ended', opened.call.id);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(end.body.call.turns.map((item: { seq: number }) => item.seq)).toEqual([1]);
+    // The call as the owner reads it once the delivery's answer is recorded.
+    const readCall = async () =>
+      (await http().get(`/api/user/calls/${opened.call.id}`).set(owner.auth).expect(200)).body.data;
+    const stored = await waitFor(async () => {
+      const call = await readCall();
+      return 'status' in call.webhook_response ? call : undefined;
+    });
+    const ended = { message: 'Call updated.', data: stored };
+
+    // Nothing to read, no tool to call, no event to add: 401 as a wrong token is, and the tool is never called.
+    const toolCalls = site.requests.filter((request) => request.path === '/orders').length;
+    await http().get(`${path}/knowledge?query=refund`).set(auth).expect(401, unauthenticated);
+    await http()
+      .post(`${path}/tools/${inbound.toolId}/invoke`)
+      .set(auth)
+      .send({ arguments: { order_id: 'A-18' } })
+      .expect(401, unauthenticated);
+    await http()
+      .post(`${path}/events`)
+      .set(auth)
+      .send({ events: [turn(2, 'One more thing')] })
+      .expect(401, unauthenticated);
+    expect(site.requests.filter((request) => request.path === '/orders')).toHaveLength(toolCalls);
+
+    // The same final write again (the costs rounded as stored, a key of the variables as merged) is answered as
+    // before and changes nothing; any other write is refused like a wrong token.
+    await http().put(path).set(auth).send(final).expect(200, ended);
+    await http()
+      .put(path)
+      .set(auth)
+      .send({ status: 'completed', total_cost: 0.1235, variables: { order: 'A-17' } })
+      .expect(200, ended);
+    for (const change of [
+      { total_cost: 9 },
+      { status: 'failed' },
+      { transcript: 'Customer: rewritten' },
+      { variables: { order: 'A-18' } },
+      { evaluation: { resolved: false } },
+      { duration: 13 },
+    ]) {
+      const answer = await http()
+        .put(path)
+        .set(auth)
+        .send({ ...final, ...change });
+      expect({ change, status: answer.status, body: answer.body }).toEqual({
+        change,
+        status: 401,
+        body: unauthenticated,
+      });
+    }
+    expect(await readCall()).toEqual(stored);
+    const listed = await http().get(`/api/user/calls/${opened.call.id}/events`).set(owner.auth).expect(200);
+    expect(listed.body.data.map((event: { seq: number }) => event.seq)).toEqual([1]);
+    expect(deliveries('call.ended', opened.call.id)).toHaveLength(1);
+
+    // The deployment's token still writes to the finished call; its status still never moves.
+    await http().put(path).set(deployment).send({ total_cost: 0.2 }).expect(200);
+    await http().put(path).set(deployment).send({ status: 'failed' }).expect(409);
+  });
+
+  it('never lets a call token move its call to another assistant, campaign or lead', async () => {
+    const externalId = `call-stays-${Date.now()}`;
+    const opened = (await inboundSession(externalId).expect(201)).body.data;
+    const auth = bearer(opened.token);
+    const path = `/api/internal/calls/${externalId}`;
+    const { assistant: elsewhere } = await assistantOnNewNumber({
+      name: 'Elsewhere',
+      type: 'outbound',
+      tool_ids: [inbound.unlinkedToolId],
+    });
+    const campaign = (await post('campaign', { name: 'Not this call’s', assistant_id: elsewhere.id }).expect(201)).body
+      .data;
+    const lead = (await post('lead', { phone_number: '+14155550177', campaign_id: campaign.id }).expect(201)).body.data;
+    for (const [field, value, message] of [
+      ['assistant_id', elsewhere.id, 'The assistant id cannot change.'],
+      ['campaign_id', campaign.id, 'The campaign id cannot change.'],
+      ['lead_id', lead.id, 'The lead id cannot change.'],
+    ] as const) {
+      await http()
+        .put(path)
+        .set(auth)
+        .send(frontDeskWrite({ status: 'in-progress', [field]: value }))
+        .expect(422, { message, errors: { [field]: [message] } });
+    }
+    // The other assistant's tool stays out of reach; naming the call's own assistant is fine.
+    await http()
+      .post(`${path}/tools/${inbound.unlinkedToolId}/invoke`)
+      .set(auth)
+      .send({ arguments: {} })
+      .expect(404, { message: 'Tool not found' });
+    const kept = await http()
+      .put(path)
+      .set(auth)
+      .send({ assistant_id: inbound.id, campaign_id: null, lead_id: null, status: 'in-progress' })
+      .expect(200);
+    expect(kept.body.data).toMatchObject({ assistant_name: 'Front desk', lead_id: null });
+    expect(kept.body.data).not.toHaveProperty('campaign_name');
+    // The deployment's token may hand the call to another assistant of the same account.
+    const moved = await http().put(path).set(deployment).send({ assistant_id: elsewhere.id }).expect(200);
+    expect(moved.body.data.assistant_name).toBe('Elsewhere');
+  });
+
+  it('finds the dialled number in any form a carrier sends, and keeps every number in E.164', async () => {
+    const national = inbound.number.slice(2);
+    const forms = [
+      national,
+      `1${national}`,
+      inbound.number.slice(1),
+      `+1 (${national.slice(0, 3)}) ${national.slice(3, 6)}-${national.slice(6)}`,
+      `(${national.slice(0, 3)}) ${national.slice(3, 6)}-${national.slice(6)}`,
+    ];
+    const clients = ['+1 415 555 0142', '(415) 555-0143', '14155550144', 'anonymous', '1001'];
+    const stored = ['+14155550142', '+14155550143', '+14155550144', 'anonymous', '1001'];
+    const ids: number[] = [];
+    for (const [index, dialled] of forms.entries()) {
+      const opened = await inboundSession(`call-form-${index}-${Date.now()}`, {
+        assistant_phone_number: dialled,
+        client_phone_number: clients[index],
+      });
+      expect({ dialled, status: opened.status, assistant: opened.body.data?.assistant.id }).toEqual({
+        dialled,
+        status: 201,
+        assistant: inbound.id,
+      });
+      expect(opened.body.data.call).toMatchObject({
+        assistant_phone_number: inbound.number,
+        client_phone_number: stored[index],
+      });
+      ids.push(opened.body.data.call.id);
+    }
+    const read = (await http().get(`/api/user/calls/${ids[0]}`).set(owner.auth).expect(200)).body.data;
+    expect(read).toMatchObject({ assistant_phone_number: inbound.number, client_phone_number: '+14155550142' });
+    const found = await http().get('/api/user/calls').query({ phone_number: '+141555501' }).set(owner.auth).expect(200);
+    expect(found.body.data.map((call: { id: number }) => call.id)).toEqual(expect.arrayContaining(ids.slice(0, 3)));
+    const [started] = await waitFor(async () => {
+      const hooks = deliveries('call.started', ids[0]);
+      return hooks.length > 0 ? hooks : undefined;
+    });
+    expect(started.body.call).toMatchObject({
+      assistant_phone_number: inbound.number,
+      client_phone_number: '+14155550142',
+    });
+
+    // The runtime's writes too: a number that reads as one is stored in E.164, anything else as sent.
+    const written = await http()
+      .put(`/api/internal/calls/call-form-written-${Date.now()}`)
+      .set(deployment)
+      .send({
+        assistant_id: inbound.id,
+        type: 'inbound',
+        status: 'in-progress',
+        client_phone_number: '+44 20 7183 8750',
+        assistant_phone_number: `+1 ${national}`,
+      })
+      .expect(201);
+    expect(written.body.data).toMatchObject({
+      client_phone_number: '+442071838750',
+      assistant_phone_number: inbound.number,
+    });
+    await http()
+      .put(`/api/internal/calls/${written.body.data.external_id}`)
+      .set(deployment)
+      .send({ client_phone_number: 'sip:alice@example.com' })
+      .expect(200)
+      .expect((answer) => expect(answer.body.data.client_phone_number).toBe('sip:alice@example.com'));
+  });
+
+  it('reads every country’s numbers as libphonenumber does, the national number after the calling code', async () => {
+    const numbers = getCountries()
+      .map((country) => getExampleNumber(country, examples))
+      .filter((number) => number !== undefined);
+    expect(numbers.length).toBeGreaterThan(200);
+    const rows: { national: string }[] = await stack.dataSource.query(
+      `SELECT national_phone_number(number) AS national FROM unnest($1::text[]) WITH ORDINALITY AS n(number, position)
+        ORDER BY position`,
+      [numbers.map((number) => number.number)],
+    );
+    expect(rows.map((row) => row.national)).toEqual(numbers.map((number) => number.nationalNumber));
+  });
+
+  it('takes a later write of only what changed: variables merge, a null transcript is the turns', async () => {
+    const externalId = `call-partial-${Date.now()}`;
+    const opened = (await inboundSession(externalId, { variables: { name: 'Ada' } }).expect(201)).body.data;
+    const auth = bearer(opened.token);
+    const path = `/api/internal/calls/${externalId}`;
+    const at = new Date().toISOString();
+    await http()
+      .post(`${path}/events`)
+      .set(auth)
+      .send({
+        events: [
+          { seq: 1, type: 'transcript', role: 'assistant', text: 'Hello.', at },
+          { seq: 2, type: 'transcript', role: 'user', text: 'Order A-17, please.', at },
+        ],
+      })
+      .expect(200);
+    const midway = await http()
+      .put(path)
+      .set(auth)
+      .send({ variables: { order: 'A-17' } })
+      .expect(200);
+    expect(midway.body.data).toMatchObject({
+      status: 'in-progress',
+      type: 'inbound',
+      assistant_name: 'Front desk',
+      variables: { name: 'Ada', order: 'A-17' },
+    });
+    const ended = await http()
+      .put(path)
+      .set(auth)
+      .send({ status: 'completed', duration: 30, total_cost: 0.2, transcript: null, variables: { name: 'Ada L.' } })
+      .expect(200);
+    expect(ended.body.data).toMatchObject({
+      status: 'completed',
+      duration: 30,
+      total_cost: 0.2,
+      client_phone_number: '+14155550199',
+      assistant_phone_number: inbound.number,
+      transcript: 'Assistant: Hello.\nCustomer: Order A-17, please.',
+      variables: { name: 'Ada L.', order: 'A-17' },
+    });
+
+    // A call the service has not seen still needs what makes one.
+    await http()
+      .put(`/api/internal/calls/call-partial-new-${Date.now()}`)
+      .set(deployment)
+      .send({ status: 'in-progress' })
+      .expect(422)
+      .expect((answer) =>
+        expect(answer.body.errors).toEqual({
+          assistant_id: ['The assistant id field is required.'],
+          type: ['The type field is required.'],
+          client_phone_number: ['The client phone number field is required.'],
+          assistant_phone_number: ['The assistant phone number field is required.'],
+        }),
+      );
+  });
+
+  describe('events that cannot be true', () => {
+    const now = (minutes = 0) => new Date(Date.now() + minutes * 60_000).toISOString();
+    const callWithEvents = async (name: string) => {
+      const externalId = `call-${name}-${Date.now()}`;
+      const opened = (await inboundSession(externalId).expect(201)).body.data;
+      const events = (batch: object[], as = bearer(opened.token)) =>
+        http().post(`/api/internal/calls/${externalId}/events`).set(as).send({ events: batch });
+      const stored = async () =>
+        (await http().get(`/api/user/calls/${opened.call.id}/events`).set(owner.auth).expect(200)).body.data.map(
+          (event: { seq: number; text: string }) => [event.seq, event.text],
+        );
+      return { externalId, callId: opened.call.id as number, events, stored };
+    };
+    const turn = { seq: 7, type: 'transcript', role: 'user', text: 'Hello', start_ms: 100, end_ms: 900 };
+    const note = { seq: 8, type: 'note', text: 'later' };
+
+    it('refuses other content under a recorded seq with 409 naming it, and stores nothing of that batch', async () => {
+      const { events, stored } = await callWithEvents('contradicted');
+      const first = { ...turn, at: now() };
+      await events([first]).expect(200);
+      // The same event again is a duplicate.
+      expect((await events([first]).expect(200)).body.data).toEqual({ recorded: 0, duplicates: 1 });
+      for (const other of [{ text: 'Hullo' }, { end_ms: 901 }, { at: now(1) }, { type: 'note', role: undefined }]) {
+        const answer = await events([
+          { ...note, at: now() },
+          { ...first, ...other },
+        ]);
+        expect({ other, status: answer.status, body: answer.body }).toEqual({
+          other,
+          status: 409,
+          body: { message: 'Event 7 was already recorded with other content.' },
+        });
+      }
+      expect(await stored()).toEqual([[7, 'Hello']]);
+
+      // Within one batch: the same event twice is one and a duplicate; other content under one seq, a 422 on it.
+      const twice = { ...note, seq: 9, at: now() };
+      expect((await events([twice, twice]).expect(200)).body.data).toEqual({ recorded: 1, duplicates: 1 });
+      await events([
+        { ...twice, seq: 10 },
+        { ...twice, seq: 10, text: 'other' },
+      ]).expect(422, {
+        message: 'The events.1.seq field has a duplicate value.',
+        errors: { 'events.1.seq': ['The events.1.seq field has a duplicate value.'] },
+      });
+      expect(await stored()).toEqual([
+        [7, 'Hello'],
+        [9, 'later'],
+      ]);
+
+      // Posts racing with other content under one new seq: one is stored, each other one is a conflict.
+      const racing = await Promise.all(
+        Array.from({ length: 6 }, (_, index) => events([{ ...note, seq: 20, text: `take ${index}`, at: now() }])),
+      );
+      expect(racing.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+      expect((await stored()).filter(([seq]: [number]) => seq === 20)).toHaveLength(1);
+    });
+
+    it('refuses a note with a role, a turn ending before it starts, and a time outside the call, by field', async () => {
+      const { events, stored } = await callWithEvents('impossible');
+      const valid = { ...note, at: now() };
+      for (const [event, field, message] of [
+        [
+          { ...note, seq: 9, at: now(), role: 'user' },
+          'role',
+          'The events.1.role field is prohibited unless type is in transcript.',
+        ],
+        [
+          { ...turn, seq: 9, at: now(), start_ms: 500, end_ms: 499 },
+          'end_ms',
+          'The events.1.end ms field must be greater than or equal to 500.',
+        ],
+        [
+          { ...note, seq: 9, at: now(-30) },
+          'at',
+          expect.stringMatching(/^The events\.1\.at field must be a date after or equal to /),
+        ],
+        [
+          { ...note, seq: 9, at: now(30) },
+          'at',
+          expect.stringMatching(/^The events\.1\.at field must be a date before or equal to /),
+        ],
+      ] as const) {
+        const answer = await events([valid, event]);
+        expect({ event, status: answer.status, errors: answer.body.errors }).toEqual({
+          event,
+          status: 422,
+          errors: { [`events.1.${field}`]: [message] },
+        });
+      }
+      expect(await stored()).toEqual([]);
+      // Within five minutes of the call either side (clocks differ), a time is taken.
+      expect((await events([{ ...valid, at: now(-4) }]).expect(200)).body.data.recorded).toBe(1);
+    });
+
+    it('takes nothing said after the call ended, from the deployment’s token either', async () => {
+      const { externalId, callId, events, stored } = await callWithEvents('ended-earlier');
+      await http()
+        .put(`/api/internal/calls/${externalId}`)
+        .set(deployment)
+        .send(frontDeskWrite({ status: 'completed' }))
+        .expect(200);
+      // The call began an hour ago and ended twenty minutes ago.
+      await stack.dataSource.query(
+        `UPDATE calls SET created_at = now() - interval '1 hour', ended_at = now() - interval '20 minutes' WHERE id = $1`,
+        [callId],
+      );
+      const late = await events([{ ...note, at: now(-10) }], deployment).expect(422);
+      expect(Object.keys(late.body.errors)).toEqual(['events.0.at']);
+      await events([{ ...note, at: now(-30) }], deployment).expect(200);
+      expect(await stored()).toEqual([[8, 'later']]);
+    });
+
+    it('refuses a batch over the cap for its size alone, before looking at its items', async () => {
+      const { events } = await callWithEvents('too-many');
+      const many = Array.from({ length: 10_000 }, (_, seq) => ({ seq, type: 'transcript', text: 5, at: 'now' }));
+      await events(many).expect(422, {
+        message: 'The events field must not have more than 100 items.',
+        errors: { events: ['The events field must not have more than 100 items.'] },
+      });
+    });
+  });
+
   it('refuses hostile bodies with 422 and stores nothing', async () => {
     const opened = (await inboundSession(`call-hostile-${Date.now()}`).expect(201)).body.data;
     const auth = bearer(opened.token);
@@ -373,7 +767,7 @@ describe('Voice runtime API', () => {
         .post(`/api/internal/calls/${opened.call.external_id}/events`)
         .set(auth)
         .send(body as object);
-    const valid = { seq: 1, type: 'transcript', role: 'user', text: 'hi', at: '2026-01-02T10:00:00Z' };
+    const valid = { seq: 1, type: 'transcript', role: 'user', text: 'hi', at: new Date().toISOString() };
     for (const body of [
       {},
       { events: [] },
@@ -510,8 +904,8 @@ describe('Voice runtime API: a campaign call', () => {
       .set(auth)
       .send({
         events: [
-          { seq: 1, type: 'transcript', role: 'assistant', text: 'Hi Grace.', at: '2026-01-02T10:00:01Z' },
-          { seq: 2, type: 'transcript', role: 'user', text: 'Renew it, please.', at: '2026-01-02T10:00:03Z' },
+          { seq: 1, type: 'transcript', role: 'assistant', text: 'Hi Grace.', at: new Date().toISOString() },
+          { seq: 2, type: 'transcript', role: 'user', text: 'Renew it, please.', at: new Date().toISOString() },
         ],
       })
       .expect(200);

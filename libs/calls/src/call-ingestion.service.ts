@@ -3,10 +3,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import {
   callStatusRank,
   CallRow,
+  countryOfNumber,
   DomainError,
   Errors,
+  FIRST_WRITE_FIELDS,
   IngestCallRequest,
   IngestCallResponse,
+  reportedNumber,
   TERMINAL_CALL_STATUSES,
   toCallResponse,
   ValidationFailed,
@@ -27,6 +30,17 @@ const statusConflict = (from: string, to: string) =>
 /** Reads of a call that another write changed before this one could apply; past them the runtime gets a 409. */
 const WRITE_ATTEMPTS = 5;
 
+/** Who writes for the voice runtime: the deployment's RUNTIME_API_TOKEN, or the call token a session handed out. */
+export type RuntimeCredential = 'runtime-token' | 'call-token';
+
+/** What a call token can never change of its call. */
+const CALL_OWNERSHIP = ['assistant_id', 'campaign_id', 'lead_id'] as const;
+const OWNERSHIP_OF_CALL = {
+  assistant_id: 'call_assistant_id',
+  campaign_id: 'call_campaign_id',
+  lead_id: 'call_lead_id',
+} as const satisfies Record<(typeof CALL_OWNERSHIP)[number], keyof CallBeforeWrite>;
+
 interface Written {
   row: CallRow;
   /** The call's account. */
@@ -37,9 +51,11 @@ interface Written {
 }
 
 /**
- * The voice runtime's record of a call, written by external id: the first write creates it (201), later writes
- * update it (200). The owner is the assistant's account. A status only moves forward; the first final status
- * settles the call's lead and, when the assistant's webhook is on, queues the signed delivery.
+ * The voice runtime's record of a call, written by external id: the first write creates it (201) from everything
+ * that makes a call, later writes update what they give (200). The owner is the assistant's account. A status only
+ * moves forward; the first final status settles the call's lead and, when the assistant's webhook is on, queues the
+ * signed delivery. A call token never changes its call's assistant, campaign or lead (422), and after the call's
+ * final status it may only repeat a write that changes nothing (anything else is 401, as a wrong token is).
  *
  * A write reads everything it decides on in one statement, decides, and then writes only if the call is still
  * as read (its row version unchanged, or still absent); otherwise it reads again. A call without a lead is so
@@ -60,8 +76,9 @@ export class CallIngestion {
   async write(
     externalId: string,
     request: IngestCallRequest,
+    credential: RuntimeCredential = 'runtime-token',
   ): Promise<{ created: boolean; body: IngestCallResponse; row: CallRow }> {
-    const outcome = await this.writeWhenUnchanged(externalId, request);
+    const outcome = await this.writeWhenUnchanged(externalId, request, credential);
     // The runtime writes for the call's account: that account's next reads must find it (read-your-writes).
     noteAccountWrite(outcome.userId);
     // Queued after the commit. If Redis refuses, the runtime gets a 503 and its retry of the write queues it.
@@ -74,12 +91,16 @@ export class CallIngestion {
     };
   }
 
-  private async writeWhenUnchanged(externalId: string, request: IngestCallRequest): Promise<Written> {
+  private async writeWhenUnchanged(
+    externalId: string,
+    request: IngestCallRequest,
+    credential: RuntimeCredential,
+  ): Promise<Written> {
     for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
       try {
         const written = await (attempt === 1
-          ? this.attempt(this.calls, externalId, request)
-          : this.attemptLocked(externalId, request));
+          ? this.attempt(this.calls, externalId, request, credential)
+          : this.attemptLocked(externalId, request, credential));
         if (written) return written;
       } catch (error) {
         if (!isTransientConflict(error) && !isForeignKeyViolation(error)) throw error;
@@ -92,10 +113,14 @@ export class CallIngestion {
    * After a lost race the writes of one call take turns: the call's row stays locked for the whole attempt, so
    * a burst of writes to one call all land instead of each reading a version another has just replaced.
    */
-  private attemptLocked(externalId: string, request: IngestCallRequest): Promise<Written | undefined> {
+  private attemptLocked(
+    externalId: string,
+    request: IngestCallRequest,
+    credential: RuntimeCredential,
+  ): Promise<Written | undefined> {
     return this.calls.transaction(async (calls) => {
       await calls.lockByExternalId(externalId);
-      return this.attempt(calls, externalId, request);
+      return this.attempt(calls, externalId, request, credential);
     });
   }
 
@@ -107,34 +132,47 @@ export class CallIngestion {
     calls: CallsRepository,
     externalId: string,
     request: IngestCallRequest,
+    credential: RuntimeCredential,
   ): Promise<Written | undefined> {
     const seen = await calls.readBeforeWriteByExternalId(
       externalId,
-      request.assistant_id,
+      request.assistant_id ?? null,
       request.campaign_id ?? null,
       request.lead_id ?? null,
     );
-    if (!seen) throw ValidationFailed.field('assistant_id', 'The selected assistant id is invalid.');
+    const exists = seen.call_version !== null;
+    const wasTerminal = exists && TERMINAL_CALL_STATUSES.includes(seen.call_status!);
+    if (wasTerminal && credential === 'call-token') return this.repeatOfFinalWrite(calls, externalId, request, seen);
+    if (!exists) requireFirstWriteFields(request);
     const errors: Record<string, string[]> = {};
+    if (request.assistant_id != null && seen.id === null)
+      errors.assistant_id = ['The selected assistant id is invalid.'];
     if (request.campaign_id != null && !seen.campaign_found)
       errors.campaign_id = ['The selected campaign id is invalid.'];
     if (request.lead_id != null && !seen.lead_found) errors.lead_id = ['The selected lead id is invalid.'];
     if (Object.keys(errors).length > 0) throw new ValidationFailed(errors);
 
-    const exists = seen.call_version !== null;
     // A call's account never changes: an assistant of another account cannot take it over, with its transcript.
-    if (exists && seen.call_user_id !== seen.user_id) throw Errors.callOfAnotherAccount();
-    const terminal = TERMINAL_CALL_STATUSES.includes(request.status);
-    const wasTerminal = exists && TERMINAL_CALL_STATUSES.includes(seen.call_status!);
-    if (wasTerminal && seen.call_status !== request.status) throw statusConflict(seen.call_status!, request.status);
-    if (exists && !wasTerminal && callStatusRank(request.status) < callStatusRank(seen.call_status!)) {
-      throw statusConflict(seen.call_status!, request.status);
+    if (exists && seen.id !== null && seen.call_user_id !== seen.user_id) throw Errors.callOfAnotherAccount();
+    const status = request.status ?? seen.call_status!;
+    const terminal = TERMINAL_CALL_STATUSES.includes(status);
+    if (exists && credential === 'call-token') {
+      const moved = movedOwnership(request, seen);
+      if (moved.length > 0) {
+        throw new ValidationFailed(
+          Object.fromEntries(moved.map((field) => [field, [`The ${field.replace(/_/g, ' ')} cannot change.`]])),
+        );
+      }
+    }
+    if (wasTerminal && seen.call_status !== status) throw statusConflict(seen.call_status!, status);
+    if (exists && !wasTerminal && callStatusRank(status) < callStatusRank(seen.call_status!)) {
+      throw statusConflict(seen.call_status!, status);
     }
     const newlyEnded = terminal && !wasTerminal;
     const leadId = request.lead_id ?? seen.call_lead_id;
     const movesLead = leadId !== null && (newlyEnded || !terminal);
 
-    const write = this.decide(request, seen, terminal, newlyEnded);
+    const write = this.decide(request, seen, status, newlyEnded);
     const apply = async (writer: CallsRepository) => {
       const written = exists
         ? await writer.updateByExternalIdIfUnchanged(externalId, seen.call_version!, write)
@@ -144,35 +182,56 @@ export class CallIngestion {
     };
     const row = await (movesLead && !calls.inTransaction ? this.calls.transaction(apply) : apply(calls));
     if (!row) return undefined;
-
-    // Until a delivery has answered, repeating the final write queues it again (the job id keeps it single).
-    const undelivered = !('status' in (row.webhook_response ?? {}));
     return {
       row,
-      userId: seen.user_id,
+      userId: row.user_id,
       created: !exists,
-      deliver: terminal && undelivered && Boolean(seen.webhook_url) && seen.is_webhook_active,
+      deliver: terminal && deliveryOwed(row, seen),
       // A campaign call that ended frees one of its parallel slots: its next lead can be dialled at once.
       freedCampaignSlot: newlyEnded && row.campaign_id !== null,
     };
   }
 
   /**
-   * What the write sets: the assistant's fields and the request's, a recording's URL only for an assistant that
-   * records; and, for a final write that sends no transcript, the call's transcript turns, joined.
+   * A call token's write after its call's final status: the call as it is when the write would change nothing of
+   * it (nothing is written; a delivery still owed is queued again, as a repeated final write queues it), else 401.
    */
-  private decide(request: IngestCallRequest, seen: CallBeforeWrite, terminal: boolean, newlyEnded: boolean): CallWrite {
+  private async repeatOfFinalWrite(
+    calls: CallsRepository,
+    externalId: string,
+    request: IngestCallRequest,
+    seen: CallBeforeWrite,
+  ): Promise<Written | undefined> {
+    if (movedOwnership(request, seen).length > 0) throw Errors.unauthenticated();
+    const write = this.decide(request, seen, request.status ?? seen.call_status!, false);
+    const found = await calls.compareWriteByExternalId(externalId, seen.call_version!, write);
+    if (!found) return undefined;
+    if (!found.unchanged) throw Errors.unauthenticated();
     return {
-      replaced: {
-        user_id: seen.user_id,
-        assistant_id: seen.id,
-        assistant_name: seen.name,
-        type: request.type,
-        status: request.status,
-        client_phone_number: request.client_phone_number,
-        assistant_phone_number: request.assistant_phone_number,
-      },
+      row: found.row,
+      userId: found.row.user_id,
+      created: false,
+      deliver: deliveryOwed(found.row, seen),
+      freedCampaignSlot: false,
+    };
+  }
+
+  /**
+   * What the write sets: the assistant's fields and the request's (numbers in E.164 when they read as numbers, a
+   * national one in the country of the call's own number), a recording's URL only for an assistant that records;
+   * and, for a final write that sends no transcript (or null), the call's transcript turns, joined.
+   */
+  private decide(request: IngestCallRequest, seen: CallBeforeWrite, status: string, newlyEnded: boolean): CallWrite {
+    const own = request.assistant_phone_number == null ? undefined : reportedNumber(request.assistant_phone_number);
+    const country = countryOfNumber(own ?? seen.call_assistant_phone_number ?? '');
+    return {
+      status,
+      assistant: seen.id === null ? undefined : { user_id: seen.user_id!, id: seen.id, name: seen.name! },
       given: {
+        type: request.type ?? undefined,
+        client_phone_number:
+          request.client_phone_number == null ? undefined : reportedNumber(request.client_phone_number, country),
+        assistant_phone_number: own,
         campaign_id: request.campaign_id,
         campaign_name: seen.campaign_name,
         lead_id: request.lead_id,
@@ -185,7 +244,7 @@ export class CallIngestion {
         answered_by: request.answered_by,
         recording_url: seen.record ? request.recording_url : null,
       },
-      transcriptOfTurns: request.transcript === undefined && terminal,
+      transcriptOfTurns: request.transcript == null && TERMINAL_CALL_STATUSES.includes(status),
       ending: this.ending(newlyEnded, seen),
     };
   }
@@ -199,7 +258,7 @@ export class CallIngestion {
     return {
       webhook_event_id: newlyEnded ? `msg_${randomUUID()}` : null,
       ended_at: newlyEnded ? new Date() : null,
-      webhook_due: newlyEnded && Boolean(seen.webhook_url) && seen.is_webhook_active,
+      webhook_due: newlyEnded && webhookOn(seen),
     };
   }
 
@@ -216,4 +275,28 @@ export class CallIngestion {
       this.logger.warn({ campaignId, error: (error as Error).message }, 'could not queue the campaign’s next dial');
     }
   }
+}
+
+/** A call the service has not seen is made from what the first write must give: each one missing is named. */
+function requireFirstWriteFields(request: IngestCallRequest): void {
+  const missing = FIRST_WRITE_FIELDS.filter((field) => request[field] == null);
+  if (missing.length > 0) {
+    throw new ValidationFailed(
+      Object.fromEntries(missing.map((field) => [field, [`The ${field.replace(/_/g, ' ')} field is required.`]])),
+    );
+  }
+}
+
+/** The call's assistant, campaign or lead that a write names another of (null or left out names none). */
+function movedOwnership(request: IngestCallRequest, seen: CallBeforeWrite): (typeof CALL_OWNERSHIP)[number][] {
+  return CALL_OWNERSHIP.filter((field) => request[field] != null && request[field] !== seen[OWNERSHIP_OF_CALL[field]]);
+}
+
+function webhookOn(seen: CallBeforeWrite): boolean {
+  return Boolean(seen.webhook_url) && seen.is_webhook_active === true;
+}
+
+/** Until a delivery has answered, a final write (or its repeat) queues it again; the job id keeps it single. */
+function deliveryOwed(row: CallRow, seen: CallBeforeWrite): boolean {
+  return !('status' in (row.webhook_response ?? {})) && webhookOn(seen);
 }

@@ -16,3 +16,43 @@ export function countryOfNumber(e164: string): string | undefined {
 }
 
 export const INVALID_PHONE_NUMBER = (attribute: string) => `The ${attribute} field must be a valid phone number.`;
+
+/**
+ * A number the voice runtime reports (a caller's, the one dialled), in E.164 when it reads as a valid number:
+ * international as written (`+1 (415) 555-0142`), or in `country` (`4155550142`, `14155550142` for `US`); anything
+ * else as sent (a SIP extension, `anonymous`, a SIP URI), since there is no number to normalise.
+ */
+export function reportedNumber(value: string, country?: string | null): string {
+  return toE164(value, country) ?? value;
+}
+
+/** The shortest national significant number of any country (libphonenumber's metadata: Niue, Saint Helena, ...). */
+const SHORTEST_NATIONAL_NUMBER = 4;
+
+/**
+ * The national significant numbers (`national_phone_number` in the database) a stored number could have for
+ * `dialled` to name it: the national number of a number written internationally; else every tail of the digits
+ * dialled, since a carrier's national form is the national number behind a trunk prefix (`0`, `1`) or a calling
+ * code without its `+`; an extension is its own. `dialledNames` then tells which candidates it names.
+ */
+export function nationalNumberCandidates(dialled: string): string[] {
+  const international = parsePhoneNumberFromString(dialled);
+  if (international?.isValid()) return [international.nationalNumber];
+  const written = dialled.trim();
+  const digits = written.replace(/[\s().-]/g, '');
+  const tails = /^\d+$/.test(digits)
+    ? Array.from({ length: Math.max(0, digits.length - SHORTEST_NATIONAL_NUMBER + 1) }, (_, start) =>
+        digits.slice(start),
+      )
+    : [];
+  return [...new Set([written, ...tails])];
+}
+
+/**
+ * Whether `dialled` names the stored number `stored`: for a number in E.164, when it reads as that number in the
+ * number's own country (`country`, else the country the number belongs to); an extension, when written as stored.
+ */
+export function dialledNames(dialled: string, stored: string, country: string | null): boolean {
+  if (!stored.startsWith('+')) return dialled.trim() === stored;
+  return toE164(dialled, country ?? countryOfNumber(stored)) === stored;
+}

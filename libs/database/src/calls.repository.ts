@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type QueryFailedError } from 'typeorm';
 import type { CallEventRow, CallListQuery, CallRow, LanguageResponse } from '@app/contracts';
 import { type EndedCall, markLeadInCall, settleLeadOfEndedCall } from './call-outcomes';
 import { queryPool } from './pool-query';
+import { isUniqueViolation } from './query-errors';
 import { ReadReplicas } from './read-replicas';
 import { SqlFilter } from './sql-filter';
 import { SqlRepository } from './sql-repository';
@@ -18,6 +19,14 @@ export interface RuntimeCallRow extends Pick<CallRow, 'id' | 'user_id' | 'assist
   knowledgebase_id: number | null;
   assistant_variables: Record<string, unknown>;
   lead_variables: Record<string, unknown> | null;
+}
+
+/** An active assistant holding a number, and the number. */
+export interface InboundHolderRow {
+  id: number;
+  phone_number_id: number;
+  phone_number: string;
+  country_code: string | null;
 }
 
 /** The assistant of a session and everything it runs with, read in one statement. */
@@ -68,39 +77,64 @@ export interface NewCallEvent {
   data: Record<string, unknown>;
 }
 
-/** What one statement reads before the runtime's write of a call: the assistant, the references named, the call. */
+/** What storing a batch of the runtime's events came to (`insertEventsByExternalId`). */
+export type EventsOutcome =
+  | { kind: 'recorded'; userId: number; recorded: number }
+  | { kind: 'no-call' }
+  | { kind: 'closed' }
+  | { kind: 'outside'; earliest: Date; latest: Date; outside: { index: number; early: boolean }[] }
+  | { kind: 'conflict'; seq: number };
+
+/** The seq named by `call_event_conflict` (other content under a stored event's seq), if that failed the statement. */
+function conflictingEventSeq(error: unknown): number | undefined {
+  if (!isUniqueViolation(error)) return undefined;
+  const cause = (error as QueryFailedError).driverError as { constraint?: string; detail?: string };
+  return cause.constraint === 'call_events_same_seq' ? Number(cause.detail) : undefined;
+}
+
+/**
+ * What one statement reads before the runtime's write of a call: the assistant (the one the write names, else the
+ * call's own; its fields null when there is none), the references named, the call.
+ */
 export interface CallBeforeWrite {
-  id: number;
-  user_id: number;
-  name: string;
+  id: number | null;
+  user_id: number | null;
+  name: string | null;
   webhook_url: string | null;
-  is_webhook_active: boolean;
+  is_webhook_active: boolean | null;
   /** Whether the assistant records its calls: a recording's URL is kept only then. */
-  record: boolean;
+  record: boolean | null;
   campaign_found: boolean;
   campaign_name: string | null;
   lead_found: boolean;
-  /** The call's account, status, lead and row version (`xmin`), when it exists. */
+  /** The call's account, assistant, campaign, lead, status, own number and row version (`xmin`), when it exists. */
   call_user_id: number | null;
-  call_status: string | null;
+  call_assistant_id: number | null;
+  call_campaign_id: number | null;
   call_lead_id: number | null;
+  call_status: string | null;
+  call_assistant_phone_number: string | null;
   call_version: string | null;
 }
 
 /** The runtime's write of a call, as the ingestion decided it. */
 export interface CallWrite {
-  /** What every write sets outright. */
-  replaced: Pick<
-    CallRow,
-    'user_id' | 'assistant_id' | 'assistant_name' | 'type' | 'status' | 'client_phone_number' | 'assistant_phone_number'
-  >;
-  /** What the write gives; on a later write, a field it leaves out (absent or null) keeps the call's value. */
+  status: string;
+  /** The account and assistant the call is written for; absent when a later write names none and the call's is gone. */
+  assistant?: { user_id: number; id: number; name: string };
+  /**
+   * What the write gives; on a later write, a field it leaves out (absent or null) keeps the call's value, and
+   * `variables` are merged into the call's, key by key. A first write gives `type` and both numbers.
+   */
   given: {
+    type?: string;
+    client_phone_number?: string;
+    assistant_phone_number?: string;
     campaign_id?: number | null;
     campaign_name: string | null;
     lead_id?: number | null;
     duration?: number;
-    transcript?: string;
+    transcript?: string | null;
     variables?: Record<string, unknown>;
     evaluation?: Record<string, unknown>;
     carrier_cost?: number;
@@ -121,6 +155,51 @@ export interface CallWrite {
 const TRANSCRIPT_OF_TURNS = `(SELECT string_agg(CASE WHEN turn.data->>'role' = 'assistant' THEN 'Assistant: ' ELSE 'Customer: ' END
                                  || (turn.data->>'text'), E'\n' ORDER BY turn.seq)
      FROM call_events turn WHERE turn.call_id = calls.id AND turn.type = 'transcript')`;
+
+/**
+ * The columns a later write sets (`[column, expression]`), each an SQL expression over the call's row with the
+ * write's values as parameters: the status and the assistant outright, a field the write leaves out kept, the
+ * variables merged key by key, the transcript from the turns when the write asks for it. Numbers are cast to their
+ * columns' scale, so that a value compares as it would be stored. Without `derived`, the columns that only follow
+ * the ids written (the account, the assistant's and campaign's names) are left out: they tell no write apart.
+ */
+function laterWrite(
+  write: CallWrite,
+  parameter: (value: unknown) => string,
+  { derived }: { derived: boolean },
+): [string, string][] {
+  const set = (column: string, value: string): [string, string] => [column, value];
+  const keep = (column: string, value: unknown, type: string) =>
+    set(column, `COALESCE(${parameter(value ?? null)}::${type}, ${column})`);
+  const json = (value: Record<string, unknown> | undefined) => (value == null ? null : JSON.stringify(value));
+  const { assistant, given } = write;
+  return [
+    set('status', `${parameter(write.status)}::varchar`),
+    ...(assistant && derived
+      ? [
+          set('user_id', `${parameter(assistant.user_id)}::int`),
+          set('assistant_name', `${parameter(assistant.name)}::varchar`),
+        ]
+      : []),
+    ...(assistant ? [set('assistant_id', `${parameter(assistant.id)}::int`)] : []),
+    keep('type', given.type, 'varchar'),
+    keep('client_phone_number', given.client_phone_number, 'varchar'),
+    keep('assistant_phone_number', given.assistant_phone_number, 'varchar'),
+    keep('campaign_id', given.campaign_id, 'int'),
+    ...(derived ? [keep('campaign_name', given.campaign_name, 'varchar')] : []),
+    keep('lead_id', given.lead_id, 'int'),
+    keep('duration', given.duration, 'int'),
+    write.transcriptOfTurns
+      ? set('transcript', `COALESCE(${TRANSCRIPT_OF_TURNS}, transcript)`)
+      : keep('transcript', given.transcript, 'text'),
+    set('variables', `variables || COALESCE(${parameter(json(given.variables))}::jsonb, '{}')`),
+    keep('evaluation', json(given.evaluation), 'jsonb'),
+    keep('carrier_cost', given.carrier_cost, 'numeric(12, 4)'),
+    keep('total_cost', given.total_cost, 'numeric(12, 4)'),
+    keep('answered_by', given.answered_by, 'varchar'),
+    keep('recording_url', given.recording_url, 'text'),
+  ];
+}
 
 /** A call the reaper ended, and what its lead's settling needs. */
 export type ReapedCallRow = EndedCall & Pick<CallRow, 'assistant_id'>;
@@ -245,29 +324,39 @@ export class CallsRepository extends SqlRepository {
     return call;
   }
 
-  /** Whether a call token opens the routes of the call with that external id: its own call's, until it expires. */
-  async tokenOpensByExternalId(tokenHash: string, externalId: string): Promise<boolean> {
-    const rows = await queryPool(
+  /**
+   * What a call token opens of the call with that external id, in one statement: nothing (undefined: another call's
+   * token, an expired one, or none), the call's routes while it is `open`, or, once its status is final (`finished`),
+   * only a repeat of the final write.
+   */
+  async callTokenStateByExternalId(
+    tokenHash: string,
+    externalId: string,
+    finalStatuses: readonly string[],
+  ): Promise<'open' | 'finished' | undefined> {
+    const [row] = await queryPool<{ finished: boolean }>(
       this.dataSource,
-      `SELECT 1 FROM call_tokens t JOIN calls c ON c.id = t.call_id
+      `SELECT c.status = ANY($3) AS finished FROM call_tokens t JOIN calls c ON c.id = t.call_id
           WHERE t.token_hash = $1 AND t.expires_at > now() AND c.external_id = $2`,
-      [tokenHash, externalId],
+      [tokenHash, externalId, finalStatuses],
     );
-    return rows.length > 0;
+    if (!row) return undefined;
+    return row.finished ? 'finished' : 'open';
   }
 
   /**
-   * The active assistant holding the number an inbound call dialled: an inbound one before an outbound one, then
-   * the oldest.
+   * The active assistants holding a number whose national number (`national_phone_number`, indexed) is one of
+   * `nationalNumbers`, with the number: an inbound assistant before an outbound one, then the oldest. The session
+   * keeps those whose number the dialled form names.
    */
-  async findInboundAssistantIdByNumber(number: string): Promise<number | undefined> {
-    const [holder] = (await this.manager.query(
-      `SELECT a.id FROM phone_numbers p JOIN assistants a ON a.phone_number_id = p.id AND a.user_id = p.user_id
-        WHERE p.phone_number = $1 AND a.status = 'active'
-        ORDER BY a.type = 'inbound' DESC, a.id LIMIT 1`,
-      [number],
-    )) as { id: number }[];
-    return holder?.id;
+  findInboundHoldersByNationalNumbers(nationalNumbers: string[]): Promise<InboundHolderRow[]> {
+    return this.manager.query(
+      `SELECT a.id, p.id AS phone_number_id, p.phone_number, p.country_code
+         FROM phone_numbers p JOIN assistants a ON a.phone_number_id = p.id AND a.user_id = p.user_id
+        WHERE national_phone_number(p.phone_number) = ANY($1) AND a.status = 'active'
+        ORDER BY a.type = 'inbound' DESC, a.id`,
+      [nationalNumbers],
+    );
   }
 
   /** The assistant a session runs, with the variables of the call's lead (of the assistant's account). */
@@ -333,26 +422,62 @@ export class CallsRepository extends SqlRepository {
   }
 
   /**
-   * Stores events (`[{seq, type, at, data}]`) of the call with that external id, one already stored under its `seq`
-   * kept as it was: the call's account (null without such a call) and how many were new.
+   * Stores a batch of events (`[{seq, type, at, data}]`) of the call with that external id in one statement, all or
+   * nothing: an event already stored under its `seq` with the same content is kept as it was (a duplicate); with
+   * other content, the statement fails and the batch is undone (`conflict`, whether the other was stored before or
+   * by a request racing this one). Nothing is stored when an event's `at` is outside the call's life, `tolerance`
+   * seconds either side (from its creation to its end, or now while it runs: `outside`, by the events' `index`), or,
+   * with `whileOpen`, when the call's status is final (`closed`).
    */
   async insertEventsByExternalId(
     externalId: string,
-    events: NewCallEvent[],
-  ): Promise<{ user_id: number | null; recorded: number }> {
-    const [row] = await queryPool<{ user_id: number | null; recorded: number }>(
-      this.dataSource,
-      `WITH call AS (SELECT id, user_id FROM calls WHERE external_id = $1),
-            recorded AS (
-              INSERT INTO call_events (call_id, seq, type, at, data)
-              SELECT call.id, event.seq, event.type, event.at, event.data
-                FROM call, jsonb_to_recordset($2::jsonb) AS event(seq int, type text, at timestamptz, data jsonb)
-              ON CONFLICT (call_id, seq) DO NOTHING
-              RETURNING 1)
-       SELECT (SELECT user_id FROM call) AS user_id, (SELECT count(*)::int FROM recorded) AS recorded`,
-      [externalId, JSON.stringify(events)],
-    );
-    return row;
+    events: (NewCallEvent & { index: number })[],
+    options: { whileOpen: boolean; finalStatuses: readonly string[]; tolerance: number },
+  ): Promise<EventsOutcome> {
+    try {
+      const [row] = await queryPool<{
+        user_id: number;
+        closed: boolean;
+        earliest: Date;
+        latest: Date;
+        outside: { index: number; early: boolean }[] | null;
+        recorded: number;
+      }>(
+        this.dataSource,
+        `WITH call AS (
+                SELECT id, user_id, $3 AND status = ANY($4) AS closed,
+                       created_at - make_interval(secs => $5) AS earliest,
+                       COALESCE(ended_at, now()) + make_interval(secs => $5) AS latest
+                  FROM calls WHERE external_id = $1),
+              event AS (
+                SELECT * FROM jsonb_to_recordset($2::jsonb)
+                    AS event(index int, seq int, type text, at timestamptz, data jsonb)),
+              outside AS (
+                SELECT event.index, event.at < call.earliest AS early FROM call, event
+                 WHERE event.at NOT BETWEEN call.earliest AND call.latest),
+              recorded AS (
+                INSERT INTO call_events (call_id, seq, type, at, data)
+                SELECT call.id, event.seq, event.type, event.at, event.data FROM call, event
+                 WHERE NOT call.closed AND NOT EXISTS (SELECT FROM outside)
+                ON CONFLICT (call_id, seq) DO UPDATE SET seq = call_event_conflict(excluded.seq)
+                 WHERE (call_events.type, call_events.at, call_events.data)
+                       IS DISTINCT FROM (excluded.type, excluded.at, excluded.data)
+                RETURNING 1)
+         SELECT user_id, closed, earliest, latest,
+                (SELECT json_agg(outside ORDER BY index) FROM outside) AS outside,
+                (SELECT count(*)::int FROM recorded) AS recorded
+           FROM call`,
+        [externalId, JSON.stringify(events), options.whileOpen, options.finalStatuses, options.tolerance],
+      );
+      if (!row) return { kind: 'no-call' };
+      if (row.closed) return { kind: 'closed' };
+      if (row.outside) return { kind: 'outside', earliest: row.earliest, latest: row.latest, outside: row.outside };
+      return { kind: 'recorded', userId: row.user_id, recorded: row.recorded };
+    } catch (error) {
+      const seq = conflictingEventSeq(error);
+      if (seq === undefined) throw error;
+      return { kind: 'conflict', seq };
+    }
   }
 
   /** Records a tool the service called for the call, now. */
@@ -365,24 +490,28 @@ export class CallsRepository extends SqlRepository {
 
   // The runtime's writes (CallIngestion): read, decide, then write only if the call is still as read.
 
-  /** The assistant of the write, the campaign and lead it names (of the assistant's account), and the call so far. */
+  /**
+   * The assistant of the write (the one named, else the call's), the campaign and lead it names (of that account, or
+   * the call's when it has no assistant left), and the call so far; always one row.
+   */
   async readBeforeWriteByExternalId(
     externalId: string,
-    assistantId: number,
+    assistantId: number | null,
     campaignId: number | null,
     leadId: number | null,
-  ): Promise<CallBeforeWrite | undefined> {
+  ): Promise<CallBeforeWrite> {
     const [seen] = (await this.manager.query(
       `SELECT a.id, a.user_id, a.name, a.webhook_url, a.is_webhook_active, a.record,
               campaign.id IS NOT NULL AS campaign_found, campaign.name AS campaign_name,
               lead.id IS NOT NULL AS lead_found,
-              call.user_id AS call_user_id, call.status AS call_status, call.lead_id AS call_lead_id,
-              call.xmin::text AS call_version
-         FROM assistants a
-         LEFT JOIN campaigns campaign ON campaign.id = $2::int AND campaign.user_id = a.user_id
-         LEFT JOIN leads lead ON lead.id = $3::int AND lead.user_id = a.user_id
-         LEFT JOIN calls call ON call.external_id = $4
-        WHERE a.id = $1`,
+              call.user_id AS call_user_id, call.assistant_id AS call_assistant_id,
+              call.campaign_id AS call_campaign_id, call.lead_id AS call_lead_id, call.status AS call_status,
+              call.assistant_phone_number AS call_assistant_phone_number, call.xmin::text AS call_version
+         FROM (SELECT $4::varchar AS external_id) wanted
+         LEFT JOIN calls call ON call.external_id = wanted.external_id
+         LEFT JOIN assistants a ON a.id = COALESCE($1::int, call.assistant_id)
+         LEFT JOIN campaigns campaign ON campaign.id = $2::int AND campaign.user_id = COALESCE(a.user_id, call.user_id)
+         LEFT JOIN leads lead ON lead.id = $3::int AND lead.user_id = COALESCE(a.user_id, call.user_id)`,
       [assistantId, campaignId, leadId, externalId],
     )) as CallBeforeWrite[];
     return seen;
@@ -395,9 +524,18 @@ export class CallsRepository extends SqlRepository {
 
   /** The call's first write; undefined if a concurrent first write won the race. */
   async insertByExternalIdIfAbsent(externalId: string, write: CallWrite): Promise<CallRow | undefined> {
-    const { given } = write;
+    const { assistant, given } = write;
+    if (!assistant || !given.type || !given.client_phone_number || !given.assistant_phone_number) {
+      throw new Error('A call’s first write names its assistant, type and numbers');
+    }
     const values: Record<string, unknown> = {
-      ...write.replaced,
+      user_id: assistant.user_id,
+      assistant_id: assistant.id,
+      assistant_name: assistant.name,
+      type: given.type,
+      status: write.status,
+      client_phone_number: given.client_phone_number,
+      assistant_phone_number: given.assistant_phone_number,
       campaign_id: given.campaign_id ?? null,
       campaign_name: given.campaign_name,
       lead_id: given.lead_id ?? null,
@@ -429,25 +567,9 @@ export class CallsRepository extends SqlRepository {
   ): Promise<CallRow | undefined> {
     const parameters: unknown[] = [externalId, version];
     const parameter = (value: unknown) => `$${parameters.push(value)}`;
-    const keep = (column: string, value: unknown, type: string) =>
-      `${column} = COALESCE(${parameter(value ?? null)}::${type}, ${column})`;
-    const json = (value: Record<string, unknown> | undefined) => (value == null ? null : JSON.stringify(value));
-    const { given, ending } = write;
+    const { ending } = write;
     const assignments = [
-      ...Object.entries(write.replaced).map(([column, value]) => `${column} = ${parameter(value)}`),
-      keep('campaign_id', given.campaign_id, 'int'),
-      keep('campaign_name', given.campaign_name, 'varchar'),
-      keep('lead_id', given.lead_id, 'int'),
-      keep('duration', given.duration, 'int'),
-      write.transcriptOfTurns
-        ? `transcript = COALESCE(${TRANSCRIPT_OF_TURNS}, transcript)`
-        : keep('transcript', given.transcript, 'text'),
-      keep('variables', json(given.variables), 'jsonb'),
-      keep('evaluation', json(given.evaluation), 'jsonb'),
-      keep('carrier_cost', given.carrier_cost, 'numeric'),
-      keep('total_cost', given.total_cost, 'numeric'),
-      keep('answered_by', given.answered_by, 'varchar'),
-      keep('recording_url', given.recording_url, 'text'),
+      ...laterWrite(write, parameter, { derived: true }).map(([column, value]) => `${column} = ${value}`),
       // The first final write names the webhook event and the end; later ones keep them.
       `webhook_event_id = COALESCE(webhook_event_id, ${parameter(ending.webhook_event_id)})`,
       `ended_at = COALESCE(ended_at, ${parameter(ending.ended_at)}::timestamptz)`,
@@ -462,6 +584,30 @@ export class CallsRepository extends SqlRepository {
       parameters,
     )) as CallRow[];
     return written;
+  }
+
+  /**
+   * The call as it is, if still at `version`, and whether `write` would leave every field the runtime writes as it
+   * is (the values compared as the columns store them: costs rounded to their scale, variables merged, a missing
+   * transcript as the turns joined); undefined when the call changed since it was read.
+   */
+  async compareWriteByExternalId(
+    externalId: string,
+    version: string,
+    write: CallWrite,
+  ): Promise<{ row: CallRow; unchanged: boolean } | undefined> {
+    const parameters: unknown[] = [externalId, version];
+    const parameter = (value: unknown) => `$${parameters.push(value)}`;
+    const same = laterWrite(write, parameter, { derived: false }).map(
+      ([column, value]) => `${column} IS NOT DISTINCT FROM ${value}`,
+    );
+    const [found] = (await this.manager.query(
+      `SELECT *, (${same.join(' AND ')}) AS unchanged FROM calls WHERE external_id = $1 AND xmin = $2::text::xid`,
+      parameters,
+    )) as (CallRow & { unchanged: boolean })[];
+    if (!found) return undefined;
+    const { unchanged, ...row } = found;
+    return { row, unchanged };
   }
 
   /** What the call's end does to its lead (see `settleLeadOfEndedCall`), in this repository's transaction. */

@@ -1,14 +1,19 @@
 import { Injectable } from '@nestjs/common';
+import { type RuntimeCredential } from '@app/calls';
 import {
+  DomainError,
   Errors,
   type InvokeToolRequest,
+  type RuntimeEvent,
   type RuntimeEventsEnvelope,
   type RuntimeEventsRequest,
   type SearchKnowledgebaseQuery,
   type SearchResponse,
+  TERMINAL_CALL_STATUSES,
   type ToolInvocationEnvelope,
+  ValidationFailed,
 } from '@app/contracts';
-import { CallsRepository, noteAccountWrite, type RuntimeCallRow } from '@app/database';
+import { CallsRepository, type NewCallEvent, noteAccountWrite, type RuntimeCallRow } from '@app/database';
 import { KnowledgebasesService } from '../knowledgebases/knowledgebases.service';
 import { ToolsService } from '../tools/tools.service';
 import { mergeCallVariables } from './call-variables';
@@ -63,31 +68,50 @@ export class CallRuntime {
   }
 
   /**
-   * Stores transcript turns and notes under the runtime's `seq`: one already stored is kept as first sent, so a
-   * retried post (or one that crossed another) records nothing twice. One statement, whatever the batch.
+   * Stores transcript turns and notes under the runtime's `seq`, all of a batch or none: one already stored with the
+   * same content is kept as first sent, so a retried post (or one that crossed another) records nothing twice; other
+   * content under a stored seq is a 409 naming it. A time outside the call's life (with `EVENT_CLOCK_TOLERANCE_SECONDS`
+   * either side) is a 422 on the event's `at`; a call token whose call has ended is refused as the guard refuses it.
+   * One statement, whatever the batch.
    */
-  async record(externalId: string, request: RuntimeEventsRequest): Promise<RuntimeEventsEnvelope> {
-    const events = request.events.map((event) => ({
-      seq: event.seq,
-      type: event.type,
-      at: event.at,
-      data:
-        event.type === 'transcript'
-          ? {
-              role: event.role,
-              text: event.text,
-              ...(event.start_ms === undefined ? {} : { start_ms: event.start_ms }),
-              ...(event.end_ms === undefined ? {} : { end_ms: event.end_ms }),
-            }
-          : { text: event.text },
-    }));
-    const row = await this.calls.insertEventsByExternalId(externalId, events);
-    if (row.user_id === null) throw Errors.callNotFound();
-    noteAccountWrite(row.user_id);
-    return {
-      message: 'Events recorded.',
-      data: { recorded: row.recorded, duplicates: events.length - row.recorded },
-    };
+  async record(
+    externalId: string,
+    request: RuntimeEventsRequest,
+    credential: RuntimeCredential,
+  ): Promise<RuntimeEventsEnvelope> {
+    const events = distinctEvents(request.events.map(toNewEvent));
+    const outcome = await this.calls.insertEventsByExternalId(externalId, events, {
+      whileOpen: credential === 'call-token',
+      finalStatuses: TERMINAL_CALL_STATUSES,
+      tolerance: EVENT_CLOCK_TOLERANCE_SECONDS,
+    });
+    switch (outcome.kind) {
+      case 'no-call':
+        throw Errors.callNotFound();
+      case 'closed':
+        throw Errors.unauthenticated();
+      case 'conflict':
+        throw eventConflict(outcome.seq);
+      case 'outside':
+        throw new ValidationFailed(
+          Object.fromEntries(
+            outcome.outside.map(({ index, early }) => [
+              `events.${index}.at`,
+              [
+                early
+                  ? `The events.${index}.at field must be a date after or equal to ${outcome.earliest.toISOString()}.`
+                  : `The events.${index}.at field must be a date before or equal to ${outcome.latest.toISOString()}.`,
+              ],
+            ]),
+          ),
+        );
+      case 'recorded':
+        noteAccountWrite(outcome.userId);
+        return {
+          message: 'Events recorded.',
+          data: { recorded: outcome.recorded, duplicates: request.events.length - outcome.recorded },
+        };
+    }
   }
 
   /** The call, its variables as its assistant sees them. */
@@ -96,4 +120,56 @@ export class CallRuntime {
     if (!call) throw Errors.callNotFound();
     return { ...call, variables: mergeCallVariables(call.assistant_variables, call.lead_variables, call.variables) };
   }
+}
+
+/** How far an event's time may be from the call's life, either side: the runtime's clock is not the service's. */
+export const EVENT_CLOCK_TOLERANCE_SECONDS = 300;
+
+const eventConflict = (seq: number) =>
+  new DomainError('call_event_conflict', 409, { message: `Event ${seq} was already recorded with other content.` });
+
+/** An event as stored: its type's fields in `data`, and its place in the request for the errors that name it. */
+function toNewEvent(event: RuntimeEvent, index: number): NewCallEvent & { index: number } {
+  return {
+    index,
+    seq: event.seq,
+    type: event.type,
+    at: event.at,
+    data:
+      event.type === 'transcript'
+        ? {
+            role: event.role,
+            text: event.text,
+            ...(event.start_ms === undefined ? {} : { start_ms: event.start_ms }),
+            ...(event.end_ms === undefined ? {} : { end_ms: event.end_ms }),
+          }
+        : { text: event.text },
+  };
+}
+
+/**
+ * A batch's events, one per seq: a repeat of an earlier one in the same batch is a duplicate as a stored one is,
+ * and with other content it is the batch's own contradiction, a 422 on its `seq`.
+ */
+function distinctEvents<Event extends NewCallEvent & { index: number }>(events: Event[]): Event[] {
+  const bySeq = new Map<number, Event>();
+  for (const event of events) {
+    const earlier = bySeq.get(event.seq);
+    if (!earlier) bySeq.set(event.seq, event);
+    else if (!sameEvent(earlier, event)) {
+      throw ValidationFailed.field(
+        `events.${event.index}.seq`,
+        `The events.${event.index}.seq field has a duplicate value.`,
+      );
+    }
+  }
+  return [...bySeq.values()];
+}
+
+function sameEvent(one: NewCallEvent, other: NewCallEvent): boolean {
+  return (
+    one.type === other.type &&
+    Date.parse(one.at) === Date.parse(other.at) &&
+    JSON.stringify(one.data) === JSON.stringify(other.data)
+  );
 }

@@ -3,6 +3,7 @@ import type { CallRow, CallSessionRequest } from '@app/contracts';
 import type { CallsRepository, SessionAssistantRow } from '@app/database';
 import { Jobs, type JobQueue } from '@app/jobs';
 import { hashToken } from '@app/platform';
+import { parsePhoneNumber } from 'libphonenumber-js/max';
 import { CALL_TOKEN_GRACE_SECONDS, CallSessions } from './call-sessions.service';
 
 const at = new Date('2026-01-02T03:04:05.000Z');
@@ -79,9 +80,16 @@ function fakes(options: {
   const log: unknown[][] = [];
   const repository = {
     findByExternalId: async (externalId: string) => calls.get(externalId),
-    findInboundAssistantIdByNumber: async (number: string) => {
-      log.push(['holder', number]);
-      return options.holders?.[number];
+    findInboundHoldersByNationalNumbers: async (nationalNumbers: string[]) => {
+      log.push(['holders', nationalNumbers]);
+      return Object.entries(options.holders ?? {})
+        .map(([number, id]) => ({
+          id,
+          number,
+          national: number.startsWith('+') ? parsePhoneNumber(number).nationalNumber : number,
+        }))
+        .filter(({ national }) => nationalNumbers.includes(national))
+        .map(({ id, number }) => ({ id, phone_number_id: id * 10, phone_number: number, country_code: null }));
     },
     findSessionAssistantById: async (id: number, leadId: number | null) => {
       log.push(['assistant', id, leadId]);
@@ -95,9 +103,14 @@ function fakes(options: {
   const ingestion = {
     write: async (
       externalId: string,
-      request: { assistant_id: number; type: string; variables?: Record<string, unknown> },
+      request: {
+        assistant_id: number;
+        type: string;
+        assistant_phone_number: string;
+        variables?: Record<string, unknown>;
+      },
     ) => {
-      log.push(['write', externalId, request.assistant_id, request.type]);
+      log.push(['write', externalId, request.assistant_id, request.type, request.assistant_phone_number]);
       calls.set(
         externalId,
         callRow({
@@ -169,7 +182,7 @@ describe('CallSessions.open, with a fake repository', () => {
     ]);
   });
 
-  it('answers a new inbound call with the assistant holding the dialled number, in E.164', async () => {
+  it('answers a new inbound call with the assistant holding the dialled number, written as the carrier wrote it', async () => {
     const { sessions, log } = fakes({
       assistants: [assistantRow({ id: 8, type: 'inbound' })],
       holders: { '+14155550100': 8 },
@@ -182,8 +195,8 @@ describe('CallSessions.open, with a fake repository', () => {
     expect(created).toBe(true);
     expect(body.data.assistant).toMatchObject({ id: 8, type: 'inbound', variables: { name: 'Bo' } });
     expect(log.slice(0, 3)).toEqual([
-      ['holder', '+14155550100'],
-      ['write', 'room-2', 8, 'inbound'],
+      ['holders', ['4155550100']],
+      ['write', 'room-2', 8, 'inbound', '+14155550100'],
       ['assistant', 8, null],
     ]);
     // No webhook owed: nothing queued.
@@ -196,7 +209,44 @@ describe('CallSessions.open, with a fake repository', () => {
       status: 404,
       body: { message: 'No assistant answers this number.' },
     });
-    expect(log).toEqual([['holder', '+14155550100']]);
+    expect(log).toEqual([['holders', ['4155550100']]]);
+  });
+
+  it('finds a national form among the numbers it could name, and none when it names numbers of two countries', async () => {
+    const national = '4155550100';
+    const { sessions, log } = fakes({
+      assistants: [assistantRow({ id: 8, type: 'inbound' })],
+      holders: { '+14155550100': 8 },
+    });
+    const { body } = await sessions.open('room-4', request({ type: 'inbound', assistant_phone_number: national }));
+    expect(body.data.assistant.id).toBe(8);
+    expect(log[0]).toEqual(['holders', expect.arrayContaining([national, '5550100'])]);
+    expect(log[1]).toEqual(['write', 'room-4', 8, 'inbound', '+14155550100']);
+
+    // The same national number in Finland (+358 415 555 0100): which one was dialled cannot be told.
+    const twice = fakes({
+      assistants: [assistantRow({ id: 8, type: 'inbound' }), assistantRow({ id: 9, type: 'inbound' })],
+      holders: { '+14155550100': 8, '+3584155550100': 9 },
+    });
+    await expect(
+      twice.sessions.open('room-5', request({ type: 'inbound', assistant_phone_number: national })),
+    ).rejects.toMatchObject({ status: 404, body: { message: 'No assistant answers this number.' } });
+    // An extension stored as dialled is the one meant.
+    const extension = fakes({
+      assistants: [assistantRow({ id: 8, type: 'inbound' }), assistantRow({ id: 7, type: 'inbound' })],
+      holders: { '+14155550100': 8, [national]: 7 },
+    });
+    const dialled = await extension.sessions.open(
+      'room-7',
+      request({ type: 'inbound', assistant_phone_number: national }),
+    );
+    expect(dialled.body.data.assistant.id).toBe(7);
+    // Written with its country's code, it is the one.
+    const opened = await twice.sessions.open(
+      'room-6',
+      request({ type: 'inbound', assistant_phone_number: `358${national}` }),
+    );
+    expect(opened.body.data.assistant.id).toBe(9);
   });
 
   it('opens no session of an ended call', async () => {

@@ -5,9 +5,11 @@ import {
   type CallSessionRequest,
   DomainError,
   type SessionTool,
+  dialledNames,
+  nationalNumberCandidates,
+  reportedNumber,
   TERMINAL_CALL_STATUSES,
   toCallResponse,
-  toE164,
   ValidationFailed,
 } from '@app/contracts';
 import { CallsRepository } from '@app/database';
@@ -52,14 +54,14 @@ export class CallSessions {
           ...(own ? {} : { assistant_phone_number: ['The assistant phone number field is required.'] }),
         });
       }
-      const assistantId = await this.assistantFor(request.type, own, request.assistant_id);
+      const holder = await this.assistantFor(request.type, own, request.assistant_id);
       // The same write as the runtime's PUT, so a session racing another (or the PUT) still makes one call.
       const written = await this.ingestion.write(externalId, {
-        assistant_id: assistantId,
+        assistant_id: holder.assistantId,
         type: request.type,
         status: 'in-progress',
         client_phone_number: client,
-        assistant_phone_number: own,
+        assistant_phone_number: holder.number,
         campaign_id: request.campaign_id ?? null,
         lead_id: request.lead_id ?? null,
         variables: request.variables,
@@ -125,15 +127,17 @@ export class CallSessions {
   }
 
   /**
-   * The assistant of a call the service has not seen: an inbound call's is the active assistant holding the number
-   * dialled (an inbound one before an outbound one, then the oldest, as the dispatch rule names it); any other names
-   * its assistant.
+   * The assistant of a call the service has not seen, and its number as stored: an inbound call's is the active
+   * assistant holding the number dialled (an inbound one before an outbound one, then the oldest, as the dispatch
+   * rule names it), found in whatever form the carrier wrote it; any other names its assistant, and keeps its number
+   * as reported. A number stored as written wins over one the dialled form reads as; a national form that names
+   * numbers of two countries names none: the service does not guess whose assistant answers.
    */
   private async assistantFor(
     type: CallSessionRequest['type'],
     dialled: string,
     assistantId: number | null | undefined,
-  ): Promise<number> {
+  ): Promise<{ assistantId: number; number: string }> {
     if (type !== 'inbound') {
       if (assistantId == null) {
         throw ValidationFailed.field(
@@ -141,11 +145,14 @@ export class CallSessions {
           'The assistant id field is required when the service did not place the call.',
         );
       }
-      return assistantId;
+      return { assistantId, number: dialled };
     }
-    const number = toE164(dialled) ?? dialled;
-    const holder = await this.calls.findInboundAssistantIdByNumber(number);
-    if (holder === undefined) throw noAssistantAnswers();
-    return holder;
+    const holders = await this.calls.findInboundHoldersByNationalNumbers(nationalNumberCandidates(dialled));
+    const named = holders.filter((holder) => dialledNames(dialled, holder.phone_number, holder.country_code));
+    // A number stored as dialled (an extension, or the same number in E.164) before one the dialled form reads as.
+    const asWritten = named.filter((holder) => holder.phone_number === reportedNumber(dialled).trim());
+    const found = asWritten.length > 0 ? asWritten : named;
+    if (new Set(found.map((holder) => holder.phone_number_id)).size !== 1) throw noAssistantAnswers();
+    return { assistantId: found[0].id, number: found[0].phone_number };
   }
 }

@@ -36,7 +36,7 @@ import {
   SearchResponse,
   ToolInvocationEnvelope,
 } from '@app/contracts';
-import { CallIngestion } from '@app/calls';
+import { CallIngestion, type RuntimeCredential } from '@app/calls';
 import {
   ApiNotFoundAs,
   ApiPublicResource,
@@ -48,7 +48,7 @@ import {
 } from '@app/platform';
 import { CallRuntime } from './call-runtime.service';
 import { CallSessions } from './call-sessions.service';
-import { CallTokenAccepted, RuntimeTokenGuard } from './runtime-token.guard';
+import { CallTokenAccepted, RuntimeCaller, RuntimeTokenGuard } from './runtime-token.guard';
 
 /** The runtime's own id of a call: its room's name at the provider (LiveKit's are at most 256 bytes). */
 const EXTERNAL_ID = /^[A-Za-z0-9._:+-]{1,256}$/;
@@ -76,7 +76,12 @@ const ToolId = () => Param('toolId', new ResourceIdPipe(Errors.toolNotFound));
   example: 'call-room-1',
 })
 @ApiBearerAuth()
-@ApiUnauthorizedResponse({ type: MessageResponse, description: 'Unauthenticated.' })
+@ApiUnauthorizedResponse({
+  type: MessageResponse,
+  description:
+    'Unauthenticated: no token, a wrong one, a user’s, or a call token of another call, expired, or of a call whose ' +
+    'status is final (which it may use only to repeat the final write)',
+})
 @Public()
 @SkipRateLimit()
 @UseGuards(RuntimeTokenGuard)
@@ -144,24 +149,49 @@ export class RuntimeController {
   @CallTokenAccepted()
   @ApiOperation({
     operationId: 'recordCallEvents',
-    summary: 'Record transcript turns and notes, idempotent on their seq, in any order and in batches',
+    summary: 'Record transcript turns and notes, idempotent on their seq, in any order, a batch all or nothing',
+    description:
+      'At most 100 events a request; a longer list is refused for its size alone. An event already recorded under ' +
+      'its `seq` with the same content is a duplicate (counted in `duplicates`); with other content the whole batch ' +
+      'is refused (409) and none of it stored. `at` must fall within the call’s life, five minutes either side for ' +
+      'clocks that differ: from its creation to its end, or to now while it runs. Once the call’s status is final a ' +
+      'call token is refused (401).',
   })
   @ApiOkResponse({ type: RuntimeEventsEnvelope })
-  @ApiValidatedInput()
+  @ApiValidatedInput(
+    'An event is invalid (a note with a `role`, `end_ms` before `start_ms`, `at` outside the call’s life, a seq twice ' +
+      'with other content), or the list is over 100; nothing is stored',
+  )
   @ApiNotFoundAs('message', 'Call not found.')
-  events(@ExternalId() externalId: string, @Body() body: RuntimeEventsRequest): Promise<RuntimeEventsEnvelope> {
-    return this.runtime.record(externalId, body);
+  @ApiConflictResponse({
+    type: MessageResponse,
+    description: 'An event of the batch has other content than the one recorded under its seq (none is stored)',
+  })
+  events(
+    @ExternalId() externalId: string,
+    @Body() body: RuntimeEventsRequest,
+    @RuntimeCaller() caller: RuntimeCredential,
+  ): Promise<RuntimeEventsEnvelope> {
+    return this.runtime.record(externalId, body, caller);
   }
 
   @Put()
-  @CallTokenAccepted()
+  @CallTokenAccepted('final-write')
   @ApiOperation({
     operationId: 'ingestCall',
     summary: 'Create or update a call by the runtime’s id (201 first, 200 after)',
+    description:
+      'The first write creates the call from `assistant_id`, `type`, `status` and both numbers; a later write gives ' +
+      'only what changed and keeps the rest (`variables` merge into the call’s key by key). A call token cannot name ' +
+      'another assistant, campaign or lead than its call’s (422 on the field), and once the call’s status is final ' +
+      'it may only repeat a write that changes nothing: 200 with the call as it is, anything else 401. The ' +
+      'deployment’s token may still write to a finished call, and move a call to another assistant of its account.',
   })
   @ApiCreatedResponse({ type: IngestCallResponse, description: 'First write of this call' })
-  @ApiOkResponse({ type: IngestCallResponse, description: 'A later write' })
-  @ApiValidatedInput()
+  @ApiOkResponse({ type: IngestCallResponse, description: 'A later write, or a call token’s repeat of the final one' })
+  @ApiValidatedInput(
+    'Invalid data, a field the first write needs, or (with a call token) another assistant, campaign or lead',
+  )
   @ApiConflictResponse({
     type: MessageResponse,
     description: 'The call already has another final status, or belongs to another account than the assistant',
@@ -170,10 +200,11 @@ export class RuntimeController {
   async ingest(
     @Param('externalId') externalId: string,
     @Body() body: IngestCallRequest,
+    @RuntimeCaller() caller: RuntimeCredential,
     @Res({ passthrough: true }) response: Response,
   ): Promise<IngestCallResponse> {
     if (!EXTERNAL_ID.test(externalId)) throw Errors.routeNotFound();
-    const result = await this.ingestion.write(externalId, body);
+    const result = await this.ingestion.write(externalId, body, caller);
     response.status(result.created ? 201 : 200);
     return result.body;
   }

@@ -38,7 +38,24 @@ export function callStatusRank(status: string): number {
   return { initiated: 0, ringing: 1, 'in-progress': 2 }[status] ?? 0;
 }
 
-/** What the voice runtime reports about a call (PUT /api/internal/calls/{external_id}). */
+/** Fields a call's first write must give; a later write that leaves one out keeps the call's. */
+export const FIRST_WRITE_FIELDS = [
+  'assistant_id',
+  'type',
+  'status',
+  'client_phone_number',
+  'assistant_phone_number',
+] as const;
+
+const FIRST_WRITE = 'Required on the first write; a later write that leaves it out keeps the call’s';
+const REPORTED_NUMBER =
+  'Stored in E.164 when it reads as a valid number (international, or national in the country of the call’s own ' +
+  'number), else as sent (a SIP extension, `anonymous`)';
+
+/**
+ * What the voice runtime reports about a call (PUT /api/internal/calls/{external_id}): the first write creates it
+ * with `FIRST_WRITE_FIELDS`, a later one gives only what changed.
+ */
 @RequestExample({
   assistant_id: 1,
   type: 'outbound',
@@ -48,35 +65,49 @@ export function callStatusRank(status: string): number {
   duration: 42,
 })
 export class IngestCallRequest {
-  @ApiProperty({ type: 'integer' })
-  @Rule.Required()
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: `${FIRST_WRITE}. A call token cannot name another assistant than the call’s (422)`,
+  })
+  @Rule.Optional()
   @Rule.Id()
-  assistant_id: number;
+  assistant_id?: number;
 
-  @ApiProperty({ enum: CALL_TYPES })
-  @Rule.Required()
+  @ApiPropertyOptional({ enum: CALL_TYPES, description: FIRST_WRITE })
+  @Rule.Optional()
   @Rule.OneOf(CALL_TYPES)
-  type: string;
+  type?: string;
 
-  @ApiProperty({ enum: CALL_STATUSES })
-  @Rule.Required()
+  @ApiPropertyOptional({
+    enum: CALL_STATUSES,
+    description: `${FIRST_WRITE}. Only moves forward; a final one never changes (409)`,
+  })
+  @Rule.Optional()
   @Rule.OneOf(CALL_STATUSES)
-  status: string;
+  status?: string;
 
-  @ApiProperty({ type: String, maxLength: 32 })
-  @Rule.RequiredText(32)
-  client_phone_number: string;
+  @ApiPropertyOptional({ type: String, maxLength: 32, description: `${FIRST_WRITE}. ${REPORTED_NUMBER}` })
+  @Rule.OptionalText(32)
+  client_phone_number?: string;
 
-  @ApiProperty({ type: String, maxLength: 32 })
-  @Rule.RequiredText(32)
-  assistant_phone_number: string;
+  @ApiPropertyOptional({ type: String, maxLength: 32, description: `${FIRST_WRITE}. ${REPORTED_NUMBER}` })
+  @Rule.OptionalText(32)
+  assistant_phone_number?: string;
 
-  @ApiPropertyOptional({ type: 'integer', nullable: true })
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    description: 'Null or left out keeps the call’s. A call token cannot name another campaign than the call’s (422)',
+  })
   @Rule.Optional()
   @Rule.Id()
   campaign_id?: number | null;
 
-  @ApiPropertyOptional({ type: 'integer', nullable: true })
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    description: 'Null or left out keeps the call’s. A call token cannot name another lead than the call’s (422)',
+  })
   @Rule.Optional()
   @Rule.Id()
   lead_id?: number | null;
@@ -87,11 +118,23 @@ export class IngestCallRequest {
   @Rule.Between(0, 86_400)
   duration?: number;
 
-  @ApiPropertyOptional({ type: String, maxLength: 1_000_000 })
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 1_000_000,
+    nullable: true,
+    description:
+      'On a final write, left out or null: the call’s transcript turns joined in `seq` order (`Assistant: ...`, ' +
+      '`Customer: ...` lines); the call’s transcript is kept when it has none',
+  })
   @Rule.OptionalText(1_000_000)
-  transcript?: string;
+  transcript?: string | null;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'Merged into the call’s variables key by key (a later write adds and replaces keys, never removes one)',
+  })
   @Rule.Optional()
   @Rule.PlainObject()
   variables?: Record<string, unknown>;

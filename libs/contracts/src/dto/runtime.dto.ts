@@ -30,7 +30,9 @@ export class CallSessionRequest {
     type: String,
     maxLength: 32,
     example: '+14155550123',
-    description: 'The caller, or the callee; required for a call the service has not placed',
+    description:
+      'The caller, or the callee; required for a call the service has not placed. Stored in E.164 when it reads as a ' +
+      'valid number (international, or national in the country of the call’s own number), else as sent',
   })
   @Rule.OptionalText(32)
   client_phone_number?: string;
@@ -40,8 +42,9 @@ export class CallSessionRequest {
     maxLength: 32,
     example: '+14155550100',
     description:
-      'The dialled number of an inbound call (finds the assistant), or the number calling out; required for a call ' +
-      'the service has not placed',
+      'The dialled number of an inbound call, in any form a carrier writes it (`+1 (415) 555-0142`, `14155550142`, ' +
+      '`4155550142` in the country of the number dialled): finds the assistant, and the call keeps the number as ' +
+      'stored (E.164); or the number calling out. Required for a call the service has not placed',
   })
   @Rule.OptionalText(32)
   assistant_phone_number?: string;
@@ -203,9 +206,10 @@ export class RuntimeEvent {
   @Rule.DateTime()
   at: string;
 
-  @ApiPropertyOptional({ enum: TRANSCRIPT_ROLES, description: 'Required for a transcript turn' })
+  @ApiPropertyOptional({ enum: TRANSCRIPT_ROLES, description: 'Required for a transcript turn; a note has none' })
   @ValidateIf((event: RuntimeEvent) => event.type === 'transcript' || event.role !== undefined)
   @Rule.RequiredWhen('type', 'transcript')
+  @Rule.ProhibitedUnless('type', 'transcript')
   @Rule.OneOf(TRANSCRIPT_ROLES)
   role?: (typeof TRANSCRIPT_ROLES)[number];
 
@@ -219,10 +223,15 @@ export class RuntimeEvent {
   @Rule.Between(0, 86_400_000)
   start_ms?: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Milliseconds from the call’s start' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description: 'Milliseconds from the call’s start; not before `start_ms`',
+  })
   @Rule.Optional()
   @Rule.Integer()
   @Rule.Between(0, 86_400_000)
+  @Rule.AtLeastField('start_ms')
   end_ms?: number;
 }
 

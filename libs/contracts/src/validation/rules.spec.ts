@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { Rule } from './index';
-import { flattenValidationErrors } from './validation-messages';
+import { flattenValidationErrors, listsOverCap } from './validation-messages';
 
 class Item {
   @Rule.RequiredText(10)
@@ -104,5 +104,54 @@ describe('Rule.DistinctBy', () => {
       'schema.0.name': ['The schema.0.name field must be a string.'],
       'schema.1.name': ['The schema.1.name field must be a string.'],
     });
+  });
+});
+
+describe('listsOverCap', () => {
+  class Extended extends Body {
+    @Rule.Optional()
+    @Rule.ArrayMax(2)
+    tags?: string[];
+  }
+
+  it('names each top-level list over its cap, its base class’s included, with the rule’s own message', () => {
+    expect(listsOverCap(Extended, { label_ids: [1, 2, 3, 4], tags: ['a', 'b', 'c'] })).toEqual({
+      label_ids: ['The label ids field must not have more than 3 items.'],
+      tags: ['The tags field must not have more than 2 items.'],
+    });
+    expect(listsOverCap(Extended, { label_ids: [1, 2, 3], tags: 'not a list' })).toBeUndefined();
+  });
+});
+
+describe('Rule.ProhibitedUnless and Rule.AtLeastField', () => {
+  class Event {
+    @Rule.Required()
+    type: string;
+
+    @Rule.Optional()
+    @Rule.ProhibitedUnless('type', 'transcript')
+    role?: string;
+
+    @Rule.Optional()
+    @Rule.Integer()
+    start_ms?: number;
+
+    @Rule.Optional()
+    @Rule.Integer()
+    @Rule.AtLeastField('start_ms')
+    end_ms?: number;
+  }
+
+  it('refuses a field the other one rules out, and an end before its start', () => {
+    expect(errorsOf(Event, { type: 'note', role: 'user', start_ms: 500, end_ms: 499 }).errors).toEqual({
+      role: ['The role field is prohibited unless type is in transcript.'],
+      end_ms: ['The end ms field must be greater than or equal to 500.'],
+    });
+  });
+
+  it('accepts them together, or either alone', () => {
+    expect(errorsOf(Event, { type: 'transcript', role: 'user', start_ms: 500, end_ms: 500 }).errors).toEqual({});
+    expect(errorsOf(Event, { type: 'note', end_ms: 3 }).errors).toEqual({});
+    expect(errorsOf(Event, { type: 'note', start_ms: 3 }).errors).toEqual({});
   });
 });

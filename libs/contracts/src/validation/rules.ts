@@ -42,6 +42,35 @@ export const Optional = () => IsOptional();
 /** Laravel's `required_if`: reported under the `required` key, so the field's other rules are moot then. */
 export const RequiredWhen = (other: string, value: string) =>
   IsNotEmpty(field(`is required when ${other} is ${value}.`));
+/** Laravel's `prohibited_unless`: the field may be given only when `other` is `value` (a note has no `role`). */
+export const ProhibitedUnless = (other: string, value: string) =>
+  ValidateBy(
+    {
+      name: 'prohibitedUnless',
+      validator: {
+        validate: (given, args) =>
+          given === undefined || given === null || (args?.object as Record<string, unknown>)[other] === value,
+      },
+    },
+    field(`is prohibited unless ${other} is in ${value}.`),
+  );
+/** Laravel's `gte:other` between two numbers: when both are given, this one is at least the other's value. */
+export const AtLeastField = (other: string) =>
+  ValidateBy(
+    {
+      name: 'atLeastField',
+      validator: {
+        validate: (given, args) => {
+          const floor = (args?.object as Record<string, unknown>)[other];
+          return typeof given !== 'number' || typeof floor !== 'number' || given >= floor;
+        },
+      },
+    },
+    {
+      message: (args) =>
+        `The :attribute field must be greater than or equal to ${(args.object as Record<string, number>)[other]}.`,
+    },
+  );
 /** Laravel's `sometimes`: absent is fine, but a present value (null included) must pass the other rules. */
 export const Sometimes = () => ValidateIf((_object, value) => value !== undefined);
 /** Present-but-null is allowed and means "clear it"; absent leaves the value unchanged. */
@@ -92,7 +121,33 @@ export const Boolean = () => IsBoolean(field('must be true or false.'));
 const ArrayRule = () => IsArray(field('must be an array.'));
 export { ArrayRule as Array };
 export const ArrayMin = (min: number) => ArrayMinSize(min, field(`must have at least ${min} items.`));
-export const ArrayMax = (max: number) => ArrayMaxSize(max, field(`must not have more than ${max} items.`));
+
+const tooManyItems = (max: number) => field(`must not have more than ${max} items.`);
+/** Each request DTO's capped lists (`field -> max`), read by `listsOverCap`. */
+const listCaps = new WeakMap<object, Map<string, number>>();
+
+/**
+ * Laravel's `max` on a list. The cap is also recorded for `listsOverCap`, so that a list far over it is refused for
+ * its size alone before its items are transformed and validated one by one.
+ */
+export const ArrayMax = (max: number) =>
+  applyDecorators(ArrayMaxSize(max, tooManyItems(max)), (target: object, property: string | symbol) => {
+    const caps = listCaps.get(target.constructor) ?? new Map<string, number>();
+    caps.set(property.toString(), max);
+    listCaps.set(target.constructor, caps);
+  });
+
+/** The capped lists of a DTO class (`[field, max]`), its base classes' included. */
+export function cappedLists(type: object): [string, number][] {
+  const lists: [string, number][] = [];
+  for (let current: unknown = type; typeof current === 'function'; current = Object.getPrototypeOf(current)) {
+    lists.push(...(listCaps.get(current) ?? []));
+  }
+  return lists;
+}
+
+/** The message of `ArrayMax`, with `:attribute` still to replace. */
+export const tooManyItemsMessage = (max: number) => tooManyItems(max).message;
 export const PlainObject = () => IsObject(field('must be an object.'));
 export const OneOf = (values: readonly unknown[], options: { each?: boolean } = {}) =>
   IsIn([...values], { message: 'The selected :attribute is invalid.', ...options });

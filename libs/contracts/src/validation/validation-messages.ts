@@ -1,5 +1,11 @@
 import type { ValidationError } from 'class-validator';
-import { DISTINCT_CONSTRAINT, EACH_OBJECT_CONSTRAINT, REQUIRED_CONSTRAINT } from './rules';
+import {
+  cappedLists,
+  DISTINCT_CONSTRAINT,
+  EACH_OBJECT_CONSTRAINT,
+  REQUIRED_CONSTRAINT,
+  tooManyItemsMessage,
+} from './rules';
 
 /** Laravel's display name for a field: underscores become spaces, dot paths stay as they are. */
 export function humaniseAttribute(path: string): string {
@@ -50,4 +56,20 @@ export function flattenValidationErrors(errors: ValidationError[], parentPath = 
     if (error.children?.length) Object.assign(result, flattenValidationErrors(error.children, path));
   }
   return result;
+}
+
+/**
+ * The capped lists (`Rule.ArrayMax`) at the top of `input` that are longer than the DTO `type` allows, as Laravel's
+ * errors (`{events: ["The events field must not have more than 100 items."]}`); undefined when there are none.
+ * Checked before validation, a list far over its cap costs nothing but this.
+ */
+export function listsOverCap(type: object, input: object): Record<string, string[]> | undefined {
+  const errors: Record<string, string[]> = {};
+  for (const [field, max] of cappedLists(type)) {
+    const value: unknown = Object.hasOwn(input, field) ? (input as Record<string, unknown>)[field] : undefined;
+    if (Array.isArray(value) && value.length > max && !errors[field]) {
+      errors[field] = [tooManyItemsMessage(max).replace(':attribute', humaniseAttribute(field))];
+    }
+  }
+  return Object.keys(errors).length > 0 ? errors : undefined;
 }

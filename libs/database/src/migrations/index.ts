@@ -33,6 +33,8 @@ import { PassagesCutVersion1764129100000 } from './1764129100000-passages-cut-ve
 import { SearchWordNeighbours1764129200000 } from './1764129200000-search-word-neighbours';
 import { CallExternalIdLength1764129300000 } from './1764129300000-call-external-id-length';
 import { AssignedNumberOutboundTrunk1764129400000 } from './1764129400000-assigned-number-outbound-trunk';
+import { CallEventConflicts1764131400000 } from './1764131400000-call-event-conflicts';
+import { PhoneNumbersByNationalNumber1764131500000 } from './1764131500000-phone-numbers-by-national-number';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -71,4 +73,6 @@ export const migrations = [
   SearchWordNeighbours1764129200000,
   CallExternalIdLength1764129300000,
   AssignedNumberOutboundTrunk1764129400000,
+  CallEventConflicts1764131400000,
+  PhoneNumbersByNationalNumber1764131500000,
 ];

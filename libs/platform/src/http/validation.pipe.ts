@@ -1,9 +1,10 @@
 import { ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
-import { Errors, ValidationFailed, flattenValidationErrors, normaliseInput } from '@app/contracts';
+import { Errors, ValidationFailed, flattenValidationErrors, listsOverCap, normaliseInput } from '@app/contracts';
 
 /**
  * Validates and transforms request DTOs. Unknown fields are stripped (never stored); failures become
- * Laravel's validation shape. A body that is not a JSON object is refused before validation.
+ * Laravel's validation shape. A body that is not a JSON object, and a capped list over its cap, are refused before
+ * validation.
  *
  * Path parameters pass through untouched: converting them here would turn `0xde` or `+1` into a number before
  * the route's `ResourceIdPipe` could refuse it.
@@ -27,6 +28,10 @@ export class ApiValidationPipe extends ValidationPipe {
       if (value === undefined || value === null) value = {};
       if (typeof value !== 'object' || Array.isArray(value)) throw Errors.bodyNotObject();
     }
+    // A list over its cap is refused for its size before its items are walked, transformed and validated: ten
+    // thousand events took 0.9-1.7 s to refuse item by item, 20-70 ms (mostly reading the body) this way.
+    const overCap = typeof value === 'object' && value !== null ? listsOverCap(metadata.metatype, value) : undefined;
+    if (overCap) throw new ValidationFailed(overCap);
     const normalised = normaliseInput(value);
     if (normalised.problems.length > 0) {
       const errors: Record<string, string[]> = {};
