@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { everyRoute, servedDocuments } from './support/api-documents';
 import { bearer, createAccount, type TestAccount } from './support/factories';
 import { AppProcess } from './support/app-process';
-import { type Stack, startStack } from './support/stack';
+import { type Stack, startStack, testConfig } from './support/stack';
 import { waitFor } from './support/wait-for';
 
 /** The spec's three error shapes; anything else reaching a client is a defect. */
@@ -887,8 +887,12 @@ describe('Refusals sent before the body is read, as ordinary clients see them', 
   };
 
   beforeAll(async () => {
-    // The smallest budget.
-    api = await AppProcess.start({ UPLOAD_BUDGET_MB: '21', RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) });
+    // The smallest budget, and rate windows of its own: the suites before it spent 127.0.0.1's budget in the run's.
+    api = await AppProcess.start({
+      UPLOAD_BUDGET_MB: '21',
+      RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+      QUEUE_PREFIX: `${testConfig().queuePrefix}:refusals`,
+    });
     port = Number(new URL(api.baseUrl).port);
     token = await register('uploader');
     documents = await knowledgebaseOf(token);
