@@ -161,7 +161,8 @@ export function queueBackendReadiness(jobs: JobQueue): Record<string, () => Prom
 async function withTimeout<T>(work: Promise<T>, milliseconds: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out`)), milliseconds);
+    // A connection-level code: a caller that does not handle it is answered 503, as for a refused connection.
+    timer = setTimeout(() => reject(Object.assign(new Error(`${what} timed out`), { code: 'ETIMEDOUT' })), milliseconds);
   });
   try {
     return await Promise.race([work, timeout]);

@@ -36,8 +36,9 @@ export class RedisWindowCounters extends WindowCounters implements OnApplication
     super();
     this.redis = createRedisClient(config, {
       keyPrefix: `${config.queuePrefix}:`,
-      // Fail fast while Redis is away instead of queueing commands behind a request.
+      // Fail fast while Redis is away instead of queueing commands behind a request, and within a bound while it hangs.
       enableOfflineQueue: false,
+      boundedCommands: true,
       maxRetriesPerRequest: 1,
       // Hits of requests arriving together leave in one write: under load, fewer socket writes than requests.
       enableAutoPipelining: true,
