@@ -25,3 +25,4 @@ export * from './http/client-error';
 export * from './http/skip-rate-limit.decorator';
 export * from './counters/window-counters';
 export * from './counters/window-counters.module';
+export * from './with-timeout';
