@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client } from 'pg';
 
 /** pg's error for a statement not answered within `query_timeout`. */
-export const STATEMENT_TIMEOUT_MESSAGE = 'Query read timeout';
+const STATEMENT_TIMEOUT_MESSAGE = 'Query read timeout';
 
 const longerBounds = new AsyncLocalStorage<number>();
 
