@@ -38,7 +38,7 @@ export class ApiModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forRoot('api'),
-        DatabaseModule.forRoot({ readReplicas: true }),
+        DatabaseModule.forRoot({ readReplicas: true, boundedStatements: true }),
         RedisModule,
         WindowCountersModule,
         JobsModule.forRoot(),

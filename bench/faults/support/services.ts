@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -75,14 +75,37 @@ export class PrivateRedis {
 
   async stop(): Promise<void> {
     if (!this.process || this.process.exitCode !== null) return;
+    if (this.frozen) this.thaw();
     this.process.kill('SIGKILL');
     await once(this.process, 'exit');
+  }
+
+  private frozen = false;
+
+  /**
+   * Stops the server without closing anything (SIGSTOP), as a hung or overloaded server, or one cut off by a network
+   * that drops packets, looks to its clients: connections stay open and connects still complete (the kernel accepts
+   * them), but nothing is answered until `thaw`.
+   */
+  freeze(): void {
+    this.process?.kill('SIGSTOP');
+    this.frozen = true;
+  }
+
+  thaw(): void {
+    this.process?.kill('SIGCONT');
+    this.frozen = false;
   }
 }
 
 const POSTGRES_BIN = '/usr/lib/postgresql/15/bin';
 
 export class PrivatePostgres {
+  /** Whether this machine can run one: PostgreSQL 15's server, and root to run it as `postgres`. */
+  static get available(): boolean {
+    return existsSync(join(POSTGRES_BIN, 'initdb')) && process.getuid?.() === 0;
+  }
+
   private constructor(
     readonly port: number,
     private readonly directory: string,
@@ -143,12 +166,39 @@ export class PrivatePostgres {
     }, 'Postgres');
   }
 
+  /** The server's processes: the postmaster and the backend and helper processes it forked. */
+  private processes(): number[] {
+    const postmaster = Number(readFileSync(join(this.dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = spawnSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .map((line) => Number(line.trim()))
+      .filter((pid) => pid > 0);
+    return [postmaster, ...children];
+  }
+
+  private frozen: number[] = [];
+
+  /**
+   * Stops every process of the server (SIGSTOP), the postmaster first so that it forks no new backend: open
+   * connections stay open and new ones are accepted by the kernel, but nothing is answered until `thaw`.
+   */
+  freeze(): void {
+    this.frozen = this.processes();
+    for (const pid of this.frozen) process.kill(pid, 'SIGSTOP');
+  }
+
+  thaw(): void {
+    for (const pid of this.frozen.reverse()) process.kill(pid, 'SIGCONT');
+    this.frozen = [];
+  }
+
   /** `immediate` is a crash as far as clients can tell: every connection is cut at once. */
   async halt(): Promise<void> {
     this.control('stop', '-m', 'immediate', '-w');
   }
 
   async remove(): Promise<void> {
+    if (this.frozen.length > 0) this.thaw();
     try {
       this.control('stop', '-m', 'immediate', '-w');
     } catch {

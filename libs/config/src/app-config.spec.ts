@@ -96,6 +96,28 @@ describe('loadConfig', () => {
     );
   });
 
+  it('bounds every wait on Postgres and Redis by default, and reads other bounds in milliseconds', () => {
+    expect(loadConfig({ ENCRYPTION_KEY: key }).dependencyTimeouts).toEqual({
+      redisCommandMs: 1000,
+      redisConnectMs: 5000,
+      databaseConnectMs: 5000,
+      databaseStatementMs: 10_000,
+    });
+    const config = loadConfig({
+      ENCRYPTION_KEY: key,
+      REDIS_COMMAND_TIMEOUT_MS: '250',
+      REDIS_CONNECT_TIMEOUT_MS: '2000',
+      DATABASE_CONNECT_TIMEOUT_MS: '3000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '60000',
+    });
+    expect(config.dependencyTimeouts).toEqual({
+      redisCommandMs: 250,
+      redisConnectMs: 2000,
+      databaseConnectMs: 3000,
+      databaseStatementMs: 60_000,
+    });
+  });
+
   it('parses and converts values', () => {
     const config = loadConfig({
       ENCRYPTION_KEY: key,
@@ -122,6 +144,10 @@ describe('loadConfig', () => {
     [{ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/va' }, 'REDIS_URL'],
     [{ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/va', REDIS_URL: 'redis://r' }, 'APP_URL'],
     [{ QUEUE_BACKEND: 'kafka' }, 'QUEUE_BACKEND'],
+    [{ REDIS_COMMAND_TIMEOUT_MS: '0' }, 'REDIS_COMMAND_TIMEOUT_MS'],
+    [{ REDIS_CONNECT_TIMEOUT_MS: 'soon' }, 'REDIS_CONNECT_TIMEOUT_MS'],
+    [{ DATABASE_CONNECT_TIMEOUT_MS: '0' }, 'DATABASE_CONNECT_TIMEOUT_MS'],
+    [{ DATABASE_STATEMENT_TIMEOUT_MS: '1.5' }, 'DATABASE_STATEMENT_TIMEOUT_MS'],
   ])('stops with a message naming the bad variable: %j', (environment, variable) => {
     const load = () => loadConfig({ ENCRYPTION_KEY: key, ...environment });
     expect(load).toThrow(ConfigurationError);

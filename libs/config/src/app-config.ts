@@ -19,6 +19,24 @@ export interface HttpTimeouts {
   readonly requestMs: number;
 }
 
+/**
+ * How long a process waits on Postgres and Redis before it takes them for down, in milliseconds (see the README,
+ * "Dependency outages"): a server that stops answering without closing its connections fails requests within these.
+ */
+export interface DependencyTimeouts {
+  /**
+   * A Redis command on a request's path (rate limits, the login throttle, enqueueing, readiness) fails after this
+   * long; the worker's consumers wait out an outage instead.
+   */
+  readonly redisCommandMs: number;
+  /** A Redis connection attempt is abandoned (and tried again) after this long. */
+  readonly redisConnectMs: number;
+  /** Getting a Postgres connection, from the pool or a new one, fails after this long. */
+  readonly databaseConnectMs: number;
+  /** An API statement Postgres has not answered after this long fails and its connection is closed. */
+  readonly databaseStatementMs: number;
+}
+
 export class AppConfig {
   readonly environment: 'development' | 'production' | 'test';
   readonly port: number;
@@ -101,6 +119,8 @@ export class AppConfig {
   readonly corsOrigins: string[];
   /** How long the HTTP server waits on a client. */
   readonly httpTimeouts: HttpTimeouts;
+  /** How long a process waits on Postgres and Redis. */
+  readonly dependencyTimeouts: DependencyTimeouts;
   /** Express's `trust proxy`: which hops' X-Forwarded-For names the client (rate limits, login throttle, links). */
   readonly trustProxy: boolean | number | string;
   /** How long a worker holds a job before another may take it over (it renews the lock while alive). */
@@ -260,6 +280,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       keepAliveMs: env.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
       headersMs: env.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
       requestMs: env.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+    },
+    dependencyTimeouts: {
+      redisCommandMs: env.REDIS_COMMAND_TIMEOUT_MS,
+      redisConnectMs: env.REDIS_CONNECT_TIMEOUT_MS,
+      databaseConnectMs: env.DATABASE_CONNECT_TIMEOUT_MS,
+      databaseStatementMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
     },
     jobLockMs: env.JOB_LOCK_MS,
     jobStalledCheckMs: env.JOB_STALLED_CHECK_MS,

@@ -90,6 +90,8 @@ export const environmentSchema = z
       .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, 'must be a comma-separated list of postgres:// URLs')))
       .default([]),
     DATABASE_REPLICA_MAX_LAG_SECONDS: integer(1, 3600).default(10),
+    DATABASE_CONNECT_TIMEOUT_MS: integer(100, 600_000).default(5000),
+    DATABASE_STATEMENT_TIMEOUT_MS: integer(100, 3_600_000).default(10_000),
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
@@ -98,6 +100,8 @@ export const environmentSchema = z
     REDIS_CLUSTER_TLS: booleanFlag.default(false),
     REDIS_USERNAME: z.string().min(1).optional(),
     REDIS_PASSWORD: z.string().min(1).optional(),
+    REDIS_COMMAND_TIMEOUT_MS: integer(10, 600_000).default(1000),
+    REDIS_CONNECT_TIMEOUT_MS: integer(100, 600_000).default(5000),
     QUEUE_BACKEND: z.enum(['redis', 'postgres']).default('redis'),
     APP_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
     ENCRYPTION_KEY: z

@@ -1,9 +1,18 @@
 import { Client, escapeIdentifier } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
+import { BoundedClient } from './bounded-client';
 import { entities } from './entities';
 import { migrations } from './migrations';
 
-export function dataSourceOptions(databaseUrl: string, poolSize = 10): DataSourceOptions {
+/** How long a pool waits on Postgres (see `DependencyTimeouts`); without them it waits as long as the server takes. */
+export interface PoolBounds {
+  /** Getting a connection, from the pool or a new one. */
+  connectMs: number;
+  /** A statement's answer; unset for work that may legitimately run long (the worker's, migrations). */
+  statementMs?: number;
+}
+
+export function dataSourceOptions(databaseUrl: string, poolSize = 10, bounds?: PoolBounds): DataSourceOptions {
   return {
     type: 'postgres',
     url: databaseUrl,
@@ -11,7 +20,14 @@ export function dataSourceOptions(databaseUrl: string, poolSize = 10): DataSourc
     migrations,
     migrationsTransactionMode: 'each',
     synchronize: false,
-    extra: { max: poolSize, application_name: 'voice-assistant-service' },
+    extra: {
+      max: poolSize,
+      application_name: 'voice-assistant-service',
+      ...(bounds ? { connectionTimeoutMillis: bounds.connectMs } : {}),
+      // Client-side, so it also holds for a server that does not answer at all (a server-side statement_timeout
+      // would need that server; and PgBouncer refuses it as a startup parameter).
+      ...(bounds?.statementMs ? { query_timeout: bounds.statementMs, Client: BoundedClient } : {}),
+    },
   };
 }
 

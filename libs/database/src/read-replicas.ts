@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from './data-source-options';
+import { dataSourceOptions, type PoolBounds } from './data-source-options';
 import { queryPool } from './pool-query';
 
 /**
@@ -79,6 +79,7 @@ class Replica {
   constructor(
     readonly url: string,
     readonly name: string,
+    private readonly bounds?: PoolBounds,
   ) {}
 
   get up(): boolean {
@@ -91,13 +92,13 @@ class Replica {
 
   async connect(): Promise<DataSource> {
     if (this.dataSource) return this.dataSource;
-    const options = dataSourceOptions(this.url, REPLICA_POOL_SIZE);
+    // A connection must not hang on a standby that is gone: the primary serves meanwhile.
+    const options = dataSourceOptions(this.url, REPLICA_POOL_SIZE, { ...this.bounds, connectMs: POLL_TIMEOUT_MS });
     const dataSource = new DataSource({
       ...options,
       migrations: [],
-      // A standby is read-only: nothing to install, and a connection must not hang on one that is gone.
+      // A standby is read-only: nothing to install.
       installExtensions: false,
-      extra: { ...options.extra, connectionTimeoutMillis: POLL_TIMEOUT_MS },
     } as typeof options);
     await dataSource.initialize();
     this.dataSource = dataSource;
@@ -152,8 +153,9 @@ export class ReadReplicas implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly primary: DataSource,
     replicaUrls: string[],
     private readonly maxLagMs: number,
+    bounds?: PoolBounds,
   ) {
-    this.replicas = replicaUrls.map((url) => new Replica(url, describe(url)));
+    this.replicas = replicaUrls.map((url) => new Replica(url, describe(url), bounds));
   }
 
   get configured(): boolean {

@@ -2,7 +2,7 @@ import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common'
 import type { Job, JobsOptions, Queue } from 'bullmq';
 import { Counter, Gauge } from 'prom-client';
 import { AppConfig } from '@app/config';
-import { currentRequestId, MetricsRegistry } from '@app/platform';
+import { currentRequestId, MetricsRegistry, withTimeout } from '@app/platform';
 import { Queues, type JobDefinition, type QueueName } from './job-definitions';
 import { QueueBackend } from './queue-backend';
 
@@ -60,7 +60,11 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
 
   /** One round trip to the queue backend (a job count); resolves with which backend it is and where. */
   async probe(): Promise<Record<string, unknown>> {
-    await withTimeout(this.queue(Queues.maintenance).getJobCounts('waiting'), PROBE_TIMEOUT_MS, 'queue backend probe');
+    await withTimeout(
+      this.queue(Queues.maintenance).getJobCounts('waiting'),
+      PROBE_TIMEOUT_MS,
+      'queue backend probe timed out',
+    );
     return this.backend.describe();
   }
 
@@ -145,7 +149,7 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
       return add();
     };
     try {
-      return await withTimeout(adding(), ENQUEUE_TIMEOUT_MS, `Enqueueing ${definition.name}`);
+      return await withTimeout(adding(), ENQUEUE_TIMEOUT_MS, `Enqueueing ${definition.name} timed out`);
     } catch (error) {
       this.enqueueFailures.inc({ queue: definition.queue, job: definition.name });
       throw error;
@@ -156,16 +160,4 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
 /** The queue backend's readiness check, `queue_backend`: which backend, where, and whether it answers. */
 export function queueBackendReadiness(jobs: JobQueue): Record<string, () => Promise<Record<string, unknown>>> {
   return { queue_backend: () => jobs.probe() };
-}
-
-async function withTimeout<T>(work: Promise<T>, milliseconds: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out`)), milliseconds);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

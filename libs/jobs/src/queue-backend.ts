@@ -75,8 +75,9 @@ export class QueueBackend {
       this.kind === 'postgres'
         ? new Queue(name, { connection: this.postgresConnection(PRODUCER_POOL_SIZE) }, this.postgresFactory())
         : this.onRedis(
-            // Producers fail fast while Redis is away (the caller gets a 503) instead of queueing commands.
-            { enableOfflineQueue: false },
+            // Producers fail fast while Redis is away (the caller gets a 503) instead of queueing commands, and within
+            // REDIS_COMMAND_TIMEOUT_MS while it hangs.
+            { enableOfflineQueue: false, boundedCommands: true },
             (connection) => new Queue(name, { prefix: this.redisPrefix(name), connection }),
           );
     queue.on('error', (error: Error) => this.logger.warn({ queue: name, error: error.message }, 'queue error'));

@@ -26,3 +26,4 @@ export * from './http/skip-rate-limit.decorator';
 export * from './counters/window-counters';
 export * from './counters/window-counters.module';
 export * from './http/unread-body';
+export * from './with-timeout';

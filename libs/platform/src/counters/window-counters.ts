@@ -2,6 +2,7 @@ import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type DataSource } from 'typeorm';
 import { type AppConfig } from '@app/config';
 import { closeRedisClient, createRedisClient, type RedisClient } from '../redis/redis-clients';
+import { withTimeout } from '../with-timeout';
 
 /** A counter's value in its window, and the milliseconds until the window ends. */
 export interface WindowCount {
@@ -31,13 +32,16 @@ type CounterRedis = RedisClient & { windowHit(key: string, windowMs: number): Pr
  */
 export class RedisWindowCounters extends WindowCounters implements OnApplicationShutdown {
   private readonly redis: CounterRedis;
+  private readonly timeoutMs: number;
 
   constructor(config: AppConfig, onError: (error: Error) => void) {
     super();
+    this.timeoutMs = config.dependencyTimeouts.redisCommandMs;
     this.redis = createRedisClient(config, {
       keyPrefix: `${config.queuePrefix}:`,
-      // Fail fast while Redis is away instead of queueing commands behind a request.
+      // Fail fast while Redis is away instead of queueing commands behind a request, and within a bound while it hangs.
       enableOfflineQueue: false,
+      boundedCommands: true,
       maxRetriesPerRequest: 1,
       // Hits of requests arriving together leave in one write: under load, fewer socket writes than requests.
       enableAutoPipelining: true,
@@ -52,17 +56,25 @@ export class RedisWindowCounters extends WindowCounters implements OnApplication
   }
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {
-    const [count, ttlMs] = await this.redis.windowHit(key, windowMs);
+    const [count, ttlMs] = await this.bounded(this.redis.windowHit(key, windowMs));
     return { count, ttlMs };
   }
 
   async peek(key: string): Promise<WindowCount> {
-    const [count, ttlMs] = await Promise.all([this.redis.get(key), this.redis.pttl(key)]);
+    const [count, ttlMs] = await this.bounded(Promise.all([this.redis.get(key), this.redis.pttl(key)]));
     return { count: Number(count ?? 0), ttlMs: Math.max(0, ttlMs) };
   }
 
   async clear(key: string): Promise<void> {
-    await this.redis.del(key);
+    await this.bounded(this.redis.del(key));
+  }
+
+  /**
+   * A command's own timeout starts when it is sent, and auto-pipelined commands leave one batch at a time: behind a
+   * batch that Redis does not answer, a request would wait up to twice the bound. Its wait is bounded from the call.
+   */
+  private bounded<T>(command: Promise<T>): Promise<T> {
+    return withTimeout(command, this.timeoutMs, 'Command timed out');
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { RedisClient } from '../redis/redis-clients';
 import { InjectRedis } from '../redis/redis.module';
+import { withTimeout } from '../with-timeout';
 import { ShutdownState } from './shutdown-state';
 
 export type CheckStatus = 'up' | 'down';
@@ -18,19 +19,11 @@ export interface HealthReport {
 
 const CHECK_TIMEOUT_MS = 2000;
 
-function withTimeout<T>(promise: Promise<T>, milliseconds: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${milliseconds} ms`)), milliseconds);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 /** Runs a named check with a time cap; a failure is reported, never thrown. */
 export async function runCheck(work: () => Promise<Record<string, unknown> | void>): Promise<CheckResult> {
   const started = performance.now();
   try {
-    const details = (await withTimeout(work(), CHECK_TIMEOUT_MS)) ?? {};
+    const details = (await withTimeout(work(), CHECK_TIMEOUT_MS, `timed out after ${CHECK_TIMEOUT_MS} ms`)) ?? {};
     return { status: 'up', latency_ms: Math.round(performance.now() - started), ...details };
   } catch (error) {
     return { status: 'down', error: error instanceof Error ? error.message : String(error) };

@@ -56,6 +56,18 @@ describe('ApiExceptionFilter and Postgres refusals', () => {
     expect(answer(postgresError(code))).toEqual({ status: 422, body: { message: 'The given data was invalid.' } });
   });
 
+  it.each([
+    ['a Redis command', new Error('Command timed out')],
+    ['a Postgres statement', new QueryFailedError('SELECT ...', [], new Error('Query read timeout'))],
+    ['a wait for a Postgres connection', new Error('timeout exceeded when trying to connect')],
+    ['an enqueue', Object.assign(new Error('Enqueueing process-document timed out'), { code: 'ETIMEDOUT' })],
+  ])('answers %s that got no answer within its bound as 503, as a refused connection', (_, error) => {
+    expect(answer(error)).toEqual({
+      status: 503,
+      body: { message: 'Service temporarily unavailable. Please try again.' },
+    });
+  });
+
   it('still answers other failures as 500, without details', () => {
     expect(answer(postgresError('42P01'))).toEqual({ status: 500, body: { message: 'Server Error.' } });
     expect(answer(new Error('boom'))).toEqual({ status: 500, body: { message: 'Server Error.' } });

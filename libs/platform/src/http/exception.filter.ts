@@ -16,7 +16,9 @@ function isDependencyUnavailable(exception: unknown): boolean {
   const code = error.driverError?.code ?? error.code;
   if (code && (CONNECTION_ERROR_CODES.has(code) || POSTGRES_UNAVAILABLE_CODES.has(code))) return true;
   if (error.name === 'MaxRetriesPerRequestError') return true;
-  return /Connection terminated|Connection is closed|enableOfflineQueue|Stream isn't writeable/i.test(
+  // The last three: a Redis command, a Postgres statement, and a wait for a Postgres connection that got no answer
+  // within their bounds (a server that hangs rather than refuses).
+  return /Connection terminated|Connection is closed|enableOfflineQueue|Stream isn't writeable|Command timed out|Query read timeout|timeout exceeded when trying to connect/i.test(
     error.message ?? '',
   );
 }

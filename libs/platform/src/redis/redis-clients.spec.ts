@@ -1,4 +1,4 @@
-import { type Cluster } from 'ioredis';
+import { type Cluster, type Redis } from 'ioredis';
 import { loadConfig } from '@app/config';
 import { closeRedisClient, createRedisClient, isClusterClient } from './redis-clients';
 
@@ -31,6 +31,25 @@ describe('createRedisClient', () => {
       expect(resolved).toBe('cache-0.example.com');
     } finally {
       await closeRedisClient(client);
+    }
+  });
+
+  it('bounds the commands of a request’s clients and every connection attempt; never a consumer’s commands', async () => {
+    const config = loadConfig({ ENCRYPTION_KEY: key, REDIS_COMMAND_TIMEOUT_MS: '700', REDIS_CONNECT_TIMEOUT_MS: '900' });
+    const request = createRedisClient(config, { lazyConnect: true, boundedCommands: true }) as Redis;
+    const consumer = createRedisClient(config, { lazyConnect: true, maxRetriesPerRequest: null }) as Redis;
+    const cluster = createRedisClient(loadConfig({ ENCRYPTION_KEY: key, REDIS_CLUSTER_NODES: 'cache-0:6379' }), {
+      lazyConnect: true,
+      boundedCommands: true,
+    }) as Cluster;
+    try {
+      expect(request.options).toMatchObject({ commandTimeout: 700, connectTimeout: 900 });
+      expect(consumer.options).toMatchObject({ connectTimeout: 900 });
+      expect(consumer.options.commandTimeout).toBeUndefined();
+      // Defaults, on each node of a cluster.
+      expect(cluster.options.redisOptions).toMatchObject({ commandTimeout: 1000, connectTimeout: 5000 });
+    } finally {
+      await Promise.all([request, consumer, cluster].map((client) => closeRedisClient(client)));
     }
   });
 

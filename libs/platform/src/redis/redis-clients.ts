@@ -15,6 +15,13 @@ export interface RedisClientOptions {
   enableAutoPipelining?: boolean;
   /** Connect on first use (a template that BullMQ only duplicates never connects). */
   lazyConnect?: boolean;
+  /**
+   * A request's clients (REDIS_COMMAND_TIMEOUT_MS): a command without an answer within it fails, so a Redis that
+   * hangs without closing its connections (stopped, overloaded, cut off by a partition that drops packets) is taken
+   * for down within a bound, as a refused connection is at once. Never for BullMQ's consumers: their blocking reads
+   * wait for seconds by design, and they must wait out an outage.
+   */
+  boundedCommands?: boolean;
 }
 
 /**
@@ -23,12 +30,19 @@ export interface RedisClientOptions {
  * moves between one Redis and a cluster by its environment alone.
  */
 export function createRedisClient(config: AppConfig, options: RedisClientOptions = {}): RedisClient {
-  const { maxRetriesPerRequest, ...clientOptions } = withoutUndefined(options);
+  const { maxRetriesPerRequest, boundedCommands, ...clientOptions } = withoutUndefined(options);
+  const timeouts = config.dependencyTimeouts;
+  // Per connection, so on a cluster each node's: a connection attempt that hangs is abandoned and tried again.
+  const connectionOptions = withoutUndefined({
+    maxRetriesPerRequest,
+    connectTimeout: timeouts.redisConnectMs,
+    commandTimeout: boundedCommands ? timeouts.redisCommandMs : undefined,
+  });
   const cluster = config.redisCluster;
   if (!cluster) {
     return new Redis({
       ...redisOptionsFromUrl(config.redisUrl, config.redisCredentials),
-      ...withoutUndefined({ maxRetriesPerRequest }),
+      ...connectionOptions,
       ...clientOptions,
     });
   }
@@ -36,7 +50,7 @@ export function createRedisClient(config: AppConfig, options: RedisClientOptions
     ...clientOptions,
     // What every node connection takes: the cluster-wide settings above are the Cluster's own.
     redisOptions: withoutUndefined({
-      maxRetriesPerRequest,
+      ...connectionOptions,
       username: config.redisCredentials.username,
       password: config.redisCredentials.password,
       tls: cluster.tls ? {} : undefined,

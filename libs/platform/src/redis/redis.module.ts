@@ -18,7 +18,7 @@ export const InjectRedis = () => Inject(REDIS);
       inject: [AppConfig],
       useFactory: (config: AppConfig) => {
         if (config.queueBackend !== 'redis') return null;
-        const redis = createRedisClient(config, { lazyConnect: false, maxRetriesPerRequest: 2 });
+        const redis = createRedisClient(config, { lazyConnect: false, maxRetriesPerRequest: 2, boundedCommands: true });
         // Without a listener ioredis prints every failed reconnect as a plain-text stack, outside the JSON log.
         const logger = new Logger('Redis');
         redis.on('error', (error: Error) => logger.warn({ error: error.message }, 'redis connection error'));
