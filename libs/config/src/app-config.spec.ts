@@ -73,8 +73,12 @@ describe('loadConfig', () => {
   it('has no model provider unless LLM_BASE_URL names one, and then reads its settings', () => {
     expect(loadConfig({ ENCRYPTION_KEY: key }).modelProvider).toBeUndefined();
     const provider = (environment: NodeJS.ProcessEnv) =>
-      loadConfig({ ENCRYPTION_KEY: key, LLM_BASE_URL: 'http://127.0.0.1:11434/v1/', LLM_MODEL: 'llama3.1', ...environment })
-        .modelProvider;
+      loadConfig({
+        ENCRYPTION_KEY: key,
+        LLM_BASE_URL: 'http://127.0.0.1:11434/v1/',
+        LLM_MODEL: 'llama3.1',
+        ...environment,
+      }).modelProvider;
     expect(provider({})).toEqual({
       baseUrl: 'http://127.0.0.1:11434/v1',
       apiKey: undefined,
@@ -169,7 +173,10 @@ describe('loadConfig', () => {
     [{ LLM_API_KEY: 'sk-test' }, 'LLM_API_KEY'],
     [{ EMBEDDINGS_MODEL: 'text-embedding-3-small' }, 'EMBEDDINGS_MODEL'],
     [{ LLM_BASE_URL: 'https://x.io/v1', LLM_MODEL: 'm', EMBEDDINGS_DIMENSIONS: '256' }, 'EMBEDDINGS_DIMENSIONS'],
-    [{ LLM_BASE_URL: 'https://x.io/v1', LLM_MODEL: 'm', EMBEDDINGS_MODEL: 'e', EMBEDDINGS_DIMENSIONS: '0' }, 'EMBEDDINGS_DIMENSIONS'],
+    [
+      { LLM_BASE_URL: 'https://x.io/v1', LLM_MODEL: 'm', EMBEDDINGS_MODEL: 'e', EMBEDDINGS_DIMENSIONS: '0' },
+      'EMBEDDINGS_DIMENSIONS',
+    ],
     [{ LLM_TIMEOUT_SECONDS: '0' }, 'LLM_TIMEOUT_SECONDS'],
     [{ LLM_MAX_RETRIES: '11' }, 'LLM_MAX_RETRIES'],
     [{ LLM_CONCURRENCY: 'many' }, 'LLM_CONCURRENCY'],
