@@ -912,9 +912,13 @@ function instanceOf(schema: Json, root: Json): unknown {
         Object.entries((schema.properties ?? {}) as Json).map(([key, value]) => [key, instanceOf(value as Json, root)]),
       );
     case 'array':
-      return [];
+      return Array.from({ length: typeof schema.minItems === 'number' ? schema.minItems : 0 }, () =>
+        instanceOf(schema.items as Json, root),
+      );
     case 'string':
-      return '';
+      return typeof schema.format === 'string'
+        ? (FORMAT_EXAMPLES[schema.format] ?? '')
+        : 'x'.repeat(typeof schema.minLength === 'number' ? schema.minLength : 0);
     case 'number':
     case 'integer':
       return typeof schema.minimum === 'number' ? schema.minimum : 0;
@@ -924,6 +928,18 @@ function instanceOf(schema: Json, root: Json): unknown {
       return null;
   }
 }
+
+const FORMAT_EXAMPLES: Record<string, string> = {
+  'date-time': '1970-01-01T00:00:00Z',
+  time: '00:00:00Z',
+  date: '1970-01-01',
+  duration: 'P1D',
+  email: 'caller@example.com',
+  hostname: 'example.com',
+  ipv4: '192.0.2.1',
+  ipv6: '2001:db8::1',
+  uuid: '00000000-0000-4000-8000-000000000000',
+};
 
 function truncateToTokens(text: string, limit: number): string {
   let cut = text.slice(0, limit * 4);

@@ -324,3 +324,126 @@ describe('UnconfiguredModelProvider', () => {
     }
   });
 });
+
+/** The fake refuses what OpenAI refuses: a kinder fake would let an adapter pass that the real API fails. */
+describe('the strict fake of OpenAI', () => {
+  let fake: FakeOpenAi;
+  beforeEach(async () => (fake = await FakeOpenAi.start()));
+  afterEach(() => fake.close());
+
+  const post = async (path: string, body: object, key = fake.apiKey) => {
+    const response = await fetch(`${fake.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+  const chat = (body: object) => post('/chat/completions', { model: 'gpt-4o-mini', ...body });
+  const user = [{ role: 'user', content: 'Hello' }];
+  const strict = (schema: object) =>
+    chat({
+      messages: user,
+      response_format: { type: 'json_schema', json_schema: { name: 's', schema, strict: true } },
+    });
+  const object = (properties: Record<string, object>) => ({
+    type: 'object',
+    properties,
+    required: Object.keys(properties),
+    additionalProperties: false,
+  });
+
+  it('answers in OpenAI’s error shape', async () => {
+    expect(await chat({ messages: [] })).toEqual({
+      status: 400,
+      body: {
+        error: {
+          message:
+            "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+          type: 'invalid_request_error',
+          param: 'messages',
+          code: 'empty_array',
+        },
+      },
+    });
+    expect((await chat({ messages: [{ role: 'bot', content: 'x' }] })).body.error).toMatchObject({
+      param: 'messages[0].role',
+      code: 'invalid_value',
+    });
+    expect((await chat({ messages: user, temperature: 3 })).body.error.code).toBe('decimal_above_max_value');
+    expect((await chat({ messages: user, max_tokens: 5, max_completion_tokens: 5 })).status).toBe(400);
+    expect((await chat({ messages: user, top_k: 5 })).body.error.message).toBe(
+      'Unrecognized request argument supplied: top_k',
+    );
+    expect((await post('/chat/completions', { messages: user }, 'sk-wrong')).body.error.code).toBe('invalid_api_key');
+  });
+
+  it('takes what strict structured outputs take: null unions, anyOf, definitions, recursion, formats', async () => {
+    const schema = {
+      ...object({
+        when: { type: 'string', format: 'date-time' },
+        note: { type: ['string', 'null'] },
+        value: { anyOf: [{ type: 'number' }, object({ unit: { type: 'string', enum: ['s', 'ms'] } })] },
+        steps: { type: 'array', items: { $ref: '#/$defs/step' }, maxItems: 5 },
+        tree: { type: 'array', items: { $ref: '#' } },
+      }),
+      $defs: { step: object({ text: { type: 'string', pattern: '^[a-z]+$' } }) },
+    };
+    const answer = await strict(schema);
+    expect(answer.body).not.toHaveProperty('error');
+    expect(JSON.parse(answer.body.choices[0].message.content)).toMatchObject({ note: null, steps: [] });
+  });
+
+  it.each([
+    ['a format it does not know', object({ site: { type: 'string', format: 'uri' } })],
+    ['an enum value of another type', object({ level: { type: 'string', enum: ['low', 3] } })],
+    ['an array without items', object({ list: { type: 'array' } })],
+    ['a schema without a type', object({ any: { description: 'anything' } })],
+    ['oneOf', object({ one: { oneOf: [{ type: 'string' }, { type: 'number' }] } })],
+    ['a missing definition', object({ step: { $ref: '#/$defs/missing' } })],
+    ['more than 10 levels', Array.from({ length: 10 }).reduce<object>((inner) => object({ next: inner }), object({}))],
+    [
+      'more than 1000 enum values',
+      object({
+        a: { type: 'integer', enum: Array.from({ length: 600 }, (_, index) => index) },
+        b: { type: 'integer', enum: Array.from({ length: 600 }, (_, index) => index) },
+      }),
+    ],
+  ])('refuses %s under strict mode', async (_, schema) => {
+    const answer = await strict(schema);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', param: 'response_format' });
+    expect(answer.body.error.message).toMatch(/^Invalid schema for response_format 's': /);
+  });
+
+  it('refuses a scripted answer its schema would not produce', async () => {
+    fake.answer({ json: { level: 'extreme' } });
+    const answer = await strict(object({ level: { type: 'string', enum: ['low', 'high'] } }));
+    expect(answer.status).toBe(500);
+    expect(answer.body.error.message).toContain('does not follow schema s');
+  });
+
+  it('serves float and base64 embeddings alike, within the documented input limits', async () => {
+    const embed = (body: object) => post('/embeddings', { model: 'text-embedding-3-small', ...body });
+    const floats = (await embed({ input: 'opening hours', encoding_format: 'float', dimensions: 8 })).body;
+    const base64 = (await embed({ input: 'opening hours', encoding_format: 'base64', dimensions: 8 })).body;
+    const bytes = Buffer.from(base64.data[0].embedding as string, 'base64');
+    const decoded = Array.from(new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4));
+    expect(decoded).toEqual(floats.data[0].embedding);
+    expect(floats).toMatchObject({ object: 'list', model: 'text-embedding-3-small', usage: { prompt_tokens: 4 } });
+    expect((await embed({ input: '' })).body.error.message).toMatch(/^'\$\.input' is invalid/);
+    expect((await embed({ input: ['a', ''] })).status).toBe(400);
+    expect((await embed({ input: Array.from({ length: 2049 }, () => 'a') })).body.error.code).toBe(
+      'array_above_max_length',
+    );
+    expect((await embed({ input: 'word '.repeat(8193) })).body.error.message).toContain(
+      "This model's maximum context length is 8192 tokens",
+    );
+    expect((await embed({ input: 'a', dimensions: 4000 })).status).toBe(400);
+    expect((await post('/embeddings', { model: 'text-embedding-ada-002', input: 'a', dimensions: 8 })).status).toBe(
+      400,
+    );
+    expect((await post('/embeddings', { model: 'gpt-4o-mini', input: 'a' })).status).toBe(400);
+    expect((await embed({ input: 'a', encoding_format: 'utf8' })).body.error.code).toBe('invalid_value');
+  });
+});
