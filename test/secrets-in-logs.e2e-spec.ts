@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { type LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { AppProcess } from './support/app-process';
 import { unheldNumber } from './support/factories';
+import { FakeOpenAi } from './support/openai.fake';
 import { UNTIL_STALLED, waitFor } from './support/wait-for';
 
 /** Secrets must never reach a log line, even at the most verbose level. */
@@ -10,20 +11,41 @@ describe('Secrets in logs', () => {
   let api: AppProcess;
   let worker: AppProcess;
   let site: LocalSite;
+  let modelProvider: FakeOpenAi;
 
   beforeAll(async () => {
     site = await startLocalSite({
       '*': (_request, response) => response.writeHead(500, { 'content-type': 'text/plain' }).end('upstream failed'),
     });
-    [api, worker] = await Promise.all([
-      AppProcess.start({ LOG_LEVEL: 'trace' }),
-      AppProcess.start({ LOG_LEVEL: 'trace' }, 'worker'),
-    ]);
+    modelProvider = await FakeOpenAi.start();
+    const env = {
+      LOG_LEVEL: 'trace',
+      LLM_BASE_URL: modelProvider.baseUrl,
+      LLM_API_KEY: modelProvider.apiKey,
+      LLM_MODEL: 'gpt-4o-mini',
+    };
+    [api, worker] = await Promise.all([AppProcess.start(env), AppProcess.start(env, 'worker')]);
   }, UNTIL_STALLED);
   afterAll(async () => {
     await api?.stop();
     await worker?.stop();
     await site?.close();
+    await modelProvider?.close();
+  });
+
+  it("says the model provider's host and model once at boot in each app, never its key", () => {
+    for (const app of [api, worker]) {
+      const said = app.output
+        .join('')
+        .split('\n')
+        .filter((line) => line.includes('Model provider'));
+      expect(said).toHaveLength(1);
+      expect(JSON.parse(said[0]).msg).toBe(
+        `Model provider at ${new URL(modelProvider.url).host}: model gpt-4o-mini, no embeddings model (EMBEDDINGS_MODEL unset): no search by meaning`,
+      );
+    }
+    const logs = api.output.join('') + worker.output.join('');
+    expect(logs).not.toContain(modelProvider.apiKey);
   });
 
   it('logs no tool header value, neither when stored nor when a test call sends it', async () => {

@@ -4,6 +4,7 @@ import { AppConfig, ConfigModule } from '@app/config';
 import { CryptoModule } from '@app/crypto';
 import { DatabaseModule, ReadReplicas } from '@app/database';
 import { JobQueue, JobsModule, queueBackendReadiness } from '@app/jobs';
+import { ModelProviderModule } from '@app/model-provider';
 import {
   ApiExceptionFilter,
   ApiValidationPipe,
@@ -43,6 +44,7 @@ export class ApiModule {
         WindowCountersModule,
         JobsModule.forRoot(),
         CryptoModule,
+        ModelProviderModule,
         HealthModule.forRoot([
           {
             provide: READINESS_CHECKS,

@@ -4,6 +4,7 @@ import { AppConfig, ConfigModule } from '@app/config';
 import { CryptoModule } from '@app/crypto';
 import { DatabaseModule, ExpiringTokensRepository, IdempotencyKeysRepository } from '@app/database';
 import { JobProcessor, JobQueue, JobsModule } from '@app/jobs';
+import { ModelProviderModule } from '@app/model-provider';
 import {
   ApiExceptionFilter,
   HealthModule,
@@ -56,6 +57,7 @@ export class WorkerModule {
         LeadsModule,
         CallsModule,
         DialerModule,
+        ModelProviderModule,
         HealthModule.forRoot([
           { provide: READINESS_CHECKS, inject: [JobQueue, AppConfig], useFactory: queueReadinessChecks },
         ]),

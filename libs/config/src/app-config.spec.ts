@@ -70,6 +70,51 @@ describe('loadConfig', () => {
     );
   });
 
+  it('has no model provider unless LLM_BASE_URL names one, and then reads its settings', () => {
+    expect(loadConfig({ ENCRYPTION_KEY: key }).modelProvider).toBeUndefined();
+    const provider = (environment: NodeJS.ProcessEnv) =>
+      loadConfig({
+        ENCRYPTION_KEY: key,
+        LLM_BASE_URL: 'http://127.0.0.1:11434/v1/',
+        LLM_MODEL: 'llama3.1',
+        ...environment,
+      }).modelProvider;
+    expect(provider({})).toEqual({
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      apiKey: undefined,
+      model: 'llama3.1',
+      timeoutSeconds: 60,
+      maxRetries: 4,
+      concurrency: 4,
+      embeddingsModel: undefined,
+      embeddingsDimensions: undefined,
+    });
+    expect(
+      provider({
+        LLM_API_KEY: 'sk-test',
+        LLM_TIMEOUT_SECONDS: '30',
+        LLM_MAX_RETRIES: '0',
+        LLM_CONCURRENCY: '8',
+        EMBEDDINGS_MODEL: 'text-embedding-3-small',
+        EMBEDDINGS_DIMENSIONS: '512',
+      }),
+    ).toMatchObject({
+      apiKey: 'sk-test',
+      timeoutSeconds: 30,
+      maxRetries: 0,
+      concurrency: 8,
+      embeddingsModel: 'text-embedding-3-small',
+      embeddingsDimensions: 512,
+    });
+  });
+
+  it('never names the provider key in a configuration error', () => {
+    const secret = 'sk-proj-never-in-a-message-0123456789';
+    const load = () => loadConfig({ ENCRYPTION_KEY: key, LLM_API_KEY: secret, LLM_BASE_URL: 'ftp://x' });
+    expect(load).toThrow(/LLM_BASE_URL: must be an http\(s\) URL/);
+    expect(() => load()).not.toThrow(new RegExp(secret));
+  });
+
   it('needs no Redis address in production when the queues are on Postgres', () => {
     const config = loadConfig({
       ENCRYPTION_KEY: key,
@@ -148,6 +193,19 @@ describe('loadConfig', () => {
     [{ REDIS_CONNECT_TIMEOUT_MS: 'soon' }, 'REDIS_CONNECT_TIMEOUT_MS'],
     [{ DATABASE_CONNECT_TIMEOUT_MS: '0' }, 'DATABASE_CONNECT_TIMEOUT_MS'],
     [{ DATABASE_STATEMENT_TIMEOUT_MS: '1.5' }, 'DATABASE_STATEMENT_TIMEOUT_MS'],
+    [{ LLM_BASE_URL: 'api.openai.com/v1', LLM_MODEL: 'gpt-4o-mini' }, 'LLM_BASE_URL'],
+    [{ LLM_BASE_URL: 'https://api.openai.com/v1' }, 'LLM_MODEL'],
+    [{ LLM_MODEL: 'gpt-4o-mini' }, 'LLM_MODEL'],
+    [{ LLM_API_KEY: 'sk-test' }, 'LLM_API_KEY'],
+    [{ EMBEDDINGS_MODEL: 'text-embedding-3-small' }, 'EMBEDDINGS_MODEL'],
+    [{ LLM_BASE_URL: 'https://x.io/v1', LLM_MODEL: 'm', EMBEDDINGS_DIMENSIONS: '256' }, 'EMBEDDINGS_DIMENSIONS'],
+    [
+      { LLM_BASE_URL: 'https://x.io/v1', LLM_MODEL: 'm', EMBEDDINGS_MODEL: 'e', EMBEDDINGS_DIMENSIONS: '0' },
+      'EMBEDDINGS_DIMENSIONS',
+    ],
+    [{ LLM_TIMEOUT_SECONDS: '0' }, 'LLM_TIMEOUT_SECONDS'],
+    [{ LLM_MAX_RETRIES: '11' }, 'LLM_MAX_RETRIES'],
+    [{ LLM_CONCURRENCY: 'many' }, 'LLM_CONCURRENCY'],
   ])('stops with a message naming the bad variable: %j', (environment, variable) => {
     const load = () => loadConfig({ ENCRYPTION_KEY: key, ...environment });
     expect(load).toThrow(ConfigurationError);

@@ -37,6 +37,26 @@ export interface DependencyTimeouts {
   readonly databaseStatementMs: number;
 }
 
+/** The platform's model provider, an OpenAI-compatible API (see libs/model-provider). */
+export interface ModelProviderSettings {
+  /** The API's base URL, `/v1` included for OpenAI (`https://api.openai.com/v1`). */
+  readonly baseUrl: string;
+  /** Sent as `Authorization: Bearer`; none for a server that asks for no key (Ollama, vLLM). A secret. */
+  readonly apiKey?: string;
+  /** The chat model used unless a request names another. */
+  readonly model: string;
+  /** Longest one attempt of one request may take. */
+  readonly timeoutSeconds: number;
+  /** Retries of one request on 408, 409, 429, 5xx and network errors, after the provider's `Retry-After`. */
+  readonly maxRetries: number;
+  /** Requests one process has at the provider at once. */
+  readonly concurrency: number;
+  /** The embeddings model; none turns search by meaning off. */
+  readonly embeddingsModel?: string;
+  /** Asked of the embeddings model (models that can shorten their vectors); none: the model's own. */
+  readonly embeddingsDimensions?: number;
+}
+
 export class AppConfig {
   readonly environment: 'development' | 'production' | 'test';
   readonly port: number;
@@ -141,6 +161,8 @@ export class AppConfig {
   readonly extractionTimeoutSeconds: number;
   /** Pause between two requests of a crawl to the same host. */
   readonly crawlDelayMs: number;
+  /** The model provider; unset (no LLM_BASE_URL): no post-call analysis and no search by meaning. */
+  readonly modelProvider?: ModelProviderSettings;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -297,5 +319,18 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     callRetentionDays: env.CALL_RETENTION_DAYS,
     extractionTimeoutSeconds: env.EXTRACTION_TIMEOUT_SECONDS,
     crawlDelayMs: env.CRAWL_DELAY_MS,
+    modelProvider:
+      env.LLM_BASE_URL && env.LLM_MODEL
+        ? {
+            baseUrl: env.LLM_BASE_URL.replace(/\/+$/, ''),
+            apiKey: env.LLM_API_KEY,
+            model: env.LLM_MODEL,
+            timeoutSeconds: env.LLM_TIMEOUT_SECONDS,
+            maxRetries: env.LLM_MAX_RETRIES,
+            concurrency: env.LLM_CONCURRENCY,
+            embeddingsModel: env.EMBEDDINGS_MODEL,
+            embeddingsDimensions: env.EMBEDDINGS_DIMENSIONS,
+          }
+        : undefined,
   });
 }

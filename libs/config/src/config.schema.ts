@@ -185,6 +185,15 @@ export const environmentSchema = z
     CALL_RETENTION_DAYS: integer(1, 36_500).optional(),
     EXTRACTION_TIMEOUT_SECONDS: integer(1, 3600).default(180),
     CRAWL_DELAY_MS: integer(0, 10_000).default(500),
+    LLM_BASE_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
+    LLM_API_KEY: z.string().max(4096, 'must be at most 4096 characters').optional(),
+    LLM_MODEL: z.string().max(256, 'must be at most 256 characters').optional(),
+    LLM_TIMEOUT_SECONDS: integer(1, 600).default(60),
+    LLM_MAX_RETRIES: integer(0, 10).default(4),
+    LLM_CONCURRENCY: integer(1, 64).default(4),
+    EMBEDDINGS_MODEL: z.string().max(256, 'must be at most 256 characters').optional(),
+    // pgvector's limit on a stored vector's dimensions.
+    EMBEDDINGS_DIMENSIONS: integer(1, 16_000).optional(),
   })
   .superRefine((env, context) => {
     for (const setting of ['SIP_PROVISIONER', 'CALL_DIALER'] as const) {
@@ -217,6 +226,26 @@ export const environmentSchema = z
         code: 'custom',
         path: ['SHUTDOWN_DRAIN_SECONDS'],
         message: 'must be less than SHUTDOWN_GRACE_SECONDS',
+      });
+    }
+    if (!env.LLM_BASE_URL) {
+      // Without a provider these would be silently ignored: say so rather than run without what was asked for.
+      for (const name of ['LLM_API_KEY', 'LLM_MODEL', 'EMBEDDINGS_MODEL'] as const) {
+        if (env[name])
+          context.addIssue({
+            code: 'custom',
+            path: [name],
+            message: 'is set but LLM_BASE_URL is not (for OpenAI itself: LLM_BASE_URL=https://api.openai.com/v1)',
+          });
+      }
+    } else if (!env.LLM_MODEL) {
+      context.addIssue({ code: 'custom', path: ['LLM_MODEL'], message: 'is required when LLM_BASE_URL is set' });
+    }
+    if (env.EMBEDDINGS_DIMENSIONS !== undefined && !env.EMBEDDINGS_MODEL) {
+      context.addIssue({
+        code: 'custom',
+        path: ['EMBEDDINGS_DIMENSIONS'],
+        message: 'is set but EMBEDDINGS_MODEL is not',
       });
     }
     if (env.HTTP_HEADERS_TIMEOUT_SECONDS > env.HTTP_REQUEST_TIMEOUT_SECONDS) {

@@ -29,3 +29,4 @@ export * from './expiring-tokens.repository';
 export * from './users.repository';
 export * from './credentials.repository';
 export * from './phone-numbers.repository';
+export * from './model-usage.repository';

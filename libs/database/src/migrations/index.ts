@@ -33,6 +33,7 @@ import { PassagesCutVersion1764129100000 } from './1764129100000-passages-cut-ve
 import { SearchWordNeighbours1764129200000 } from './1764129200000-search-word-neighbours';
 import { CallExternalIdLength1764129300000 } from './1764129300000-call-external-id-length';
 import { AssignedNumberOutboundTrunk1764129400000 } from './1764129400000-assigned-number-outbound-trunk';
+import { ModelUsageDaily1764129500000 } from './1764129500000-model-usage-daily';
 import { CallEventConflicts1764131400000 } from './1764131400000-call-event-conflicts';
 import { PhoneNumbersByNationalNumber1764131500000 } from './1764131500000-phone-numbers-by-national-number';
 
@@ -73,6 +74,7 @@ export const migrations = [
   SearchWordNeighbours1764129200000,
   CallExternalIdLength1764129300000,
   AssignedNumberOutboundTrunk1764129400000,
+  ModelUsageDaily1764129500000,
   CallEventConflicts1764131400000,
   PhoneNumbersByNationalNumber1764131500000,
 ];
