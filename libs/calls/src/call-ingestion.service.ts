@@ -16,11 +16,11 @@ import {
 } from '@app/contracts';
 import {
   type CallBeforeWrite,
-  CallsRepository,
   type CallWrite,
+  CallWritesRepository,
   isForeignKeyViolation,
   isTransientConflict,
-  noteAccountWrite,
+  Transactions,
 } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 
@@ -43,8 +43,6 @@ const OWNERSHIP_OF_CALL = {
 
 interface Written {
   row: CallRow;
-  /** The call's account. */
-  userId: number;
   created: boolean;
   deliver: boolean;
   freedCampaignSlot: boolean;
@@ -68,7 +66,8 @@ export class CallIngestion {
   private readonly logger = new Logger(CallIngestion.name);
 
   constructor(
-    private readonly calls: CallsRepository,
+    private readonly calls: CallWritesRepository,
+    private readonly transactions: Transactions,
     private readonly jobs: JobQueue,
   ) {}
 
@@ -78,9 +77,8 @@ export class CallIngestion {
     request: IngestCallRequest,
     credential: RuntimeCredential = 'runtime-token',
   ): Promise<{ created: boolean; body: IngestCallResponse; row: CallRow }> {
+    // The repository notes the call's account as written: its next reads find the write (read-your-writes).
     const outcome = await this.writeWhenUnchanged(externalId, request, credential);
-    // The runtime writes for the call's account: that account's next reads must find it (read-your-writes).
-    noteAccountWrite(outcome.userId);
     // Queued after the commit. If Redis refuses, the runtime gets a 503 and its retry of the write queues it.
     if (outcome.deliver) await this.jobs.enqueue(Jobs.deliverCallWebhook, { callId: outcome.row.id });
     if (outcome.freedCampaignSlot) await this.dialNext(outcome.row.campaign_id!);
@@ -118,7 +116,8 @@ export class CallIngestion {
     request: IngestCallRequest,
     credential: RuntimeCredential,
   ): Promise<Written | undefined> {
-    return this.calls.transaction(async (calls) => {
+    return this.transactions.run(async (transaction) => {
+      const calls = this.calls.within(transaction);
       await calls.lockByExternalId(externalId);
       return this.attempt(calls, externalId, request, credential);
     });
@@ -129,7 +128,7 @@ export class CallIngestion {
    * transaction, the write and the lead's move get one of their own when there is a lead to move.
    */
   private async attempt(
-    calls: CallsRepository,
+    calls: CallWritesRepository,
     externalId: string,
     request: IngestCallRequest,
     credential: RuntimeCredential,
@@ -173,18 +172,19 @@ export class CallIngestion {
     const movesLead = leadId !== null && (newlyEnded || !terminal);
 
     const write = this.decide(request, seen, status, newlyEnded);
-    const apply = async (writer: CallsRepository) => {
+    const apply = async (writer: CallWritesRepository) => {
       const written = exists
         ? await writer.updateByExternalIdIfUnchanged(externalId, seen.call_version!, write)
         : await writer.insertByExternalIdIfAbsent(externalId, write);
       if (written && movesLead) await this.moveLead(writer, written, newlyEnded);
       return written;
     };
-    const row = await (movesLead && !calls.inTransaction ? this.calls.transaction(apply) : apply(calls));
+    const row = await (movesLead && !calls.inTransaction
+      ? this.transactions.run((transaction) => apply(this.calls.within(transaction)))
+      : apply(calls));
     if (!row) return undefined;
     return {
       row,
-      userId: row.user_id,
       created: !exists,
       deliver: terminal && deliveryOwed(row, seen),
       // A campaign call that ended frees one of its parallel slots: its next lead can be dialled at once.
@@ -197,7 +197,7 @@ export class CallIngestion {
    * it (nothing is written; a delivery still owed is queued again, as a repeated final write queues it), else 401.
    */
   private async repeatOfFinalWrite(
-    calls: CallsRepository,
+    calls: CallWritesRepository,
     externalId: string,
     request: IngestCallRequest,
     seen: CallBeforeWrite,
@@ -209,7 +209,6 @@ export class CallIngestion {
     if (!found.unchanged) throw Errors.unauthenticated();
     return {
       row: found.row,
-      userId: found.row.user_id,
       created: false,
       deliver: deliveryOwed(found.row, seen),
       freedCampaignSlot: false,
@@ -262,7 +261,7 @@ export class CallIngestion {
     };
   }
 
-  private async moveLead(calls: CallsRepository, call: CallRow, newlyEnded: boolean): Promise<void> {
+  private async moveLead(calls: CallWritesRepository, call: CallRow, newlyEnded: boolean): Promise<void> {
     if (newlyEnded) await calls.settleLeadOfEndedCall(call);
     else await calls.markLeadInCall(call);
   }

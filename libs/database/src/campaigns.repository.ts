@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { outboundTrunkOf } from './phone-number-holders';
 import { withStatementBound } from './bounded-client';
-import { lockReferences } from './query-errors';
+import { lockReferences } from './transactions';
 import { ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
 
@@ -51,7 +51,7 @@ const SELECT_CAMPAIGNS = `
 
 /**
  * An account's campaigns and their caller numbers. Methods that lock or write run in the caller's transaction
- * (`transaction`, `retryingTransaction`); the row locks they take keep the order an assistant's or a number's
+ * (`Transactions.run` or `runRetrying`, joined with `within`); the row locks they take keep the order an assistant's or a number's
  * delete takes them in: references first, then the campaign.
  */
 @Injectable()
@@ -91,7 +91,7 @@ export class CampaignsRepository extends SqlRepository {
     return assistant?.type;
   }
 
-  /** Those of `ids` that are active numbers of the account, locked (see `lockReferences`). */
+  /** Those of `ids` that are active numbers of the account, locked (see `Transaction.lockReferences`). */
   lockActiveNumbers(ownerId: number, ids: readonly number[]): Promise<Set<number>> {
     return lockReferences(this.manager, 'phone_numbers', ids, ownerId, `AND status = 'active'`);
   }

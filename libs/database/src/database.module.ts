@@ -2,8 +2,31 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
+import { AssistantLinksRepository } from './assistant-links.repository';
+import { CallDeliveriesRepository } from './call-deliveries.repository';
+import { CallWritesRepository } from './call-writes.repository';
+import { CallsRepository } from './calls.repository';
+import { CampaignsRepository } from './campaigns.repository';
+import { CredentialsRepository } from './credentials.repository';
 import { dataSourceOptions, type PoolBounds } from './data-source-options';
+import { DiallingRepository } from './dialling.repository';
+import { DocumentsRepository } from './documents.repository';
+import { ExpiringTokensRepository } from './expiring-tokens.repository';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository';
+import { KnowledgebaseSummaries } from './knowledgebase-summaries';
+import { LanguagesRepository } from './languages.repository';
+import { LeadImportsRepository } from './lead-imports.repository';
+import { LeadsRepository } from './leads.repository';
+import { ModelUsageRepository } from './model-usage.repository';
+import { FoldersRepository, LabelsRepository } from './named-colours.repository';
+import { PassageSearch } from './passage-search';
+import { PhoneNumbersRepository } from './phone-numbers.repository';
+import { RateWindowsRepository } from './rate-windows.repository';
 import { ReadReplicas } from './read-replicas';
+import { RuntimeCallsRepository } from './runtime-calls.repository';
+import { SipTrunksRepository } from './sip-trunks.repository';
+import { Transactions } from './transactions';
+import { UsersRepository } from './users.repository';
 
 export interface DatabaseModuleOptions {
   /** Send account reads of read-only requests to DATABASE_REPLICA_URLS (the API); without it all goes to the primary. */
@@ -24,7 +47,38 @@ function poolBounds(config: AppConfig, options: DatabaseModuleOptions): PoolBoun
   };
 }
 
-/** The TypeORM connection; it retries at boot so a process can start before Postgres is ready. */
+/** Every repository of SQL (one per aggregate), for any module of either app to inject. */
+const REPOSITORIES = [
+  AssistantLinksRepository,
+  CallDeliveriesRepository,
+  CallWritesRepository,
+  CallsRepository,
+  CampaignsRepository,
+  CredentialsRepository,
+  DiallingRepository,
+  DocumentsRepository,
+  ExpiringTokensRepository,
+  FoldersRepository,
+  IdempotencyKeysRepository,
+  KnowledgebaseSummaries,
+  LabelsRepository,
+  LanguagesRepository,
+  LeadImportsRepository,
+  LeadsRepository,
+  ModelUsageRepository,
+  PassageSearch,
+  PhoneNumbersRepository,
+  RateWindowsRepository,
+  RuntimeCallsRepository,
+  SipTrunksRepository,
+  UsersRepository,
+];
+
+/**
+ * The TypeORM connection (it retries at boot so a process can start before Postgres is ready), the read replicas,
+ * `Transactions` and the SQL repositories, for every module. `TenantRepository`s are registered by the modules that
+ * use them (`tenantRepositoryProvider`).
+ */
 @Global()
 @Module({})
 export class DatabaseModule {
@@ -53,8 +107,10 @@ export class DatabaseModule {
               poolBounds(config, options),
             ),
         },
+        Transactions,
+        ...REPOSITORIES,
       ],
-      exports: [ReadReplicas],
+      exports: [ReadReplicas, Transactions, ...REPOSITORIES],
     };
   }
 }

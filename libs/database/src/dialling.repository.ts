@@ -90,8 +90,8 @@ export interface CallerNumberRow {
 
 /**
  * The dialler's reads and writes: placing calls (a campaign's claims, `make_call`), taking them for dialling and
- * settling their dials. The claim's statements run in the claim's transaction (`transaction`), which holds the
- * campaign's row lock throughout. Reads by call or campaign id are the system's own; `make_call`'s take the owner id.
+ * settling their dials. The claim's statements run in the claim's transaction (joined with `within`), which holds
+ * the campaign's row lock throughout. Reads by call or campaign id are the system's own; `make_call`'s take the owner id.
  */
 @Injectable()
 export class DiallingRepository extends SqlRepository {

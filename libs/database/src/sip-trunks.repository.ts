@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { deploymentId } from './deployment-identity';
 import { PhoneNumber } from './entities/phone-number.entity';
 import { heldByAnother } from './phone-number-holders';
 import { SipTrunk } from './entities/sip-trunk.entity';
@@ -183,6 +184,11 @@ export class SipTrunksRepository extends SqlRepository {
   /** Whether another trunk or number of any account holds `phoneNumber` (see `heldByAnother`). */
   numberHeldByAnother(phoneNumber: string, numberId: number, ownerId: number): Promise<boolean> {
     return heldByAnother(this.manager, phoneNumber, numberId, ownerId);
+  }
+
+  /** This deployment's id, the owner the provider objects it makes carry (see `deploymentId`). */
+  deploymentId(): Promise<string> {
+    return deploymentId(this.manager);
   }
 
   /** The assistant that answers the number (the oldest, should several name it). */

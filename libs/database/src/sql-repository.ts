@@ -1,12 +1,12 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { retryingTransaction } from './query-errors';
 import type { ReadReplicas } from './read-replicas';
+import { managerOf, runRetryingTransaction, runTransaction, type Transaction } from './transactions';
 
 /**
  * A repository of one aggregate's tables in plain SQL: it owns their statements and row types, so the services that
  * use it hold only the domain's decisions and can be tested with a fake of it. Its statements run on the primary,
- * each on its own, or, in `transaction`, on that transaction's connection; the account reads it sends to a replica
- * go through `reads` (the primary outside an API request).
+ * each on its own, or, joined to a transaction (`within`), on that transaction's connection; the account reads it
+ * sends to a replica go through `reads` (the primary outside an API request).
  */
 export abstract class SqlRepository {
   /** Where statements run: the data source's own manager, or a transaction's (`within`). */
@@ -25,14 +25,14 @@ export abstract class SqlRepository {
     return count;
   }
 
-  /** Runs `work` in one transaction, with this repository on its connection. */
-  transaction<T>(work: (repository: this) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction((manager) => work(this.within(manager)));
+  /** A write of this repository's own that takes several statements: `work` in a transaction of its own. */
+  protected transaction<T>(work: (repository: this) => Promise<T>): Promise<T> {
+    return runTransaction(this.dataSource, (transaction) => work(this.within(transaction)));
   }
 
-  /** `transaction`, run again when Postgres fails it to break a deadlock (see `retryingTransaction`). */
-  retryingTransaction<T>(work: (repository: this) => Promise<T>): Promise<T> {
-    return retryingTransaction(this.dataSource, (manager) => work(this.within(manager)));
+  /** `transaction`, run again when Postgres fails it to break a deadlock (see `Transactions.runRetrying`). */
+  protected retryingTransaction<T>(work: (repository: this) => Promise<T>): Promise<T> {
+    return runRetryingTransaction(this.dataSource, (transaction) => work(this.within(transaction)));
   }
 
   /** Whether this repository's statements run in a transaction. */
@@ -40,9 +40,10 @@ export abstract class SqlRepository {
     return this.manager.queryRunner?.isTransactionActive === true;
   }
 
-  /** This repository in the transaction another repository (or a manager) is in: a write across aggregates. */
-  within(transaction: SqlRepository | EntityManager): this {
-    const manager = transaction instanceof SqlRepository ? transaction.manager : transaction;
-    return Object.assign(Object.create(Object.getPrototypeOf(this) as object) as this, this, { manager });
+  /** This repository in a transaction `Transactions` opened: its statements commit or roll back with the others. */
+  within(transaction: Transaction): this {
+    return Object.assign(Object.create(Object.getPrototypeOf(this) as object) as this, this, {
+      manager: managerOf(transaction),
+    });
   }
 }

@@ -1,17 +1,11 @@
 import { Inject } from '@nestjs/common';
 import type { Provider } from '@nestjs/common';
-import {
-  DataSource,
-  type EntityManager,
-  FindOperator,
-  type FindOptionsOrder,
-  type FindOptionsWhere,
-  type Repository,
-} from 'typeorm';
+import { DataSource, FindOperator, type FindOptionsOrder, type FindOptionsWhere, type Repository } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { queryPool } from './pool-query';
 import { ReadReplicas } from './read-replicas';
+import { managerOf, type Transaction } from './transactions';
 
 /** An entity that belongs to one account. */
 export interface Owned {
@@ -35,7 +29,7 @@ type PlainFilter = [column: ColumnMetadata, value: string | number | boolean | (
  * A row of another account therefore behaves exactly like a missing one.
  *
  * Reads go where `ReadReplicas` sends the account's reads (a replica fresh enough for it, or the primary); writes,
- * locking reads and everything inside a transaction (`withManager`) use the primary.
+ * locking reads and everything inside a transaction (`within`) use the primary.
  */
 export class TenantRepository<T extends Owned> {
   /** Statements of the lean path, by shape (what, which columns are filtered, which order). */
@@ -62,9 +56,9 @@ export class TenantRepository<T extends Owned> {
     return { ...where, userId: ownerId } as FindOptionsWhere<T>;
   }
 
-  /** The same repository inside a transaction. */
-  withManager(manager: EntityManager): TenantRepository<T> {
-    return new TenantRepository(manager.getRepository(this.repository.target));
+  /** The same repository in a transaction `Transactions` opened. */
+  within(transaction: Transaction): TenantRepository<T> {
+    return new TenantRepository(managerOf(transaction).getRepository(this.repository.target));
   }
 
   findOne(ownerId: number, id: number): Promise<T | null> {
@@ -74,7 +68,7 @@ export class TenantRepository<T extends Owned> {
   }
 
   /**
-   * The row, locked against concurrent writes and deletes until the transaction ends (through `withManager`
+   * The row, locked against concurrent writes and deletes until the transaction ends (through `within`
    * only), for a read-then-write of it; rows that merely reference it are not held up.
    */
   findOneForUpdate(ownerId: number, id: number): Promise<T | null> {

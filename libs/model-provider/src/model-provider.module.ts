@@ -26,7 +26,6 @@ export function modelProviderFor(config: AppConfig, recorder: ModelUsageRecorder
  */
 @Module({
   providers: [
-    ModelUsageRepository,
     {
       provide: MODEL_USAGE_RECORDER,
       inject: [ModelUsageRepository],

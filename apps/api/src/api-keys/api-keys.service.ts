@@ -1,6 +1,4 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import {
   ApiKeyListResponse,
   CreateApiKeyRequest,
@@ -10,7 +8,7 @@ import {
   toApiKeyResponse,
   toCreatedApiKey,
 } from '@app/contracts';
-import { ApiKey, InjectTenantRepository, TenantRepository } from '@app/database';
+import { ApiKey, InjectTenantRepository, TenantRepository, Transactions } from '@app/database';
 import { generateToken, hashToken } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
@@ -19,7 +17,7 @@ import { IdempotentCreates } from '../idempotency/idempotent-creates';
 export class ApiKeysService implements OnModuleInit {
   constructor(
     @InjectTenantRepository(ApiKey) private readonly apiKeys: TenantRepository<ApiKey>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly creates: IdempotentCreates,
   ) {}
 
@@ -34,13 +32,13 @@ export class ApiKeysService implements OnModuleInit {
 
   async create(user: AuthenticatedUser, request: CreateApiKeyRequest): Promise<CreateApiKeyResponse> {
     const token = generateToken('apiKey');
-    const key = await this.dataSource.transaction(async (manager) => {
-      const created = await this.apiKeys.withManager(manager).create(user.id, {
+    const key = await this.transactions.run(async (transaction) => {
+      const created = await this.apiKeys.within(transaction).create(user.id, {
         name: request.name,
         tokenHash: hashToken(token),
         lastUsedAt: null,
       });
-      await this.creates.record(manager, 'api-key', created.id, token);
+      await this.creates.record(transaction, 'api-key', created.id, token);
       return created;
     });
     return this.created(key, token);

@@ -1,11 +1,5 @@
 import { Module } from '@nestjs/common';
-import {
-  Assistant,
-  AssistantLinksRepository,
-  FoldersRepository,
-  LabelsRepository,
-  tenantRepositoryProvider,
-} from '@app/database';
+import { Assistant, tenantRepositoryProvider } from '@app/database';
 import { AssistantsController } from './assistants.controller';
 import { FoldersController } from './folders.controller';
 import { LabelsController } from './labels.controller';
@@ -15,14 +9,6 @@ import { LabelsService } from './labels.service';
 
 @Module({
   controllers: [AssistantsController, FoldersController, LabelsController],
-  providers: [
-    AssistantsService,
-    FoldersService,
-    LabelsService,
-    AssistantLinksRepository,
-    FoldersRepository,
-    LabelsRepository,
-    tenantRepositoryProvider(Assistant),
-  ],
+  providers: [AssistantsService, FoldersService, LabelsService, tenantRepositoryProvider(Assistant)],
 })
 export class AssistantsModule {}

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { In } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
   AssistantEnvelope,
@@ -25,9 +24,9 @@ import {
   type AssistantLinkRows,
   AssistantLinksRepository,
   InjectTenantRepository,
-  lockReferences,
-  retryingTransaction,
   TenantRepository,
+  type Transaction,
+  Transactions,
 } from '@app/database';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
@@ -57,7 +56,7 @@ export class AssistantsService implements OnModuleInit {
 
   constructor(
     @InjectTenantRepository(Assistant) private readonly assistants: TenantRepository<Assistant>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly links: AssistantLinksRepository,
     private readonly secrets: SecretBox,
     private readonly config: AppConfig,
@@ -99,9 +98,10 @@ export class AssistantsService implements OnModuleInit {
   }
 
   async create(user: AuthenticatedUser, request: CreateAssistantRequest): Promise<AssistantMessageEnvelope> {
-    const id = await retryingTransaction(this.dataSource, async (manager) => {
-      await this.checkReferences(manager, user, request);
-      const created = await this.assistants.withManager(manager).create(user.id, {
+    const id = await this.transactions.runRetrying(async (transaction) => {
+      await this.checkReferences(transaction, user, request);
+      const assistants = this.assistants.within(transaction);
+      const created = await assistants.create(user.id, {
         name: request.name,
         type: request.type,
         languageId: request.language_id,
@@ -121,9 +121,9 @@ export class AssistantsService implements OnModuleInit {
         record: request.record ?? false,
         status: request.status ?? 'active',
       });
-      if (created.webhookUrl) await this.storeSecret(manager, user.id, created.id, newWebhookSecret());
-      await this.links.within(manager).replaceLinks(created.id, request);
-      await this.creates.record(manager, 'assistant', created.id);
+      if (created.webhookUrl) await this.storeSecret(assistants, user.id, created.id, newWebhookSecret());
+      await this.links.within(transaction).replaceLinks(created.id, request);
+      await this.creates.record(transaction, 'assistant', created.id);
       return created.id;
     });
     await this.answeringChanged([request.phone_number_id]);
@@ -139,11 +139,12 @@ export class AssistantsService implements OnModuleInit {
     id: number,
     request: UpdateAssistantRequest,
   ): Promise<AssistantMessageEnvelope> {
-    const numbers = await retryingTransaction(this.dataSource, async (manager) => {
-      if (!(await this.assistants.withManager(manager).exists(user.id, { id }))) throw Errors.assistantNotFound();
+    const numbers = await this.transactions.runRetrying(async (transaction) => {
+      const assistants = this.assistants.within(transaction);
+      if (!(await assistants.exists(user.id, { id }))) throw Errors.assistantNotFound();
       // References first, then the assistant: the order in which a folder's or label's delete takes them.
-      await this.checkReferences(manager, user, request);
-      const current = await this.assistants.withManager(manager).findOneForUpdate(user.id, id);
+      await this.checkReferences(transaction, user, request);
+      const current = await assistants.findOneForUpdate(user.id, id);
       if (!current) throw Errors.assistantNotFound();
       const fields: Partial<Assistant> = {};
       const set = <K extends keyof Assistant>(key: K, value: Assistant[K] | undefined) => {
@@ -166,12 +167,12 @@ export class AssistantsService implements OnModuleInit {
       set('maxDuration', request.max_duration);
       set('record', request.record);
       set('status', request.status);
-      await this.assistants.withManager(manager).update(user.id, id, { ...fields, updatedAt: new Date() });
+      await assistants.update(user.id, id, { ...fields, updatedAt: new Date() });
       // The signing secret is made when a webhook URL is first set, and kept (rotated only on request).
       if (request.webhook_url && !current.webhookSecretSealed) {
-        await this.storeSecret(manager, user.id, id, newWebhookSecret());
+        await this.storeSecret(assistants, user.id, id, newWebhookSecret());
       }
-      await this.links.within(manager).replaceLinks(id, request);
+      await this.links.within(transaction).replaceLinks(id, request);
       const moved = request.phone_number_id !== undefined && request.phone_number_id !== current.phoneNumberId;
       return moved ? [current.phoneNumberId, request.phone_number_id] : [];
     });
@@ -204,14 +205,19 @@ export class AssistantsService implements OnModuleInit {
 
   async rotateWebhookSecret(user: AuthenticatedUser, id: number): Promise<AssistantMessageEnvelope> {
     if (!(await this.assistants.exists(user.id, { id }))) throw Errors.assistantNotFound();
-    await this.storeSecret(this.dataSource.manager, user.id, id, newWebhookSecret());
+    await this.storeSecret(this.assistants, user.id, id, newWebhookSecret());
     return { message: 'Webhook secret rotated successfully.', data: await this.one(user, id) };
   }
 
-  private async storeSecret(manager: EntityManager, ownerId: number, id: number, secret: string): Promise<void> {
-    await this.assistants
-      .withManager(manager)
-      .update(ownerId, id, { webhookSecretSealed: this.secrets.seal(secret, SecretContexts.webhookSecret(id)) });
+  private async storeSecret(
+    assistants: TenantRepository<Assistant>,
+    ownerId: number,
+    id: number,
+    secret: string,
+  ): Promise<void> {
+    await assistants.update(ownerId, id, {
+      webhookSecretSealed: this.secrets.seal(secret, SecretContexts.webhookSecret(id)),
+    });
   }
 
   /**
@@ -219,7 +225,7 @@ export class AssistantsService implements OnModuleInit {
    * on the request's own field names (`label_ids.1`), before anything is written.
    */
   private async checkReferences(
-    manager: EntityManager,
+    transaction: Transaction,
     user: AuthenticatedUser,
     request: CreateAssistantRequest | UpdateAssistantRequest,
   ): Promise<void> {
@@ -245,8 +251,7 @@ export class AssistantsService implements OnModuleInit {
     references.sort((first, second) => first.table.localeCompare(second.table));
     const errors: Record<string, string[]> = {};
     for (const reference of references) {
-      const found = await lockReferences(
-        manager,
+      const found = await transaction.lockReferences(
         reference.table,
         reference.ids,
         reference.table === 'languages' ? null : user.id,

@@ -13,7 +13,7 @@ import {
   type UpdateNamedColourRequest,
   ValidationFailed,
 } from '@app/contracts';
-import { type NamedColoursRepository, whenUnique } from '@app/database';
+import { type NamedColoursRepository, type Transactions, whenUnique } from '@app/database';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import type { IdempotentCreates } from '../idempotency/idempotent-creates';
 
@@ -31,6 +31,7 @@ export interface NamedColourKind {
 export class NamedColours implements OnModuleInit {
   constructor(
     private readonly items: NamedColoursRepository,
+    private readonly transactions: Transactions,
     private readonly creates: IdempotentCreates,
     private readonly kind: NamedColourKind,
   ) {}
@@ -47,9 +48,9 @@ export class NamedColours implements OnModuleInit {
   async create(user: AuthenticatedUser, request: CreateNamedColourRequest): Promise<NamedColourMessageEnvelope> {
     const row = await whenUnique(
       () =>
-        this.items.transaction(async (items) => {
-          const inserted = await items.insert(user.id, request.name, request.color ?? null);
-          if (inserted) await this.creates.record(items, this.kind.created, inserted.id);
+        this.transactions.run(async (transaction) => {
+          const inserted = await this.items.within(transaction).insert(user.id, request.name, request.color ?? null);
+          if (inserted) await this.creates.record(transaction, this.kind.created, inserted.id);
           return inserted;
         }),
       nameTaken,

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { CredentialsRepository, UsersRepository } from '@app/database';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { LoginThrottle } from './login-throttle.service';
@@ -7,7 +6,7 @@ import { TokenAuthenticator } from './token-authenticator.service';
 
 @Module({
   controllers: [AuthController],
-  providers: [AuthService, LoginThrottle, TokenAuthenticator, CredentialsRepository, UsersRepository],
+  providers: [AuthService, LoginThrottle, TokenAuthenticator],
   exports: [TokenAuthenticator],
 })
 export class AuthModule {}

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { AppConfig } from '@app/config';
 import type { CallEventRow } from '@app/contracts';
-import type { CallsRepository, DiallingRepository } from '@app/database';
+import type { CallsRepository, DiallingRepository, Transactions } from '@app/database';
 import type { JobQueue } from '@app/jobs';
 import type { IdempotentCreates } from '../idempotency/idempotent-creates';
 import { CallsService } from './calls.service';
@@ -33,6 +33,7 @@ describe('CallsService.events, with a fake repository', () => {
     new CallsService(
       repository,
       undefined as unknown as DiallingRepository,
+      undefined as unknown as Transactions,
       { appUrl: 'https://api.example' } as AppConfig,
       undefined as unknown as JobQueue,
       undefined as unknown as IdempotentCreates,

@@ -19,7 +19,7 @@ import {
   toE164,
   ValidationFailed,
 } from '@app/contracts';
-import { CallsRepository, DiallingRepository } from '@app/database';
+import { CallsRepository, DiallingRepository, Transactions } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
@@ -35,6 +35,7 @@ export class CallsService implements OnModuleInit {
   constructor(
     private readonly calls: CallsRepository,
     private readonly dialling: DiallingRepository,
+    private readonly transactions: Transactions,
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
     private readonly creates: IdempotentCreates,
@@ -51,7 +52,8 @@ export class CallsService implements OnModuleInit {
    * sweep picks up every dial nobody took, so the 201 holds either way.
    */
   async makeCall(user: AuthenticatedUser, request: MakeCallRequest): Promise<MakeCallResponse> {
-    const callId = await this.dialling.transaction(async (dialling) => {
+    const callId = await this.transactions.run(async (transaction) => {
+      const dialling = this.dialling.within(transaction);
       const assistant = await dialling.lockCallerAssistant(user.id, request.assistant_id);
       const errors: Record<string, string[]> = {};
       if (!E164.test(request.phone_number) || toE164(request.phone_number) !== request.phone_number) {
@@ -80,7 +82,7 @@ export class CallsService implements OnModuleInit {
           variables: request.variables ?? {},
         },
       ]);
-      await this.creates.record(dialling, 'call', id);
+      await this.creates.record(transaction, 'call', id);
       return id;
     });
     try {

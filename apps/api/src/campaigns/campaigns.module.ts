@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { CampaignsRepository, LeadImportsRepository, LeadsRepository } from '@app/database';
 import { CampaignsController, CampaignStatusController } from './campaigns.controller';
 import { LeadsController } from './leads.controller';
 import { CampaignsService } from './campaigns.service';
@@ -8,13 +7,6 @@ import { LeadsService } from './leads.service';
 
 @Module({
   controllers: [CampaignsController, LeadsController, CampaignStatusController],
-  providers: [
-    CampaignsRepository,
-    LeadsRepository,
-    LeadImportsRepository,
-    CampaignsService,
-    LeadsService,
-    LeadImportsService,
-  ],
+  providers: [CampaignsService, LeadsService, LeadImportsService],
 })
 export class CampaignsModule {}

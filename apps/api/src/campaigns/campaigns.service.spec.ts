@@ -1,6 +1,6 @@
 import type { AppConfig } from '@app/config';
 import type { CampaignStatusRequest } from '@app/contracts';
-import type { CampaignsRepository } from '@app/database';
+import type { CampaignsRepository, Transactions } from '@app/database';
 import { Jobs, type JobQueue } from '@app/jobs';
 import type { IdempotentCreates } from '../idempotency/idempotent-creates';
 import { CampaignsService } from './campaigns.service';
@@ -18,7 +18,7 @@ interface FakeCampaign {
 function fakes(owner: number, campaigns: FakeCampaign[]) {
   const log: unknown[][] = [];
   const repository = {
-    transaction: <T>(work: (repository: unknown) => Promise<T>) => work(repository),
+    within: () => repository,
     lockStatus: async (ownerId: number, id: number) => {
       const campaign = ownerId === owner ? campaigns.find((candidate) => candidate.id === id) : undefined;
       return campaign && { id: campaign.id, status: campaign.status, assistant_id: campaign.assistant_id };
@@ -36,6 +36,7 @@ function fakes(owner: number, campaigns: FakeCampaign[]) {
   };
   const service = new CampaignsService(
     repository as unknown as CampaignsRepository,
+    { run: <T>(work: (transaction: unknown) => Promise<T>) => work({}) } as unknown as Transactions,
     {} as AppConfig,
     jobs as unknown as JobQueue,
     undefined as unknown as IdempotentCreates,

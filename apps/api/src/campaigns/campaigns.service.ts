@@ -19,7 +19,7 @@ import {
   ValidationFailed,
   WEEKDAYS,
 } from '@app/contracts';
-import { type CampaignRow, CampaignsRepository } from '@app/database';
+import { type CampaignRow, CampaignsRepository, Transactions } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
@@ -51,6 +51,7 @@ export class CampaignsService implements OnModuleInit {
 
   constructor(
     private readonly campaigns: CampaignsRepository,
+    private readonly transactions: Transactions,
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
     private readonly creates: IdempotentCreates,
@@ -75,7 +76,8 @@ export class CampaignsService implements OnModuleInit {
   }
 
   async create(user: AuthenticatedUser, request: CreateCampaignRequest): Promise<CampaignMessageEnvelope> {
-    const data = await this.campaigns.retryingTransaction(async (campaigns) => {
+    const data = await this.transactions.runRetrying(async (transaction) => {
+      const campaigns = this.campaigns.within(transaction);
       await this.checkReferences(campaigns, user, request);
       const id = await campaigns.insert(user.id, {
         name: request.name,
@@ -89,7 +91,7 @@ export class CampaignsService implements OnModuleInit {
         retry_interval: request.retry_interval ?? 60,
       });
       if (request.phone_number_ids) await campaigns.replaceNumbers(id, request.phone_number_ids);
-      await this.creates.record(campaigns, 'campaign', id);
+      await this.creates.record(transaction, 'campaign', id);
       return this.read(campaigns, user, id);
     });
     return this.created(data);
@@ -100,7 +102,8 @@ export class CampaignsService implements OnModuleInit {
   }
 
   async update(user: AuthenticatedUser, id: number, request: UpdateCampaignRequest): Promise<CampaignMessageEnvelope> {
-    const data = await this.campaigns.retryingTransaction(async (campaigns) => {
+    const data = await this.transactions.runRetrying(async (transaction) => {
+      const campaigns = this.campaigns.within(transaction);
       await this.read(campaigns, user, id);
       // References first, then the campaign: the order in which an assistant's or a number's delete takes them.
       await this.checkReferences(campaigns, user, request);
@@ -129,7 +132,8 @@ export class CampaignsService implements OnModuleInit {
   }
 
   async updateStatus(user: AuthenticatedUser, request: CampaignStatusRequest): Promise<CampaignStatusResponse> {
-    const status = await this.campaigns.transaction(async (campaigns) => {
+    const status = await this.transactions.run(async (transaction) => {
+      const campaigns = this.campaigns.within(transaction);
       const campaign = await campaigns.lockStatus(user.id, request.campaign_id);
       if (!campaign) throw Errors.campaignNotFound();
       const refuse = (message: string) => ValidationFailed.field('campaign_id', message);

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { Errors, ImportLeadsRequest, LeadImportAcceptedResponse, LeadImportEnvelope } from '@app/contracts';
-import { LeadImportsRepository } from '@app/database';
+import { LeadImportsRepository, Transactions } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
@@ -18,6 +18,7 @@ function csvField(value: string | number): string {
 export class LeadImportsService implements OnModuleInit {
   constructor(
     private readonly imports: LeadImportsRepository,
+    private readonly transactions: Transactions,
     private readonly jobs: JobQueue,
     private readonly creates: IdempotentCreates,
   ) {}
@@ -38,10 +39,11 @@ export class LeadImportsService implements OnModuleInit {
     campaignId: number,
     request: ImportLeadsRequest,
   ): Promise<LeadImportAcceptedResponse> {
-    const id = await this.imports.transaction(async (imports) => {
+    const id = await this.transactions.run(async (transaction) => {
+      const imports = this.imports.within(transaction);
       if (!(await imports.lockCampaign(user.id, campaignId))) throw Errors.campaignNotFound();
       const created = await imports.insert(user.id, campaignId, request.file!.buffer);
-      await this.creates.record(imports, 'lead-import', created);
+      await this.creates.record(transaction, 'lead-import', created);
       return created;
     });
     try {

@@ -18,7 +18,7 @@ import {
   utcDateTime,
   ValidationFailed,
 } from '@app/contracts';
-import { type LeadRow, LeadsRepository } from '@app/database';
+import { type LeadRow, LeadsRepository, Transactions } from '@app/database';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
@@ -27,6 +27,7 @@ import { IdempotentCreates } from '../idempotency/idempotent-creates';
 export class LeadsService implements OnModuleInit {
   constructor(
     private readonly leads: LeadsRepository,
+    private readonly transactions: Transactions,
     private readonly config: AppConfig,
     private readonly creates: IdempotentCreates,
   ) {}
@@ -53,7 +54,8 @@ export class LeadsService implements OnModuleInit {
   async create(user: AuthenticatedUser, request: CreateLeadRequest): Promise<LeadMessageEnvelope> {
     const phoneNumber = this.normalise(request.phone_number, 'phone_number');
     const contacts = this.normaliseContacts(request.secondary_contacts);
-    const data = await this.leads.transaction(async (leads) => {
+    const data = await this.transactions.run(async (transaction) => {
+      const leads = this.leads.within(transaction);
       const allowDuplicate = request.allow_duplicate ?? request.allow_dupplicate ?? false;
       // Without duplicates, the campaign's row lock makes check and insert one step for creates racing each other.
       if (!(await leads.lockCampaign(user.id, request.campaign_id, allowDuplicate))) {
@@ -64,7 +66,7 @@ export class LeadsService implements OnModuleInit {
       }
       const id = await leads.insert(user.id, request.campaign_id, phoneNumber, request.variables ?? {});
       await leads.replaceContacts(id, contacts);
-      await this.creates.record(leads, 'lead', id);
+      await this.creates.record(transaction, 'lead', id);
       return this.read(leads, user, id);
     });
     return this.created(data);
@@ -79,7 +81,8 @@ export class LeadsService implements OnModuleInit {
       request.phone_number === undefined ? undefined : this.normalise(request.phone_number, 'phone_number');
     const contacts =
       request.secondary_contacts === undefined ? undefined : this.normaliseContacts(request.secondary_contacts);
-    const data = await this.leads.retryingTransaction(async (leads) => {
+    const data = await this.transactions.runRetrying(async (transaction) => {
+      const leads = this.leads.within(transaction);
       // Locked first, so that a concurrent delete either waits for this update or makes it a 404.
       if (!(await leads.lock(user.id, id))) throw Errors.leadNotFound();
       const current = await this.read(leads, user, id);

@@ -1,8 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { SecretBox, SecretContexts } from '@app/crypto';
-import { type CreatedUnderKey, IdempotencyKeysRepository, type SqlRepository } from '@app/database';
+import { type CreatedUnderKey, IdempotencyKeysRepository, type Transaction } from '@app/database';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
 /** What the user API's creates make, each recorded under the request's Idempotency-Key. */
@@ -59,15 +58,9 @@ export class IdempotentCreates implements OnApplicationBootstrap {
   }
 
   /**
-   * Records the resource a create made, in the create's transaction (`transaction`: its manager or a repository in
-   * it). Outside a request with a key it does nothing.
+   * Records the resource a create made, in the create's transaction. Outside a request with a key it does nothing.
    */
-  async record(
-    transaction: EntityManager | SqlRepository,
-    kind: CreatedKind,
-    id: number,
-    secret?: string,
-  ): Promise<void> {
+  async record(transaction: Transaction, kind: CreatedKind, id: number, secret?: string): Promise<void> {
     const current = currentKey.getStore();
     if (!current) return;
     const secretSealed =

@@ -1,5 +1,4 @@
 import { Global, Module } from '@nestjs/common';
-import { IdempotencyKeysRepository } from '@app/database';
 import { IdempotencyStore } from './idempotency.store';
 import { IdempotentCreates } from './idempotent-creates';
 
@@ -11,7 +10,7 @@ import { IdempotentCreates } from './idempotent-creates';
  */
 @Global()
 @Module({
-  providers: [IdempotencyKeysRepository, IdempotencyStore, IdempotentCreates],
+  providers: [IdempotencyStore, IdempotentCreates],
   exports: [IdempotencyStore, IdempotentCreates],
 })
 export class RequestInterceptorsModule {}

@@ -1,6 +1,4 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import {
   CreateDocumentRequest,
   CreateDocumentResponse,
@@ -19,8 +17,8 @@ import {
   DocumentType,
   InjectTenantRepository,
   Knowledgebase,
-  lockReferences,
   TenantRepository,
+  Transactions,
 } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
@@ -32,9 +30,8 @@ export class DocumentsService implements OnModuleInit {
 
   constructor(
     @InjectTenantRepository(Knowledgebase) private readonly knowledgebases: TenantRepository<Knowledgebase>,
-    @InjectTenantRepository(Document) private readonly documents: TenantRepository<Document>,
-    private readonly documentTables: DocumentsRepository,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly documents: DocumentsRepository,
+    private readonly transactions: Transactions,
     private readonly jobs: JobQueue,
     private readonly creates: IdempotentCreates,
   ) {}
@@ -50,15 +47,15 @@ export class DocumentsService implements OnModuleInit {
 
   async list(user: AuthenticatedUser, knowledgebaseId: number): Promise<DocumentListResponse> {
     await this.assertKnowledgebase(user, knowledgebaseId);
-    const documents = await this.documents.find(user.id, { where: { knowledgebaseId }, order: { id: 'DESC' } });
+    const documents = await this.documents.list(user.id, knowledgebaseId);
     return { data: documents.map(toDocumentResponse) };
   }
 
   async get(user: AuthenticatedUser, knowledgebaseId: number, id: number): Promise<DocumentEnvelope> {
     await this.assertKnowledgebase(user, knowledgebaseId);
-    const document = await this.documents.findOneWhere(user.id, { id, knowledgebaseId });
+    const document = await this.documents.findInKnowledgebase(user.id, knowledgebaseId, id);
     if (!document) throw Errors.documentNotFound();
-    const pages = document.type === 'website' ? await this.documentTables.pages(user.id, id) : [];
+    const pages = document.type === 'website' ? await this.documents.pages(user.id, id) : [];
     return { data: toDocumentDetailResponse(document, pages) };
   }
 
@@ -76,30 +73,33 @@ export class DocumentsService implements OnModuleInit {
     const isWebsite = request.type === 'website';
     const file = isWebsite ? undefined : request.file;
 
-    const document = await this.dataSource.transaction(async (manager) => {
+    const document = await this.transactions.run(async (transaction) => {
       // Locked so that a delete of the knowledgebase waits for the document (and then deletes it too).
-      if ((await lockReferences(manager, 'knowledgebases', [knowledgebaseId], user.id)).size === 0) {
+      if ((await transaction.lockReferences('knowledgebases', [knowledgebaseId], user.id)).size === 0) {
         throw Errors.knowledgebaseNotFound();
       }
-      const created = await this.documents.withManager(manager).create(user.id, {
-        knowledgebaseId,
-        name: request.name,
-        description: request.description ?? null,
-        type: request.type as DocumentType,
-        status: 'processing',
-        sourceUrl: isWebsite ? (request.url ?? null) : null,
-        sourceLinks: isWebsite && request.links ? request.links.map((item) => item.link) : null,
-        relativeLinksLimit: isWebsite ? (request.relative_links_limit ?? DEFAULT_RELATIVE_LINKS_LIMIT) : null,
-        refreshIntervalHours: isWebsite ? (request.refresh_interval_hours ?? null) : null,
-        nextRefreshAt:
-          isWebsite && request.refresh_interval_hours
-            ? new Date(Date.now() + request.refresh_interval_hours * 3_600_000)
-            : null,
-        fileName: file ? file.originalName.slice(0, 255) : null,
-        fileSize: file ? file.size : null,
-      });
-      if (file) await this.documentTables.within(manager).insertFile(created.id, file.buffer);
-      await this.creates.record(manager, 'document', created.id);
+      const created = await this.documents.within(transaction).create(
+        user.id,
+        {
+          knowledgebaseId,
+          name: request.name,
+          description: request.description ?? null,
+          type: request.type as DocumentType,
+          status: 'processing',
+          sourceUrl: isWebsite ? (request.url ?? null) : null,
+          sourceLinks: isWebsite && request.links ? request.links.map((item) => item.link) : null,
+          relativeLinksLimit: isWebsite ? (request.relative_links_limit ?? DEFAULT_RELATIVE_LINKS_LIMIT) : null,
+          refreshIntervalHours: isWebsite ? (request.refresh_interval_hours ?? null) : null,
+          nextRefreshAt:
+            isWebsite && request.refresh_interval_hours
+              ? new Date(Date.now() + request.refresh_interval_hours * 3_600_000)
+              : null,
+          fileName: file ? file.originalName.slice(0, 255) : null,
+          fileSize: file ? file.size : null,
+        },
+        file?.buffer,
+      );
+      await this.creates.record(transaction, 'document', created.id);
       return created;
     });
 
@@ -123,7 +123,7 @@ export class DocumentsService implements OnModuleInit {
    */
   async refresh(user: AuthenticatedUser, knowledgebaseId: number, id: number): Promise<MessageResponse> {
     await this.assertKnowledgebase(user, knowledgebaseId);
-    const document = await this.documents.findOneWhere(user.id, { id, knowledgebaseId });
+    const document = await this.documents.findInKnowledgebase(user.id, knowledgebaseId, id);
     if (!document) throw Errors.documentNotFound();
     if (document.type !== 'website') {
       throw ValidationFailed.field('document', 'Only website documents can be refreshed.');
@@ -143,7 +143,7 @@ export class DocumentsService implements OnModuleInit {
   /** Its file, pages and passages go with it; a job still running for it finds it gone and stops. */
   async delete(user: AuthenticatedUser, knowledgebaseId: number, id: number): Promise<MessageResponse> {
     await this.assertKnowledgebase(user, knowledgebaseId);
-    if (!(await this.documents.deleteWhere(user.id, { id, knowledgebaseId }))) throw Errors.documentNotFound();
+    if (!(await this.documents.deleteInKnowledgebase(user.id, knowledgebaseId, id))) throw Errors.documentNotFound();
     return { message: 'Document deleted successfully.' };
   }
 

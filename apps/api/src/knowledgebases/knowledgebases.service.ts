@@ -1,6 +1,4 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import {
   CreateKnowledgebaseRequest,
   Errors,
@@ -21,6 +19,7 @@ import {
   LanguagesRepository,
   PassageSearch,
   TenantRepository,
+  Transactions,
 } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
@@ -37,7 +36,7 @@ export class KnowledgebasesService implements OnModuleInit {
     private readonly summaries: KnowledgebaseSummaries,
     private readonly passages: PassageSearch,
     private readonly jobs: JobQueue,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly languages: LanguagesRepository,
     private readonly creates: IdempotentCreates,
   ) {}
@@ -60,13 +59,13 @@ export class KnowledgebasesService implements OnModuleInit {
 
   async create(user: AuthenticatedUser, request: CreateKnowledgebaseRequest): Promise<KnowledgebaseMessageEnvelope> {
     await this.checkLanguage(request.language_id);
-    const knowledgebase = await this.dataSource.transaction(async (manager) => {
-      const created = await this.knowledgebases.withManager(manager).create(user.id, {
+    const knowledgebase = await this.transactions.run(async (transaction) => {
+      const created = await this.knowledgebases.within(transaction).create(user.id, {
         name: request.name,
         description: request.description ?? null,
         languageId: request.language_id ?? null,
       });
-      await this.creates.record(manager, 'knowledgebase', created.id);
+      await this.creates.record(transaction, 'knowledgebase', created.id);
       return created;
     });
     // A new knowledgebase has no documents: its figures are known without asking the database again.

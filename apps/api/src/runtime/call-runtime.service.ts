@@ -13,7 +13,7 @@ import {
   type ToolInvocationEnvelope,
   ValidationFailed,
 } from '@app/contracts';
-import { CallsRepository, type NewCallEvent, noteAccountWrite, type RuntimeCallRow } from '@app/database';
+import { type NewCallEvent, type RuntimeCallRow, RuntimeCallsRepository } from '@app/database';
 import { KnowledgebasesService } from '../knowledgebases/knowledgebases.service';
 import { ToolsService } from '../tools/tools.service';
 import { mergeCallVariables } from './call-variables';
@@ -25,7 +25,7 @@ import { mergeCallVariables } from './call-variables';
 @Injectable()
 export class CallRuntime {
   constructor(
-    private readonly calls: CallsRepository,
+    private readonly calls: RuntimeCallsRepository,
     private readonly knowledgebases: KnowledgebasesService,
     private readonly tools: ToolsService,
   ) {}
@@ -49,14 +49,13 @@ export class CallRuntime {
     const values = request.arguments ?? {};
     const { tool, result } = await this.tools.run(call.user_id, toolId, values, call.variables);
     const status = result.response?.status ?? null;
-    await this.calls.insertToolCall(call.id, {
+    await this.calls.insertToolCall(call, {
       tool_id: tool.id,
       name: tool.name,
       arguments: values,
       status,
       duration_ms: result.durationMs,
     });
-    noteAccountWrite(call.user_id);
     return {
       data: {
         status,
@@ -106,7 +105,6 @@ export class CallRuntime {
           ),
         );
       case 'recorded':
-        noteAccountWrite(outcome.userId);
         return {
           message: 'Events recorded.',
           data: { recorded: outcome.recorded, duplicates: request.events.length - outcome.recorded },

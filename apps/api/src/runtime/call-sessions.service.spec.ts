@@ -1,6 +1,6 @@
 import type { CallIngestion } from '@app/calls';
 import type { CallRow, CallSessionRequest } from '@app/contracts';
-import type { CallsRepository, SessionAssistantRow } from '@app/database';
+import type { RuntimeCallsRepository, SessionAssistantRow } from '@app/database';
 import { Jobs, type JobQueue } from '@app/jobs';
 import { hashToken } from '@app/platform';
 import { parsePhoneNumber } from 'libphonenumber-js/max';
@@ -131,7 +131,7 @@ function fakes(options: {
     },
   };
   const sessions = new CallSessions(
-    repository as unknown as CallsRepository,
+    repository as unknown as RuntimeCallsRepository,
     ingestion as unknown as CallIngestion,
     jobs as unknown as JobQueue,
   );

@@ -12,7 +12,7 @@ import {
   toCallResponse,
   ValidationFailed,
 } from '@app/contracts';
-import { CallsRepository } from '@app/database';
+import { RuntimeCallsRepository } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { generateToken, hashToken } from '@app/platform';
 import { toolParametersSchema } from '@app/tools';
@@ -34,7 +34,7 @@ const callEnded = (status: string) =>
 @Injectable()
 export class CallSessions {
   constructor(
-    private readonly calls: CallsRepository,
+    private readonly calls: RuntimeCallsRepository,
     private readonly ingestion: CallIngestion,
     private readonly jobs: JobQueue,
   ) {}

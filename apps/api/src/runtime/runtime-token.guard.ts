@@ -5,7 +5,7 @@ import type { Request } from 'express';
 import type { RuntimeCredential } from '@app/calls';
 import { AppConfig } from '@app/config';
 import { Errors, TERMINAL_CALL_STATUSES } from '@app/contracts';
-import { CallsRepository } from '@app/database';
+import { RuntimeCallsRepository } from '@app/database';
 import { hashToken, parseToken } from '@app/platform';
 import { bearerToken } from '../auth/auth-context';
 
@@ -48,7 +48,7 @@ export class RuntimeTokenGuard implements CanActivate {
   constructor(
     config: AppConfig,
     private readonly reflector: Reflector,
-    private readonly calls: CallsRepository,
+    private readonly calls: RuntimeCallsRepository,
   ) {
     this.expected = config.runtimeApiToken ? digest(config.runtimeApiToken) : undefined;
   }

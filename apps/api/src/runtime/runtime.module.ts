@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { CallIngestion } from '@app/calls';
-import { CallsRepository } from '@app/database';
 import { KnowledgebasesModule } from '../knowledgebases/knowledgebases.module';
 import { ToolsModule } from '../tools/tools.module';
 import { CallRuntime } from './call-runtime.service';
@@ -12,6 +11,6 @@ import { RuntimeTokenGuard } from './runtime-token.guard';
 @Module({
   imports: [KnowledgebasesModule, ToolsModule],
   controllers: [RuntimeController],
-  providers: [CallSessions, CallRuntime, CallIngestion, CallsRepository, RuntimeTokenGuard],
+  providers: [CallSessions, CallRuntime, CallIngestion, RuntimeTokenGuard],
 })
 export class RuntimeModule {}

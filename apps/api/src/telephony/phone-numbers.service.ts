@@ -1,8 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { Errors, MessageResponse, PhoneNumberListResponse, toPhoneNumberResponse } from '@app/contracts';
-import { InjectTenantRepository, PhoneNumber, SipTrunksRepository, TenantRepository } from '@app/database';
+import {
+  InjectTenantRepository,
+  PhoneNumber,
+  SipTrunksRepository,
+  TenantRepository,
+  Transactions,
+} from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
 
@@ -10,7 +14,7 @@ import type { AuthenticatedUser } from '../auth/auth-context';
 export class PhoneNumbersService {
   constructor(
     @InjectTenantRepository(PhoneNumber) private readonly numbers: TenantRepository<PhoneNumber>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly trunks: SipTrunksRepository,
     private readonly jobs: JobQueue,
   ) {}
@@ -35,10 +39,10 @@ export class PhoneNumbersService {
    * for any provisioning of it in flight), and the worker deletes them, retrying until they are gone.
    */
   async delete(user: AuthenticatedUser, id: number): Promise<MessageResponse> {
-    const hadTrunks = await this.dataSource.transaction(async (manager) => {
-      const trunks = this.trunks.within(manager);
+    const hadTrunks = await this.transactions.run(async (transaction) => {
+      const trunks = this.trunks.within(transaction);
       const provider = await trunks.lockProviderTrunks(user.id, id);
-      if (!(await this.numbers.withManager(manager).deleteWhere(user.id, { id, status: 'active' }))) {
+      if (!(await this.numbers.within(transaction).deleteWhere(user.id, { id, status: 'active' }))) {
         throw Errors.phoneNumberNotFound();
       }
       if (!provider) return false;

@@ -1,8 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSupportedCountry } from 'libphonenumber-js/max';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
   CreateSipTrunkRequest,
@@ -25,12 +23,12 @@ import {
 } from '@app/contracts';
 import { SecretBox, SecretContexts } from '@app/crypto';
 import {
-  heldByAnother,
   InjectTenantRepository,
   PHONE_NUMBER_TAKEN,
   PhoneNumber,
   SipTrunksRepository,
   TenantRepository,
+  Transactions,
   type TrunkChanges,
   whenUnique,
 } from '@app/database';
@@ -48,7 +46,7 @@ const providerFailed = (message: string) => new DomainError('provider_failed', 5
 export class SipTrunksService implements OnModuleInit {
   constructor(
     @InjectTenantRepository(PhoneNumber) private readonly numbers: TenantRepository<PhoneNumber>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly trunks: SipTrunksRepository,
     private readonly secrets: SecretBox,
     private readonly jobs: JobQueue,
@@ -102,8 +100,8 @@ export class SipTrunksService implements OnModuleInit {
     // The unique indexes decide between creates racing for one number; nothing is provisioned for the loser.
     const requestId = await whenUnique(
       () =>
-        this.dataSource.transaction(async (manager) => {
-          const number = await this.numbers.withManager(manager).create(user.id, {
+        this.transactions.run(async (transaction) => {
+          const number = await this.numbers.within(transaction).create(user.id, {
             phoneNumber,
             nickname: request.nickname ?? null,
             countryCode,
@@ -114,7 +112,7 @@ export class SipTrunksService implements OnModuleInit {
             status: 'provisioning',
           });
           const sealed = this.secrets.seal(request.sip_password, SecretContexts.sipPassword(number.id));
-          const trunks = this.trunks.within(manager);
+          const trunks = this.trunks.within(transaction);
           await trunks.insertTrunk({
             id: number.id,
             userId: user.id,
@@ -130,7 +128,7 @@ export class SipTrunksService implements OnModuleInit {
           });
           const changes: TrunkChanges = { phone_number: phoneNumber, country_code: countryCode ?? undefined };
           const requestId = await trunks.insertRequest(number.id, 'create', changes);
-          await this.creates.record(manager, 'sip-trunk', requestId);
+          await this.creates.record(transaction, 'sip-trunk', requestId);
           return requestId;
         }),
       numberTaken,
@@ -153,7 +151,7 @@ export class SipTrunksService implements OnModuleInit {
         request.phone_number,
         request.country_code ?? current.country_code ?? undefined,
       );
-      if (number !== current.phone_number && (await heldByAnother(this.dataSource, number, id, user.id)))
+      if (number !== current.phone_number && (await this.trunks.numberHeldByAnother(number, id, user.id)))
         throw numberTaken();
       changes.phone_number = number;
     }
@@ -216,7 +214,8 @@ export class SipTrunksService implements OnModuleInit {
 
   /** Settles the request as abandoned, unless the worker settled it first; a create's number goes with it. */
   private abandon(requestId: number): Promise<boolean> {
-    return this.trunks.transaction(async (trunks) => {
+    return this.transactions.run(async (transaction) => {
+      const trunks = this.trunks.within(transaction);
       const abandoned = await trunks.abandon(requestId);
       if (abandoned?.kind === 'create') await trunks.removeUnprovisioned(abandoned.phone_number_id);
       return abandoned !== undefined;

@@ -1,6 +1,4 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
 import {
   CreateToolRequest,
   DEFAULT_TOOL_TIMEOUT_SECONDS,
@@ -19,7 +17,7 @@ import {
   toToolResponse,
 } from '@app/contracts';
 import { SecretBox, SecretContexts } from '@app/crypto';
-import { InjectTenantRepository, whenUnique, TenantRepository, Tool } from '@app/database';
+import { InjectTenantRepository, whenUnique, TenantRepository, Tool, Transactions } from '@app/database';
 import { type ToolCallResult, ToolExecutor, validateToolArguments } from '@app/tools';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
@@ -30,7 +28,7 @@ const nameTaken = () => new ValidationFailed({ name: ['The name has already been
 export class ToolsService implements OnModuleInit {
   constructor(
     @InjectTenantRepository(Tool) private readonly tools: TenantRepository<Tool>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly secrets: SecretBox,
     private readonly executor: ToolExecutor,
     private readonly creates: IdempotentCreates,
@@ -53,8 +51,8 @@ export class ToolsService implements OnModuleInit {
   async create(user: AuthenticatedUser, request: CreateToolRequest): Promise<ToolMessageEnvelope> {
     const tool = await whenUnique(
       () =>
-        this.dataSource.transaction(async (manager) => {
-          const tools = this.tools.withManager(manager);
+        this.transactions.run(async (transaction) => {
+          const tools = this.tools.within(transaction);
           if (await tools.exists(user.id, { name: request.name })) throw nameTaken();
           const created = await tools.create(user.id, {
             name: request.name,
@@ -69,8 +67,8 @@ export class ToolsService implements OnModuleInit {
             automationFlowId: request.automation_flow_id ?? null,
           });
           // Header values are sealed with the tool's id, known only once the row exists.
-          if (request.headers?.length) await this.storeHeaders(manager, user, created, request.headers);
-          await this.creates.record(manager, 'tool', created.id);
+          if (request.headers?.length) await this.storeHeaders(tools, user, created, request.headers);
+          await this.creates.record(transaction, 'tool', created.id);
           return created;
         }),
       nameTaken,
@@ -85,8 +83,8 @@ export class ToolsService implements OnModuleInit {
   async update(user: AuthenticatedUser, id: number, request: UpdateToolRequest): Promise<ToolMessageEnvelope> {
     const tool = await whenUnique(
       () =>
-        this.dataSource.transaction(async (manager) => {
-          const tools = this.tools.withManager(manager);
+        this.transactions.run(async (transaction) => {
+          const tools = this.tools.within(transaction);
           const current = await tools.findOne(user.id, id);
           if (!current) throw Errors.toolNotFound();
           if (request.name !== undefined && request.name !== current.name) {
@@ -164,9 +162,14 @@ export class ToolsService implements OnModuleInit {
     return tool;
   }
 
-  private async storeHeaders(manager: EntityManager, user: AuthenticatedUser, tool: Tool, headers: ToolHeader[]) {
+  private async storeHeaders(
+    tools: TenantRepository<Tool>,
+    user: AuthenticatedUser,
+    tool: Tool,
+    headers: ToolHeader[],
+  ) {
     tool.headers = this.sealHeaders(tool.id, headers);
-    await this.tools.withManager(manager).update(user.id, tool.id, { headers: tool.headers });
+    await tools.update(user.id, tool.id, { headers: tool.headers });
   }
 
   private sealHeaders(toolId: number, headers: ToolHeader[]): Tool['headers'] {

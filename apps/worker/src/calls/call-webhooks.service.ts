@@ -11,7 +11,7 @@ import {
   utcDateTime,
 } from '@app/contracts';
 import { SecretBox, SecretContexts } from '@app/crypto';
-import { type CallDeliveryRow, CallsRepository } from '@app/database';
+import { CallDeliveriesRepository, type CallDeliveryRow } from '@app/database';
 import { JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
 import { OutboundHttp, OutboundRequestError } from '@app/outbound-http';
 import { JobMetrics } from '../job-metrics';
@@ -36,7 +36,7 @@ export class CallWebhooks {
   private readonly logger = new Logger(CallWebhooks.name);
 
   constructor(
-    private readonly calls: CallsRepository,
+    private readonly calls: CallDeliveriesRepository,
     private readonly http: OutboundHttp,
     private readonly secrets: SecretBox,
     private readonly jobs: JobQueue,

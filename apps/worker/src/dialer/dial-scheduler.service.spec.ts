@@ -9,6 +9,7 @@ import type {
   DiallingRepository,
   DueLeadRow,
   PlacedCall,
+  Transactions,
 } from '@app/database';
 import type { JobQueue } from '@app/jobs';
 import type { CallPlacer } from './call-placer.service';
@@ -42,7 +43,7 @@ function fakes(state: {
   const writes: unknown[][] = [];
   let nextCallId = 100;
   const repository = {
-    transaction: <T>(work: (repository: unknown) => Promise<T>) => work(repository),
+    within: () => repository,
     lockRunningCampaignById: async () => state.campaign,
     countCampaignCalls: async () => state.inFlight ?? 0,
     lockDueLeads: async (_id: number, _now: Date, limit: number) => (state.leads ?? []).slice(0, limit),
@@ -65,6 +66,7 @@ function fakes(state: {
   const placer = { place: async (callId: number) => void placed.push(callId) };
   const scheduler = new DialScheduler(
     repository as unknown as DiallingRepository,
+    { run: <T>(work: (transaction: unknown) => Promise<T>) => work({}) } as unknown as Transactions,
     new Clock(),
     undefined as unknown as JobQueue,
     {} as AppConfig,

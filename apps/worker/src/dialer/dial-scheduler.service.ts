@@ -8,6 +8,7 @@ import {
   type ContactRow,
   DiallingRepository,
   type PlacedCall,
+  Transactions,
 } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { CallPlacer } from './call-placer.service';
@@ -37,6 +38,7 @@ export class DialScheduler {
 
   constructor(
     private readonly dialling: DiallingRepository,
+    private readonly transactions: Transactions,
     private readonly clock: Clock,
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
@@ -48,7 +50,9 @@ export class DialScheduler {
    * between a freed slot and the next dial). A placement that fails unexpectedly leaves its dial to the sweep.
    */
   async run(campaignId: number): Promise<ClaimOutcome> {
-    const outcome = await this.dialling.transaction((dialling) => this.claim(dialling, campaignId));
+    const outcome = await this.transactions.run((transaction) =>
+      this.claim(this.dialling.within(transaction), campaignId),
+    );
     if ('claimed' in outcome) {
       await Promise.all(
         outcome.claimed.map((callId) =>

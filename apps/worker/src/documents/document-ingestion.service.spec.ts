@@ -7,7 +7,6 @@ import type { DocumentJob } from '@app/jobs';
 import type { OutboundHttp } from '@app/outbound-http';
 import type { JobMetrics } from '../job-metrics';
 import { DocumentIngestion } from './document-ingestion.service';
-import type { DocumentStore } from './document-store.service';
 
 /** Resolves once `condition` holds, checked every 5 ms (the extraction runs in a thread). */
 async function until(condition: () => boolean): Promise<void> {
@@ -16,7 +15,7 @@ async function until(condition: () => boolean): Promise<void> {
 
 /**
  * TXT documents in memory, `large` ones declaring a file of 4 MiB (their bytes are a sentence: only the declared size
- * decides). The store's `complete` of each document waits until the test lets it finish or fail.
+ * decides). The repository's `complete` of each document waits until the test lets it finish or fail.
  */
 function fakes(largeFilesAtOnce: number, sizes: Record<number, 'large' | 'small'>) {
   const read: number[] = [];
@@ -31,8 +30,6 @@ function fakes(largeFilesAtOnce: number, sizes: Record<number, 'large' | 'small'
       read.push(id);
       return Buffer.from(`Document ${id} says the parcel arrives in two days.`);
     },
-  };
-  const store = {
     complete: (id: number) =>
       new Promise<boolean>((resolve, reject) =>
         completing.set(id, { finish: () => resolve(true), fail: (error) => reject(error) }),
@@ -47,7 +44,6 @@ function fakes(largeFilesAtOnce: number, sizes: Record<number, 'large' | 'small'
   const ingestion = new DocumentIngestion(
     { workerLargeFilesAtOnce: largeFilesAtOnce, extractionTimeoutSeconds: 60 } as AppConfig,
     documents as unknown as DocumentsRepository,
-    store as unknown as DocumentStore,
     {} as OutboundHttp,
     metrics as unknown as JobMetrics,
   );

@@ -7,14 +7,21 @@ import {
   ExtractionError,
   OWN_THREAD_MIN_BYTES,
   normaliseWhitespace,
+  PASSAGE_CUT_VERSION,
   runExtractionInThread,
   splitIntoPassages,
 } from '@app/extraction';
-import { Document, DocumentsRepository, FileDocumentType, IngestedPage, IngestedPassage } from '@app/database';
+import {
+  Document,
+  DocumentsRepository,
+  FileDocumentType,
+  IngestedPage,
+  IngestedPassage,
+  IngestionResult,
+} from '@app/database';
 import { DocumentJob, type FailureReason, FailureReasons, isFinalAttempt, type JobFailed, jobFailed } from '@app/jobs';
 import { CrawledPage, OutboundHttp, OutboundRequestError, crawlWebsite } from '@app/outbound-http';
 import { JobMetrics } from '../job-metrics';
-import { DocumentStore, IngestionResult } from './document-store.service';
 import { CRAWLER_USER_AGENT } from './crawler-user-agent';
 import { ClassifiedError, crawlFailureReason, documentFailureReason, type DocumentLimits } from './document-failure';
 
@@ -58,7 +65,6 @@ export class DocumentIngestion {
   constructor(
     private readonly config: AppConfig,
     private readonly documents: DocumentsRepository,
-    private readonly store: DocumentStore,
     private readonly http: OutboundHttp,
     private readonly metrics: JobMetrics,
   ) {
@@ -73,9 +79,10 @@ export class DocumentIngestion {
 
     try {
       const ingest = async () =>
-        this.store.complete(
+        this.documents.complete(
           documentId,
           document.type === 'website' ? await this.readWebsite(document) : await this.readFile(document),
+          PASSAGE_CUT_VERSION,
         );
       const stored = isLargeFile(document) ? await this.largeFiles(ingest) : await ingest();
       if (stored) this.metrics.documentFinished(document.type, 'active');
@@ -83,14 +90,14 @@ export class DocumentIngestion {
     } catch (error) {
       const permanent = this.permanentFailure(error);
       if (permanent) {
-        if (await this.store.fail(documentId, permanent.message, permanent.pages)) {
+        if (await this.documents.fail(documentId, permanent.message, permanent.pages)) {
           this.metrics.documentFinished(document.type, 'failed');
         }
         return jobFailed(documentFailureReason(error, this.limits()));
       }
       if (isFinalAttempt(job)) {
         this.logger.warn({ documentId, error: (error as Error).message }, 'document failed after its last attempt');
-        const failed = await this.store.fail(
+        const failed = await this.documents.fail(
           documentId,
           `Processing failed after ${job.attemptsMade + 1} attempts: ${(error as Error).message}`,
         );

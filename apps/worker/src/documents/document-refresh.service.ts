@@ -1,10 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
-import { Document, DocumentPage, DocumentsRepository, type IngestedPage } from '@app/database';
+import { Document, DocumentPage, DocumentsRepository, type IngestedPage, RefreshResult } from '@app/database';
 import { DocumentJob, FailureReasons, JobQueue, Jobs, isFinalAttempt, type JobFailed, jobFailed } from '@app/jobs';
 import { OutboundRequestError } from '@app/outbound-http';
 import { DocumentIngestion, isRetryableStatus, pagePassages, readPages } from './document-ingestion.service';
-import { DocumentStore, RefreshResult } from './document-store.service';
 import { ClassifiedError, crawlFailureReason, documentFailureReason } from './document-failure';
 
 /** Documents one pass of the schedule enqueues at most; the rest wait for the next pass. */
@@ -24,7 +23,6 @@ export class DocumentRefresh {
 
   constructor(
     private readonly ingestion: DocumentIngestion,
-    private readonly store: DocumentStore,
     private readonly jobs: JobQueue,
     private readonly documents: DocumentsRepository,
   ) {}
@@ -54,12 +52,12 @@ export class DocumentRefresh {
     } catch (error) {
       const transient = !(error instanceof RefreshFailed) && !isPermanent(error);
       if (transient && !isFinalAttempt(job)) throw error;
-      await this.store.recordRefreshFailure(documentId, (error as Error).message);
+      await this.documents.recordRefreshFailure(documentId, (error as Error).message);
       this.logger.warn({ documentId, error: (error as Error).message }, 'website refresh failed');
       const reason = documentFailureReason(error, this.ingestion.limits());
       return jobFailed(transient ? FailureReasons.afterAttempts(job.attemptsMade + 1, reason) : reason);
     }
-    const applied = await this.store.applyRefresh(documentId, result);
+    const applied = await this.documents.applyRefresh(documentId, result);
     return { status: applied ? 'refreshed' : 'skipped' };
   }
 

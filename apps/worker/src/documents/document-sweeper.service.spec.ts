@@ -3,7 +3,6 @@ import type { AppConfig } from '@app/config';
 import type { DocumentsRepository } from '@app/database';
 import { Jobs, type JobQueue } from '@app/jobs';
 import type { JobMetrics } from '../job-metrics';
-import type { DocumentStore } from './document-store.service';
 import { DocumentSweeper } from './document-sweeper.service';
 
 /** Stuck documents with their rescues so far and their jobs' states, in memory; what the sweep does is logged. */
@@ -18,6 +17,7 @@ function fakes(stuck: { id: number; type: string; rescues: number; job?: string;
       const document = stuck.find((each) => each.id === id)!;
       return document.finished ? undefined : ++document.rescues;
     },
+    fail: async (id: number) => (log.push(['fail', id]), true),
   };
   const queue = {
     getJob: async (jobId: string) => {
@@ -34,12 +34,10 @@ function fakes(stuck: { id: number; type: string; rescues: number; job?: string;
     queue: () => queue,
     enqueue: async (job: { name: string }, payload: object) => void log.push(['enqueue', job.name, payload]),
   };
-  const store = { fail: async (id: number) => (log.push(['fail', id]), true) };
   const metrics = { documentFinished: () => undefined, jobsRequeued: () => undefined };
   const sweeper = new DocumentSweeper(
     { documentStuckAfterSeconds: 600 } as AppConfig,
     jobs as unknown as JobQueue,
-    store as unknown as DocumentStore,
     metrics as unknown as JobMetrics,
     documents as unknown as DocumentsRepository,
   );

@@ -3,7 +3,6 @@ import { AppConfig } from '@app/config';
 import { DocumentsRepository } from '@app/database';
 import { JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
 import { JobMetrics } from '../job-metrics';
-import { DocumentStore } from './document-store.service';
 
 /** After this many re-enqueues a document that never finishes is failed rather than retried forever. */
 const MAX_SWEEPS = 3;
@@ -19,7 +18,6 @@ export class DocumentSweeper {
   constructor(
     private readonly config: AppConfig,
     private readonly jobs: JobQueue,
-    private readonly store: DocumentStore,
     private readonly metrics: JobMetrics,
     private readonly documents: DocumentsRepository,
   ) {}
@@ -39,7 +37,7 @@ export class DocumentSweeper {
       const rescue = await this.documents.claimRescue(document.id, this.config.documentStuckAfterSeconds);
       if (rescue === undefined) continue;
       if (rescue > MAX_SWEEPS) {
-        if (await this.store.fail(document.id, 'Processing did not complete. Please upload the document again.')) {
+        if (await this.documents.fail(document.id, 'Processing did not complete. Please upload the document again.')) {
           this.metrics.documentFinished(document.type, 'failed');
           failed++;
         }

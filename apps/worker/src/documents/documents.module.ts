@@ -1,9 +1,7 @@
 import { Module } from '@nestjs/common';
-import { DocumentsRepository } from '@app/database';
 import { OutboundHttpModule } from '@app/outbound-http';
 import { CRAWLER_USER_AGENT } from './crawler-user-agent';
 import { DocumentIngestion } from './document-ingestion.service';
-import { DocumentStore } from './document-store.service';
 import { DocumentSweeper } from './document-sweeper.service';
 import { DocumentRefresh } from './document-refresh.service';
 import { DocumentsProcessor, RefreshesProcessor } from './documents.processor';
@@ -16,9 +14,7 @@ import { PassageRecut } from './passage-recut.service';
   providers: [
     DocumentsProcessor,
     RefreshesProcessor,
-    DocumentsRepository,
     DocumentIngestion,
-    DocumentStore,
     DocumentSweeper,
     DocumentRefresh,
     KnowledgebaseReindex,

@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { rejoinPassages, splitIntoPassages } from '@app/extraction';
-import type { IngestedPassage } from '@app/database';
-import { DocumentStore } from './document-store.service';
+import { PASSAGE_CUT_VERSION, rejoinPassages, splitIntoPassages } from '@app/extraction';
+import { DocumentsRepository, type IngestedPassage } from '@app/database';
 
 /** How long one run re-cuts documents before leaving the rest to the next run (it finishes the one it is on). */
 const RUN_BUDGET_MS = 20_000;
@@ -29,14 +28,14 @@ export function recutPassages(passages: IngestedPassage[]): IngestedPassage[] {
 export class PassageRecut {
   private readonly logger = new Logger(PassageRecut.name);
 
-  constructor(private readonly store: DocumentStore) {}
+  constructor(private readonly documents: DocumentsRepository) {}
 
   async recut(): Promise<{ documents: number; passages: number }> {
     const deadline = Date.now() + RUN_BUDGET_MS;
     let documents = 0;
     let passages = 0;
     while (Date.now() < deadline) {
-      const written = await this.store.recutNext(recutPassages);
+      const written = await this.documents.recutNext(PASSAGE_CUT_VERSION, recutPassages);
       if (written === undefined) break;
       documents += 1;
       passages += written;

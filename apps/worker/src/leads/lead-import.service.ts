@@ -2,7 +2,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import { parse } from 'csv-parse/sync';
 import { AppConfig } from '@app/config';
 import { toE164 } from '@app/contracts';
-import { type LeadImportErrorRow, type LeadImportRow, LeadImportsRepository, LeadsRepository } from '@app/database';
+import {
+  type LeadImportErrorRow,
+  type LeadImportRow,
+  LeadImportsRepository,
+  LeadsRepository,
+  Transactions,
+} from '@app/database';
 import {
   type FailureReason,
   FailureReasons,
@@ -36,6 +42,7 @@ export class LeadImport {
   constructor(
     private readonly imports: LeadImportsRepository,
     private readonly leads: LeadsRepository,
+    private readonly transactions: Transactions,
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
     private readonly metrics: JobMetrics,
@@ -100,8 +107,9 @@ export class LeadImport {
     rows: string[][],
     offset: number,
   ) {
-    await this.imports.transaction(async (imports) => {
-      const leads = this.leads.within(imports);
+    await this.transactions.run(async (transaction) => {
+      const imports = this.imports.within(transaction);
+      const leads = this.leads.within(transaction);
       // The campaign before the import, as the campaign's delete takes them: taken the other way round, a delete
       // during an import deadlocks (it holds the campaign and waits for the import; the leads' insert the reverse).
       if (!(await imports.lockCampaignById(job.campaign_id))) return;

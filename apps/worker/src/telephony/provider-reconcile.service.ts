@@ -1,9 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter, Gauge } from 'prom-client';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { deploymentId, SipTrunksRepository } from '@app/database';
+import { SipTrunksRepository, Transactions } from '@app/database';
 import { MetricsRegistry } from '@app/platform';
 import { SIP_PROVISIONER, SipProvisioner, TrunkOwner } from '@app/telephony';
 
@@ -32,8 +30,8 @@ export class ProviderReconcile {
   private readonly restoredTotal: Counter;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly trunks: SipTrunksRepository,
+    private readonly transactions: Transactions,
     @Inject(SIP_PROVISIONER) private readonly provider: SipProvisioner,
     private readonly config: AppConfig,
     registry: MetricsRegistry,
@@ -58,7 +56,7 @@ export class ProviderReconcile {
   }
 
   async reconcile(): Promise<ReconcileOutcome> {
-    const deployment = await deploymentId(this.dataSource);
+    const deployment = await this.trunks.deploymentId();
     const held = await this.provider.inventory();
     const known = await this.knownIds();
     const cutoff = Date.now() - this.config.sipReconcileGraceSeconds * 1000;
@@ -120,8 +118,9 @@ export class ProviderReconcile {
     for (const row of stored) {
       const numbers = numbersOf.get(row.trunk_id);
       if (!numbers || numbers.includes(row.number)) continue;
-      await this.trunks
-        .transaction(async (trunks) => {
+      await this.transactions
+        .run(async (transaction) => {
+          const trunks = this.trunks.within(transaction);
           if ((await trunks.lockInboundTrunkIfFree(row.id)) !== row.trunk_id) return;
           await this.provider.restoreInboundNumbers(row.trunk_id, [row.number]);
           this.restoredTotal.inc();

@@ -1,16 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { SecretBox, SecretContexts } from '@app/crypto';
 import {
-  deploymentId,
   PHONE_NUMBER_TAKEN,
   PhoneNumber,
   type ProviderTrunks,
   type ProvisioningRequestRow,
   SipTrunk,
   SipTrunksRepository,
+  Transactions,
   type TrunkChanges,
 } from '@app/database';
 import { type FailureReason, FailureReasons, JobQueue, type JobFailed, jobFailed, Jobs } from '@app/jobs';
@@ -63,8 +61,8 @@ export class SipTrunkProvisioning {
   private deployment?: string;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly trunks: SipTrunksRepository,
+    private readonly transactions: Transactions,
     @Inject(SIP_PROVISIONER) private readonly provider: SipProvisioner,
     private readonly secrets: SecretBox,
     private readonly config: AppConfig,
@@ -73,7 +71,8 @@ export class SipTrunkProvisioning {
 
   async process(requestId: number): Promise<{ status: string } | JobFailed> {
     const replaced: Made = {};
-    const outcome = await this.trunks.transaction(async (trunks) => {
+    const outcome = await this.transactions.run(async (transaction) => {
+      const trunks = this.trunks.within(transaction);
       const request = await trunks.request(requestId);
       if (!request || request.status !== 'pending' || request.phone_number_id === null) return 'skipped';
       const { trunk, number } = await trunks.lockTrunk(request.phone_number_id);
@@ -180,7 +179,8 @@ export class SipTrunkProvisioning {
   async cleanUp(): Promise<{ deleted: number; remaining: number }> {
     let deleted = 0;
     let remaining = 0;
-    await this.trunks.transaction(async (trunks) => {
+    await this.transactions.run(async (transaction) => {
+      const trunks = this.trunks.within(transaction);
       for (const row of await trunks.lockDueCleanups(100)) {
         try {
           if (row.kind === 'inbound') {
@@ -238,7 +238,8 @@ export class SipTrunkProvisioning {
    * races a re-provisioning; a trunk without provisioned inbound side has nothing to tell.
    */
   async refreshDispatch(phoneNumberId: number): Promise<{ status: string }> {
-    return this.trunks.transaction(async (trunks) => {
+    return this.transactions.run(async (transaction) => {
+      const trunks = this.trunks.within(transaction);
       const { trunk, number } = await trunks.lockTrunk(phoneNumberId);
       if (!trunk?.inboundTrunkId || !trunk.inboundDispatchRuleId || !number) return { status: 'skipped' };
       const spec = await this.dispatchSpec(trunks, await this.ownerFor(trunk.id), number);
@@ -252,7 +253,7 @@ export class SipTrunkProvisioning {
 
   /** The owner tag of what is made now for a trunk (the deployment id is read once, it never changes). */
   private async ownerFor(trunkId: number): Promise<TrunkOwner> {
-    this.deployment ??= await deploymentId(this.dataSource);
+    this.deployment ??= await this.trunks.deploymentId();
     return { deployment: this.deployment, trunk: trunkId, createdAt: Date.now() };
   }
 

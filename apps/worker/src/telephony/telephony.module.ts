@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { SipTrunksRepository } from '@app/database';
 import { ProviderReconcile } from './provider-reconcile.service';
 import { sipProvisionerProvider } from './sip-provisioner.provider';
 import { SipTrunkProvisioning } from './sip-trunk-provisioning.service';
@@ -7,7 +6,7 @@ import { TelephonyProcessor } from './telephony.processor';
 
 /** SIP trunk provisioning at the telephony provider, the clean-up of trunks it no longer uses, and the reconcile. */
 @Module({
-  providers: [sipProvisionerProvider, SipTrunksRepository, SipTrunkProvisioning, ProviderReconcile, TelephonyProcessor],
+  providers: [sipProvisionerProvider, SipTrunkProvisioning, ProviderReconcile, TelephonyProcessor],
   exports: [TelephonyProcessor],
 })
 export class TelephonyModule {}

@@ -2,9 +2,9 @@ import type { CallResponse } from './call.dto';
 import { utcDateTime } from './lead.dto';
 
 /**
- * A row of `calls` as `SELECT *` reads it: the one description of the table, for the repository that reads and
- * writes it (libs/database's `CallsRepository`) and the mapper below. It lives here rather than beside the
- * repository because libs/database imports this lib (call-outcomes.ts its call and lead statuses): importing the
+ * A row of `calls` as `SELECT *` reads it: the one description of the table, for the repositories that read and
+ * write it (libs/database's `CallsRepository` and its siblings) and the mapper below. It lives here rather than
+ * beside them because libs/database imports this lib (call-outcomes.ts its call and lead statuses): importing the
  * row from there would make the two libs import each other.
  */
 export interface CallRow {

@@ -1,6 +1,6 @@
 import { Global, Logger, Module } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
+import { RateWindowsRepository } from '@app/database';
 import { PostgresWindowCounters, RedisWindowCounters, WindowCounters } from './window-counters';
 
 /** Provides WindowCounters on the store that carries the queues: Redis, or Postgres when QUEUE_BACKEND=postgres. */
@@ -9,9 +9,9 @@ import { PostgresWindowCounters, RedisWindowCounters, WindowCounters } from './w
   providers: [
     {
       provide: WindowCounters,
-      inject: [AppConfig, DataSource],
-      useFactory: (config: AppConfig, dataSource: DataSource) => {
-        if (config.queueBackend === 'postgres') return new PostgresWindowCounters(dataSource, config);
+      inject: [AppConfig, RateWindowsRepository],
+      useFactory: (config: AppConfig, windows: RateWindowsRepository) => {
+        if (config.queueBackend === 'postgres') return new PostgresWindowCounters(windows, config);
         // Without a listener ioredis prints every failed reconnect as a plain-text stack, outside the JSON log.
         const logger = new Logger('WindowCounters');
         let lastWarning = 0;

@@ -1,6 +1,6 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { type DataSource } from 'typeorm';
 import { type AppConfig } from '@app/config';
+import { type RateWindowsRepository } from '@app/database';
 import { closeRedisClient, createRedisClient, type RedisClient } from '../redis/redis-clients';
 import { withTimeout } from '../with-timeout';
 
@@ -86,8 +86,8 @@ export class RedisWindowCounters extends WindowCounters implements OnApplication
 const PURGE_INTERVAL_MS = 60_000;
 
 /**
- * Rows of the unlogged `rate_windows` table (not WAL-logged: cheap writes, and a crash only resets the counts,
- * as a Redis restart would). One upsert a hit; an ended window restarts at 1 in the same statement.
+ * Rows of the unlogged `rate_windows` table, through libs/database's `RateWindowsRepository`: one statement a hit,
+ * keys namespaced by QUEUE_PREFIX as on Redis.
  */
 export class PostgresWindowCounters extends WindowCounters implements OnApplicationShutdown {
   private readonly logger = new Logger('WindowCounters');
@@ -95,7 +95,7 @@ export class PostgresWindowCounters extends WindowCounters implements OnApplicat
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly windows: RateWindowsRepository,
     config: AppConfig,
   ) {
     super();
@@ -104,29 +104,16 @@ export class PostgresWindowCounters extends WindowCounters implements OnApplicat
     this.timer.unref();
   }
 
-  async hit(key: string, windowMs: number): Promise<WindowCount> {
-    const [row] = await this.dataSource.query(
-      `INSERT INTO rate_windows AS w (key, count, ends_at)
-         VALUES ($1, 1, clock_timestamp() + $2 * interval '1 millisecond')
-       ON CONFLICT (key) DO UPDATE SET
-         count = CASE WHEN w.ends_at <= clock_timestamp() THEN 1 ELSE w.count + 1 END,
-         ends_at = CASE WHEN w.ends_at <= clock_timestamp() THEN EXCLUDED.ends_at ELSE w.ends_at END
-       RETURNING count, ${TTL_MS} AS ttl_ms`,
-      [this.prefix + key, windowMs],
-    );
-    return { count: Number(row.count), ttlMs: Number(row.ttl_ms) };
+  hit(key: string, windowMs: number): Promise<WindowCount> {
+    return this.windows.hit(this.prefix + key, windowMs);
   }
 
-  async peek(key: string): Promise<WindowCount> {
-    const [row] = await this.dataSource.query(
-      `SELECT count, ${TTL_MS} AS ttl_ms FROM rate_windows w WHERE key = $1 AND ends_at > clock_timestamp()`,
-      [this.prefix + key],
-    );
-    return row ? { count: Number(row.count), ttlMs: Number(row.ttl_ms) } : { count: 0, ttlMs: 0 };
+  peek(key: string): Promise<WindowCount> {
+    return this.windows.peek(this.prefix + key);
   }
 
-  async clear(key: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM rate_windows WHERE key = $1`, [this.prefix + key]);
+  clear(key: string): Promise<void> {
+    return this.windows.clear(this.prefix + key);
   }
 
   onApplicationShutdown(): void {
@@ -135,11 +122,9 @@ export class PostgresWindowCounters extends WindowCounters implements OnApplicat
 
   private async purge(): Promise<void> {
     try {
-      await this.dataSource.query(`DELETE FROM rate_windows WHERE ends_at < clock_timestamp() - interval '1 minute'`);
+      await this.windows.purgeEnded();
     } catch (error) {
       this.logger.warn({ error: (error as Error).message }, 'could not purge ended rate windows');
     }
   }
 }
-
-const TTL_MS = `greatest(0, ceil(extract(epoch FROM (w.ends_at - clock_timestamp())) * 1000))::bigint`;

@@ -1,5 +1,5 @@
 import { type DataSource, QueryFailedError } from 'typeorm';
-import { retryingTransaction } from './query-errors';
+import { Transactions } from './transactions';
 
 const refused = (code: string) => new QueryFailedError('UPDATE ...', [], Object.assign(new Error(code), { code }));
 
@@ -16,22 +16,22 @@ function failingThen(...errors: Error[]) {
   return { dataSource, attempts };
 }
 
-describe('retryingTransaction', () => {
+describe('Transactions.runRetrying', () => {
   it.each(['40P01', '40001'])('runs a transaction Postgres failed with %s again', async (code) => {
     const { dataSource, attempts } = failingThen(refused(code), refused(code));
-    await expect(retryingTransaction(dataSource, async () => 'done')).resolves.toBe('done');
+    await expect(new Transactions(dataSource).runRetrying(async () => 'done')).resolves.toBe('done');
     expect(attempts.count).toBe(3);
   });
 
   it('gives up after three attempts with the last error', async () => {
     const { dataSource, attempts } = failingThen(refused('40P01'), refused('40P01'), refused('40001'));
-    await expect(retryingTransaction(dataSource, async () => 'done')).rejects.toThrow('40001');
+    await expect(new Transactions(dataSource).runRetrying(async () => 'done')).rejects.toThrow('40001');
     expect(attempts.count).toBe(3);
   });
 
   it('does not run again after any other error', async () => {
     const { dataSource, attempts } = failingThen(refused('23505'));
-    await expect(retryingTransaction(dataSource, async () => 'done')).rejects.toThrow('23505');
+    await expect(new Transactions(dataSource).runRetrying(async () => 'done')).rejects.toThrow('23505');
     expect(attempts.count).toBe(1);
   });
 });

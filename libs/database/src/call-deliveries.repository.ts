@@ -1,0 +1,135 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { CallEventRow, CallRow } from '@app/contracts';
+import { type EndedCall, settleLeadOfEndedCall } from './call-outcomes';
+import { ReadReplicas } from './read-replicas';
+import { SqlRepository } from './sql-repository';
+
+/** A call to deliver a webhook of, with its assistant's webhook. */
+export interface CallDeliveryRow extends CallRow {
+  assistant_id: number;
+  webhook_url: string | null;
+  is_webhook_active: boolean;
+  webhook_secret_sealed: string | null;
+}
+
+/** The lead of a call, with its campaign, as a webhook names it. */
+export interface CallLeadRow {
+  id: number;
+  phone_number: string;
+  variables: Record<string, unknown>;
+  status: string;
+  campaign_id: number;
+  campaign_name: string;
+}
+
+/** A call the reaper ended, and what its lead's settling needs. */
+export type ReapedCallRow = EndedCall & Pick<CallRow, 'assistant_id'>;
+
+/**
+ * The worker's statements on calls: the webhook deliveries (the call with its assistant's webhook, its events and
+ * lead as the `call.ended` body names them, the answer kept and what was owed settled), the sweep of deliveries whose
+ * job was lost, and the reaper of calls left open.
+ */
+@Injectable()
+export class CallDeliveriesRepository extends SqlRepository {
+  constructor(dataSource: DataSource, reads: ReadReplicas) {
+    super(dataSource, reads);
+  }
+
+  async findDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
+    const [call] = (await this.manager.query(
+      `SELECT c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed
+         FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1`,
+      [id],
+    )) as CallDeliveryRow[];
+    return call;
+  }
+
+  /** The call, if its `call.started` webhook is owed. */
+  async findStartedDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
+    const [call] = (await this.manager.query(
+      `SELECT c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed
+         FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1 AND c.started_webhook_due`,
+      [id],
+    )) as CallDeliveryRow[];
+    return call;
+  }
+
+  /** The call's transcript turns and tool calls, in order, for its `call.ended` webhook. */
+  eventsForWebhook(callId: number): Promise<CallEventRow[]> {
+    return this.manager.query(
+      `SELECT type, seq, at, data FROM call_events WHERE call_id = $1 AND type IN ('transcript', 'tool_call')
+        ORDER BY at, seq NULLS LAST, id`,
+      [callId],
+    );
+  }
+
+  async findLeadWithCampaign(leadId: number): Promise<CallLeadRow | undefined> {
+    const [lead] = (await this.manager.query(
+      `SELECT l.id, l.phone_number, l.variables, l.status, c.id AS campaign_id, c.name AS campaign_name
+             FROM leads l JOIN campaigns c ON c.id = l.campaign_id WHERE l.id = $1`,
+      [leadId],
+    )) as CallLeadRow[];
+    return lead;
+  }
+
+  /** No `call.ended` delivery is owed any more (the webhook was turned off, or the call is gone). */
+  async settleWebhook(id: number): Promise<void> {
+    await this.manager.query(`UPDATE calls SET webhook_due = false WHERE id = $1 AND webhook_due`, [id]);
+  }
+
+  async settleStartedWebhook(id: number): Promise<void> {
+    await this.manager.query(`UPDATE calls SET started_webhook_due = false WHERE id = $1 AND started_webhook_due`, [
+      id,
+    ]);
+  }
+
+  /** Keeps the receiver's answer; a final one (delivered, or given up) also settles what was owed. */
+  async recordWebhookResponse(id: number, response: Record<string, unknown>, final: boolean): Promise<void> {
+    await this.manager.query(
+      `UPDATE calls SET webhook_response = $2, webhook_due = webhook_due AND NOT $3 WHERE id = $1`,
+      [id, JSON.stringify(response), final],
+    );
+  }
+
+  /** Calls whose `call.ended` delivery is owed and that ended more than `seconds` ago, oldest first. */
+  owedWebhooks(seconds: number): Promise<{ id: number; ended_at: Date }[]> {
+    return this.manager.query(
+      `SELECT id, ended_at FROM calls
+        WHERE webhook_due AND ended_at < now() - make_interval(secs => $1)
+        ORDER BY ended_at LIMIT 500`,
+      [seconds],
+    );
+  }
+
+  /** What the finished delivery job of the call settled. */
+  async clearWebhookDue(id: number): Promise<void> {
+    await this.manager.query(`UPDATE calls SET webhook_due = false WHERE id = $1`, [id]);
+  }
+
+  /**
+   * Ends as `failed` the calls in an open status not updated for `minutes` (at most 500 a time), marks their webhook
+   * owed when their assistant's is on, and settles their leads, in one transaction.
+   */
+  endStale(openStatuses: readonly string[], minutes: number): Promise<ReapedCallRow[]> {
+    return this.transaction(async (deliveries) => {
+      const rows = (
+        await deliveries.manager.query(
+          `UPDATE calls SET status = 'failed', ended_at = now(), updated_at = now(),
+                dial_state = CASE WHEN dial_state IN ('pending', 'dialing') THEN 'failed' ELSE dial_state END,
+                webhook_event_id = COALESCE(webhook_event_id, 'msg_' || gen_random_uuid()::text),
+                webhook_due = webhook_due OR COALESCE((SELECT a.is_webhook_active AND a.webhook_url IS NOT NULL
+                                                         FROM assistants a WHERE a.id = calls.assistant_id), false),
+                evaluation = evaluation || jsonb_build_object('reason', 'No final status was reported by the voice runtime.')
+          WHERE id IN (SELECT id FROM calls WHERE status = ANY($1) AND updated_at < now() - make_interval(mins => $2)
+                        ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED)
+          RETURNING id, lead_id, secondary_contact_id, status, answered_by, assistant_id`,
+          [openStatuses, minutes],
+        )
+      )[0] as ReapedCallRow[];
+      for (const row of rows) await settleLeadOfEndedCall(deliveries.manager, row);
+      return rows;
+    });
+  }
+}

@@ -1,0 +1,261 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { CallRow } from '@app/contracts';
+import { type EndedCall, markLeadInCall, settleLeadOfEndedCall } from './call-outcomes';
+import { noteAccountWrite, ReadReplicas } from './read-replicas';
+import { SqlRepository } from './sql-repository';
+
+/**
+ * What one statement reads before the runtime's write of a call: the assistant (the one the write names, else the
+ * call's own; its fields null when there is none), the references named, the call.
+ */
+export interface CallBeforeWrite {
+  id: number | null;
+  user_id: number | null;
+  name: string | null;
+  webhook_url: string | null;
+  is_webhook_active: boolean | null;
+  /** Whether the assistant records its calls: a recording's URL is kept only then. */
+  record: boolean | null;
+  campaign_found: boolean;
+  campaign_name: string | null;
+  lead_found: boolean;
+  /** The call's account, assistant, campaign, lead, status, own number and row version (`xmin`), when it exists. */
+  call_user_id: number | null;
+  call_assistant_id: number | null;
+  call_campaign_id: number | null;
+  call_lead_id: number | null;
+  call_status: string | null;
+  call_assistant_phone_number: string | null;
+  call_version: string | null;
+}
+
+/** The runtime's write of a call, as the ingestion decided it. */
+export interface CallWrite {
+  status: string;
+  /** The account and assistant the call is written for; absent when a later write names none and the call's is gone. */
+  assistant?: { user_id: number; id: number; name: string };
+  /**
+   * What the write gives; on a later write, a field it leaves out (absent or null) keeps the call's value, and
+   * `variables` are merged into the call's, key by key. A first write gives `type` and both numbers.
+   */
+  given: {
+    type?: string;
+    client_phone_number?: string;
+    assistant_phone_number?: string;
+    campaign_id?: number | null;
+    campaign_name: string | null;
+    lead_id?: number | null;
+    duration?: number;
+    transcript?: string | null;
+    variables?: Record<string, unknown>;
+    evaluation?: Record<string, unknown>;
+    carrier_cost?: number;
+    total_cost?: number;
+    answered_by?: string;
+    recording_url?: string | null;
+  };
+  /** A later write whose transcript is the call's transcript turns, joined (kept when there are none). */
+  transcriptOfTurns: boolean;
+  /** What the first final write sets, and a later one keeps: the webhook event, the end, the delivery owed. */
+  ending: { webhook_event_id: string | null; ended_at: Date | null; webhook_due: boolean };
+}
+
+/**
+ * The runtime's transcript turns joined in their order, one line a turn (`Assistant: ...`, `Customer: ...`, as the
+ * calls' transcripts read); null for a call without turns.
+ */
+const TRANSCRIPT_OF_TURNS = `(SELECT string_agg(CASE WHEN turn.data->>'role' = 'assistant' THEN 'Assistant: ' ELSE 'Customer: ' END
+                                 || (turn.data->>'text'), E'\n' ORDER BY turn.seq)
+     FROM call_events turn WHERE turn.call_id = calls.id AND turn.type = 'transcript')`;
+
+/**
+ * The columns a later write sets (`[column, expression]`), each an SQL expression over the call's row with the
+ * write's values as parameters: the status and the assistant outright, a field the write leaves out kept, the
+ * variables merged key by key, the transcript from the turns when the write asks for it. Numbers are cast to their
+ * columns' scale, so that a value compares as it would be stored. Without `derived`, the columns that only follow
+ * the ids written (the account, the assistant's and campaign's names) are left out: they tell no write apart.
+ */
+function laterWrite(
+  write: CallWrite,
+  parameter: (value: unknown) => string,
+  { derived }: { derived: boolean },
+): [string, string][] {
+  const set = (column: string, value: string): [string, string] => [column, value];
+  const keep = (column: string, value: unknown, type: string) =>
+    set(column, `COALESCE(${parameter(value ?? null)}::${type}, ${column})`);
+  const json = (value: Record<string, unknown> | undefined) => (value == null ? null : JSON.stringify(value));
+  const { assistant, given } = write;
+  return [
+    set('status', `${parameter(write.status)}::varchar`),
+    ...(assistant && derived
+      ? [
+          set('user_id', `${parameter(assistant.user_id)}::int`),
+          set('assistant_name', `${parameter(assistant.name)}::varchar`),
+        ]
+      : []),
+    ...(assistant ? [set('assistant_id', `${parameter(assistant.id)}::int`)] : []),
+    keep('type', given.type, 'varchar'),
+    keep('client_phone_number', given.client_phone_number, 'varchar'),
+    keep('assistant_phone_number', given.assistant_phone_number, 'varchar'),
+    keep('campaign_id', given.campaign_id, 'int'),
+    ...(derived ? [keep('campaign_name', given.campaign_name, 'varchar')] : []),
+    keep('lead_id', given.lead_id, 'int'),
+    keep('duration', given.duration, 'int'),
+    write.transcriptOfTurns
+      ? set('transcript', `COALESCE(${TRANSCRIPT_OF_TURNS}, transcript)`)
+      : keep('transcript', given.transcript, 'text'),
+    set('variables', `variables || COALESCE(${parameter(json(given.variables))}::jsonb, '{}')`),
+    keep('evaluation', json(given.evaluation), 'jsonb'),
+    keep('carrier_cost', given.carrier_cost, 'numeric(12, 4)'),
+    keep('total_cost', given.total_cost, 'numeric(12, 4)'),
+    keep('answered_by', given.answered_by, 'varchar'),
+    keep('recording_url', given.recording_url, 'text'),
+  ];
+}
+
+/**
+ * The runtime's writes of a call (`CallIngestion`): read, decide, then write only if the call is still as read, by
+ * external id. The runtime acts for no account: a write notes the call's account (`noteAccountWrite`), so that
+ * account's next reads find it.
+ */
+@Injectable()
+export class CallWritesRepository extends SqlRepository {
+  constructor(dataSource: DataSource, reads: ReadReplicas) {
+    super(dataSource, reads);
+  }
+
+  /**
+   * The assistant of the write (the one named, else the call's), the campaign and lead it names (of that account, or
+   * the call's when it has no assistant left), and the call so far; always one row.
+   */
+  async readBeforeWriteByExternalId(
+    externalId: string,
+    assistantId: number | null,
+    campaignId: number | null,
+    leadId: number | null,
+  ): Promise<CallBeforeWrite> {
+    const [seen] = (await this.manager.query(
+      `SELECT a.id, a.user_id, a.name, a.webhook_url, a.is_webhook_active, a.record,
+              campaign.id IS NOT NULL AS campaign_found, campaign.name AS campaign_name,
+              lead.id IS NOT NULL AS lead_found,
+              call.user_id AS call_user_id, call.assistant_id AS call_assistant_id,
+              call.campaign_id AS call_campaign_id, call.lead_id AS call_lead_id, call.status AS call_status,
+              call.assistant_phone_number AS call_assistant_phone_number, call.xmin::text AS call_version
+         FROM (SELECT $4::varchar AS external_id) wanted
+         LEFT JOIN calls call ON call.external_id = wanted.external_id
+         LEFT JOIN assistants a ON a.id = COALESCE($1::int, call.assistant_id)
+         LEFT JOIN campaigns campaign ON campaign.id = $2::int AND campaign.user_id = COALESCE(a.user_id, call.user_id)
+         LEFT JOIN leads lead ON lead.id = $3::int AND lead.user_id = COALESCE(a.user_id, call.user_id)`,
+      [assistantId, campaignId, leadId, externalId],
+    )) as CallBeforeWrite[];
+    return seen;
+  }
+
+  /** Holds the call (if it exists) until the transaction it is in ends. */
+  async lockByExternalId(externalId: string): Promise<void> {
+    await this.manager.query(`SELECT 1 FROM calls WHERE external_id = $1 FOR UPDATE`, [externalId]);
+  }
+
+  /** The call's first write; undefined if a concurrent first write won the race. */
+  async insertByExternalIdIfAbsent(externalId: string, write: CallWrite): Promise<CallRow | undefined> {
+    const { assistant, given } = write;
+    if (!assistant || !given.type || !given.client_phone_number || !given.assistant_phone_number) {
+      throw new Error('A call’s first write names its assistant, type and numbers');
+    }
+    const values: Record<string, unknown> = {
+      user_id: assistant.user_id,
+      assistant_id: assistant.id,
+      assistant_name: assistant.name,
+      type: given.type,
+      status: write.status,
+      client_phone_number: given.client_phone_number,
+      assistant_phone_number: given.assistant_phone_number,
+      campaign_id: given.campaign_id ?? null,
+      campaign_name: given.campaign_name,
+      lead_id: given.lead_id ?? null,
+      duration: given.duration ?? 0,
+      transcript: given.transcript ?? '',
+      variables: JSON.stringify(given.variables ?? {}),
+      evaluation: JSON.stringify(given.evaluation ?? {}),
+      carrier_cost: given.carrier_cost ?? 0,
+      total_cost: given.total_cost ?? 0,
+      answered_by: given.answered_by ?? null,
+      recording_url: given.recording_url ?? null,
+      ...write.ending,
+    };
+    const columns = Object.keys(values);
+    const [written] = (await this.manager.query(
+      `INSERT INTO calls (external_id, ${columns.join(', ')})
+            VALUES ($1, ${columns.map((_, index) => `$${index + 2}`).join(', ')})
+            ON CONFLICT (external_id) DO NOTHING RETURNING *`,
+      [externalId, ...Object.values(values)],
+    )) as CallRow[];
+    if (written) noteAccountWrite(written.user_id);
+    return written;
+  }
+
+  /** A later write, if the call is still at `version` (its `xmin` as read); else undefined. */
+  async updateByExternalIdIfUnchanged(
+    externalId: string,
+    version: string,
+    write: CallWrite,
+  ): Promise<CallRow | undefined> {
+    const parameters: unknown[] = [externalId, version];
+    const parameter = (value: unknown) => `$${parameters.push(value)}`;
+    const { ending } = write;
+    const assignments = [
+      ...laterWrite(write, parameter, { derived: true }).map(([column, value]) => `${column} = ${value}`),
+      // The first final write names the webhook event and the end; later ones keep them.
+      `webhook_event_id = COALESCE(webhook_event_id, ${parameter(ending.webhook_event_id)})`,
+      `ended_at = COALESCE(ended_at, ${parameter(ending.ended_at)}::timestamptz)`,
+      `webhook_due = webhook_due OR ${parameter(ending.webhook_due)}`,
+      'updated_at = now()',
+    ];
+    // An UPDATE wrapped in a SELECT, so that both kinds of write return their rows the same way.
+    const [written] = (await this.manager.query(
+      `WITH written AS (
+              UPDATE calls SET ${assignments.join(', ')} WHERE external_id = $1 AND xmin = $2::text::xid RETURNING *
+            ) SELECT * FROM written`,
+      parameters,
+    )) as CallRow[];
+    if (written) noteAccountWrite(written.user_id);
+    return written;
+  }
+
+  /**
+   * The call as it is, if still at `version`, and whether `write` would leave every field the runtime writes as it
+   * is (the values compared as the columns store them: costs rounded to their scale, variables merged, a missing
+   * transcript as the turns joined); undefined when the call changed since it was read.
+   */
+  async compareWriteByExternalId(
+    externalId: string,
+    version: string,
+    write: CallWrite,
+  ): Promise<{ row: CallRow; unchanged: boolean } | undefined> {
+    const parameters: unknown[] = [externalId, version];
+    const parameter = (value: unknown) => `$${parameters.push(value)}`;
+    const same = laterWrite(write, parameter, { derived: false }).map(
+      ([column, value]) => `${column} IS NOT DISTINCT FROM ${value}`,
+    );
+    const [found] = (await this.manager.query(
+      `SELECT *, (${same.join(' AND ')}) AS unchanged FROM calls WHERE external_id = $1 AND xmin = $2::text::xid`,
+      parameters,
+    )) as (CallRow & { unchanged: boolean })[];
+    if (!found) return undefined;
+    const { unchanged, ...row } = found;
+    // A repeat that changes nothing stands for the write it repeats, and is noted as that write was.
+    if (unchanged) noteAccountWrite(row.user_id);
+    return { row, unchanged };
+  }
+
+  /** What the call's end does to its lead (see `settleLeadOfEndedCall`), in this repository's transaction. */
+  settleLeadOfEndedCall(call: EndedCall): Promise<void> {
+    return settleLeadOfEndedCall(this.manager, call);
+  }
+
+  /** The lead of a call under way is in one (see `markLeadInCall`), in this repository's transaction. */
+  markLeadInCall(call: Pick<CallRow, 'lead_id' | 'secondary_contact_id'>): Promise<void> {
+    return markLeadInCall(this.manager, call);
+  }
+}

@@ -1,0 +1,264 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type QueryFailedError } from 'typeorm';
+import type { CallEventRow, CallRow, LanguageResponse } from '@app/contracts';
+import { queryPool } from './pool-query';
+import { isUniqueViolation } from './query-errors';
+import { noteAccountWrite, ReadReplicas } from './read-replicas';
+import { SqlRepository } from './sql-repository';
+
+/** A call with what the voice runtime's routes need of it: its assistant's knowledgebase and the variables' layers. */
+export interface RuntimeCallRow extends Pick<CallRow, 'id' | 'user_id' | 'assistant_id' | 'variables'> {
+  knowledgebase_id: number | null;
+  assistant_variables: Record<string, unknown>;
+  lead_variables: Record<string, unknown> | null;
+}
+
+/** An active assistant holding a number, and the number. */
+export interface InboundHolderRow {
+  id: number;
+  phone_number_id: number;
+  phone_number: string;
+  country_code: string | null;
+}
+
+/** The assistant of a session and everything it runs with, read in one statement. */
+export interface SessionAssistantRow {
+  id: number;
+  user_id: number;
+  name: string;
+  type: string;
+  voice_id: string | null;
+  timezone: string;
+  initial_message: string | null;
+  system_prompt: string | null;
+  max_duration: number;
+  record: boolean;
+  variables: Record<string, unknown>;
+  post_call_schema: { name: string; type: string; description: string }[];
+  webhook_on: boolean;
+  language: LanguageResponse;
+  secondary_languages: LanguageResponse[];
+  knowledgebase: { id: number; name: string } | null;
+  tools: { id: number; name: string; description: string; schema: { name: string; type: string }[] }[];
+  lead_variables: Record<string, unknown> | null;
+}
+
+/** An event the runtime reports under its own `seq`. */
+export interface NewCallEvent {
+  seq: number;
+  type: CallEventRow['type'];
+  at: string;
+  data: Record<string, unknown>;
+}
+
+/** What storing a batch of the runtime's events came to (`insertEventsByExternalId`). */
+export type EventsOutcome =
+  | { kind: 'recorded'; recorded: number }
+  | { kind: 'no-call' }
+  | { kind: 'closed' }
+  | { kind: 'outside'; earliest: Date; latest: Date; outside: { index: number; early: boolean }[] }
+  | { kind: 'conflict'; seq: number };
+
+/** The seq named by `call_event_conflict` (other content under a stored event's seq), if that failed the statement. */
+function conflictingEventSeq(error: unknown): number | undefined {
+  if (!isUniqueViolation(error)) return undefined;
+  const cause = (error as QueryFailedError).driverError as { constraint?: string; detail?: string };
+  return cause.constraint === 'call_events_same_seq' ? Number(cause.detail) : undefined;
+}
+
+/**
+ * The voice runtime's statements on calls: the look-ups of its routes and sessions (by external id, the system's own),
+ * a session's token and `call.started` mark, and the events and tool calls it records. It acts for no account, so
+ * the writes an account reads (events, tool calls) note the call's account (`noteAccountWrite`): its next reads
+ * find them. A session's token and mark, which no account read shows, are not noted.
+ */
+@Injectable()
+export class RuntimeCallsRepository extends SqlRepository {
+  constructor(dataSource: DataSource, reads: ReadReplicas) {
+    super(dataSource, reads);
+  }
+
+  async findByExternalId(externalId: string): Promise<CallRow | undefined> {
+    const [call] = (await this.manager.query(`SELECT * FROM calls WHERE external_id = $1`, [externalId])) as CallRow[];
+    return call;
+  }
+
+  async findRuntimeCallByExternalId(externalId: string): Promise<RuntimeCallRow | undefined> {
+    const [call] = (await this.manager.query(
+      `SELECT c.id, c.user_id, c.assistant_id, a.knowledgebase_id,
+              COALESCE(a.variables, '{}') AS assistant_variables, l.variables AS lead_variables, c.variables
+         FROM calls c
+         LEFT JOIN assistants a ON a.id = c.assistant_id
+         LEFT JOIN leads l ON l.id = c.lead_id AND l.user_id = c.user_id
+        WHERE c.external_id = $1`,
+      [externalId],
+    )) as RuntimeCallRow[];
+    return call;
+  }
+
+  /**
+   * What a call token opens of the call with that external id, in one statement: nothing (undefined: another call's
+   * token, an expired one, or none), the call's routes while it is `open`, or, once its status is final (`finished`),
+   * only a repeat of the final write.
+   */
+  async callTokenStateByExternalId(
+    tokenHash: string,
+    externalId: string,
+    finalStatuses: readonly string[],
+  ): Promise<'open' | 'finished' | undefined> {
+    const [row] = await queryPool<{ finished: boolean }>(
+      this.dataSource,
+      `SELECT c.status = ANY($3) AS finished FROM call_tokens t JOIN calls c ON c.id = t.call_id
+          WHERE t.token_hash = $1 AND t.expires_at > now() AND c.external_id = $2`,
+      [tokenHash, externalId, finalStatuses],
+    );
+    if (!row) return undefined;
+    return row.finished ? 'finished' : 'open';
+  }
+
+  /**
+   * The active assistants holding a number whose national number (`national_phone_number`, indexed) is one of
+   * `nationalNumbers`, with the number: an inbound assistant before an outbound one, then the oldest. The session
+   * keeps those whose number the dialled form names.
+   */
+  findInboundHoldersByNationalNumbers(nationalNumbers: string[]): Promise<InboundHolderRow[]> {
+    return this.manager.query(
+      `SELECT a.id, p.id AS phone_number_id, p.phone_number, p.country_code
+         FROM phone_numbers p JOIN assistants a ON a.phone_number_id = p.id AND a.user_id = p.user_id
+        WHERE national_phone_number(p.phone_number) = ANY($1) AND a.status = 'active'
+        ORDER BY a.type = 'inbound' DESC, a.id`,
+      [nationalNumbers],
+    );
+  }
+
+  /** The assistant a session runs, with the variables of the call's lead (of the assistant's account). */
+  async findSessionAssistantById(id: number, leadId: number | null): Promise<SessionAssistantRow | undefined> {
+    const [row] = (await this.manager.query(
+      `SELECT a.id, a.user_id, a.name, a.type, a.voice_id, a.timezone, a.initial_message, a.system_prompt,
+              a.max_duration, a.record, a.variables, a.post_call_schema,
+              (a.is_webhook_active AND a.webhook_url IS NOT NULL) AS webhook_on,
+              json_build_object('id', l.id, 'name', l.name, 'iso_2', l.iso_2) AS language,
+              COALESCE((SELECT json_agg(json_build_object('id', s.id, 'name', s.name, 'iso_2', s.iso_2)
+                                        ORDER BY secondary.position)
+                          FROM assistant_secondary_languages secondary JOIN languages s ON s.id = secondary.language_id
+                         WHERE secondary.assistant_id = a.id), '[]') AS secondary_languages,
+              (SELECT json_build_object('id', k.id, 'name', k.name) FROM knowledgebases k
+                WHERE k.id = a.knowledgebase_id AND k.user_id = a.user_id) AS knowledgebase,
+              COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name, 'description', t.description,
+                                                          'schema', t.schema) ORDER BY t.id)
+                          FROM assistant_tools link JOIN tools t ON t.id = link.tool_id AND t.user_id = a.user_id
+                         WHERE link.assistant_id = a.id), '[]') AS tools,
+              (SELECT variables FROM leads WHERE id = $2 AND user_id = a.user_id) AS lead_variables
+         FROM assistants a JOIN languages l ON l.id = a.language_id
+        WHERE a.id = $1`,
+      [id, leadId],
+    )) as SessionAssistantRow[];
+    return row;
+  }
+
+  async assistantHasTool(assistantId: number | null, toolId: number): Promise<boolean> {
+    const [linked] = await this.manager.query(
+      `SELECT 1 FROM assistant_tools WHERE assistant_id = $1 AND tool_id = $2`,
+      [assistantId, toolId],
+    );
+    return Boolean(linked);
+  }
+
+  /**
+   * A session of the call, in one statement: a new token valid for `seconds` (tokens of earlier sessions stay valid
+   * until they expire), and the call's `call.started` event, named the first time and then marked owed when
+   * `webhookOn`. Returns when the token expires and whether a `call.started` delivery is owed.
+   */
+  async openSession(
+    callId: number,
+    tokenHash: string,
+    seconds: number,
+    webhookOn: boolean,
+  ): Promise<{ expiresAt: Date; startedDue: boolean }> {
+    const [row] = await queryPool<{ expires_at: Date; due: boolean }>(
+      this.dataSource,
+      `WITH token AS (
+         INSERT INTO call_tokens (token_hash, call_id, expires_at)
+         VALUES ($1, $2, now() + make_interval(secs => $3)) RETURNING expires_at
+       ), started AS (
+         UPDATE calls
+            SET started_webhook_due = CASE WHEN started_event_id IS NULL THEN $4 ELSE started_webhook_due END,
+                started_event_id = COALESCE(started_event_id, 'msg_' || gen_random_uuid()::text)
+          WHERE id = $2
+          RETURNING started_webhook_due
+       )
+       SELECT (SELECT expires_at FROM token) AS expires_at, (SELECT started_webhook_due FROM started) AS due`,
+      [tokenHash, callId, seconds, webhookOn],
+    );
+    return { expiresAt: row.expires_at, startedDue: row.due };
+  }
+
+  /**
+   * Stores a batch of events (`[{seq, type, at, data}]`) of the call with that external id in one statement, all or
+   * nothing: an event already stored under its `seq` with the same content is kept as it was (a duplicate); with
+   * other content, the statement fails and the batch is undone (`conflict`, whether the other was stored before or
+   * by a request racing this one). Nothing is stored when an event's `at` is outside the call's life, `tolerance`
+   * seconds either side (from its creation to its end, or now while it runs: `outside`, by the events' `index`), or,
+   * with `whileOpen`, when the call's status is final (`closed`).
+   */
+  async insertEventsByExternalId(
+    externalId: string,
+    events: (NewCallEvent & { index: number })[],
+    options: { whileOpen: boolean; finalStatuses: readonly string[]; tolerance: number },
+  ): Promise<EventsOutcome> {
+    try {
+      const [row] = await queryPool<{
+        user_id: number;
+        closed: boolean;
+        earliest: Date;
+        latest: Date;
+        outside: { index: number; early: boolean }[] | null;
+        recorded: number;
+      }>(
+        this.dataSource,
+        `WITH call AS (
+                SELECT id, user_id, $3 AND status = ANY($4) AS closed,
+                       created_at - make_interval(secs => $5) AS earliest,
+                       COALESCE(ended_at, now()) + make_interval(secs => $5) AS latest
+                  FROM calls WHERE external_id = $1),
+              event AS (
+                SELECT * FROM jsonb_to_recordset($2::jsonb)
+                    AS event(index int, seq int, type text, at timestamptz, data jsonb)),
+              outside AS (
+                SELECT event.index, event.at < call.earliest AS early FROM call, event
+                 WHERE event.at NOT BETWEEN call.earliest AND call.latest),
+              recorded AS (
+                INSERT INTO call_events (call_id, seq, type, at, data)
+                SELECT call.id, event.seq, event.type, event.at, event.data FROM call, event
+                 WHERE NOT call.closed AND NOT EXISTS (SELECT FROM outside)
+                ON CONFLICT (call_id, seq) DO UPDATE SET seq = call_event_conflict(excluded.seq)
+                 WHERE (call_events.type, call_events.at, call_events.data)
+                       IS DISTINCT FROM (excluded.type, excluded.at, excluded.data)
+                RETURNING 1)
+         SELECT user_id, closed, earliest, latest,
+                (SELECT json_agg(outside ORDER BY index) FROM outside) AS outside,
+                (SELECT count(*)::int FROM recorded) AS recorded
+           FROM call`,
+        [externalId, JSON.stringify(events), options.whileOpen, options.finalStatuses, options.tolerance],
+      );
+      if (!row) return { kind: 'no-call' };
+      if (row.closed) return { kind: 'closed' };
+      if (row.outside) return { kind: 'outside', earliest: row.earliest, latest: row.latest, outside: row.outside };
+      noteAccountWrite(row.user_id);
+      return { kind: 'recorded', recorded: row.recorded };
+    } catch (error) {
+      const seq = conflictingEventSeq(error);
+      if (seq === undefined) throw error;
+      return { kind: 'conflict', seq };
+    }
+  }
+
+  /** Records a tool the service called for the call, now. */
+  async insertToolCall(call: Pick<CallRow, 'id' | 'user_id'>, data: Record<string, unknown>): Promise<void> {
+    await this.manager.query(
+      `INSERT INTO call_events (call_id, seq, type, at, data) VALUES ($1, NULL, 'tool_call', now(), $2)`,
+      [call.id, JSON.stringify(data)],
+    );
+    noteAccountWrite(call.user_id);
+  }
+}
