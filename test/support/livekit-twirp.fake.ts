@@ -28,12 +28,7 @@ export type FailureMode = 'unavailable' | 'timeout' | 'applied-timeout';
 
 /** How a SIP dial or transfer ends, as the SIP bridge reports it (see `sipFailure`). */
 export type FakeSipOutcome =
-  | 'busy'
-  | 'no-answer'
-  | 'declined'
-  | 'unreachable'
-  | 'refer-refused'
-  | { code: number; status: string };
+  'busy' | 'no-answer' | 'declined' | 'unreachable' | 'refer-refused' | { code: number; status: string };
 
 export interface FakeRoom {
   sid: string;
@@ -676,7 +671,12 @@ export class FakeLiveKit {
     const outcome = this.takeSipOutcome('SIP/TransferSIPParticipant');
     if (outcome) throw this.sipFailure('SIP/TransferSIPParticipant', outcome, durationSeconds(body.ringingTimeout));
     this.participants.splice(this.participants.indexOf(participant), 1);
-    this.transfers.push({ room: body.roomName, participantIdentity: participant.participantIdentity, sipCallId, transferTo });
+    this.transfers.push({
+      room: body.roomName,
+      participantIdentity: participant.participantIdentity,
+      sipCallId,
+      transferTo,
+    });
     return {};
   }
 

@@ -5,14 +5,7 @@ import { AccessToken } from 'livekit-server-sdk';
  * end's answer where it gave one, or the provider's own failure.
  */
 export type CallFailureReason =
-  | 'busy'
-  | 'no-answer'
-  | 'declined'
-  | 'unreachable'
-  | 'refused'
-  | 'caller-gone'
-  | 'not-a-phone-call'
-  | 'provider-error';
+  'busy' | 'no-answer' | 'declined' | 'unreachable' | 'refused' | 'caller-gone' | 'not-a-phone-call' | 'provider-error';
 
 /** What the assistant can say for each reason (never the provider's own words, which may name its internals). */
 export const CALL_FAILURE_MESSAGES: Record<CallFailureReason, string> = {

@@ -123,7 +123,7 @@ export class LiveKitCallControl implements CallControl {
       }
       // The SDK waits as long as the destination may ring (livekit-server-sdk dialTimeout.ts `dialRequestTimeout`).
       await this.sip.transferSipParticipant(request.room, identity, request.to, {
-        playDialtone: request.playDialtone ?? false,
+        playDialtone: request.playDialtone,
         ringingTimeout: ringing,
       });
       return { status: 'transferred' };

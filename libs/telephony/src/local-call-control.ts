@@ -70,7 +70,10 @@ export class LocalCallControl implements CallControl {
 
   /** The next `times` transfers (or dials) fail for `reason`. */
   answerNext(operation: ConnectingOperation, reason: CallFailureReason, times = 1): void {
-    this.answers.set(operation, [...(this.answers.get(operation) ?? []), ...Array<CallFailureReason>(times).fill(reason)]);
+    this.answers.set(operation, [
+      ...(this.answers.get(operation) ?? []),
+      ...Array<CallFailureReason>(times).fill(reason),
+    ]);
   }
 
   /** The next `times` calls of a room operation throw `CallControlError` with `reason`. */
