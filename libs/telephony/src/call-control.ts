@@ -168,6 +168,9 @@ export function transferTarget(destination: { number: string } | { sipUri: strin
   return 'number' in destination ? `tel:${destination.number}` : destination.sipUri;
 }
 
+/** livekit/livekit pkg/config/config.go: the default `max_participant_identity_length` and `max_room_name_length`. */
+const MAX_JOIN_NAME_BYTES = 256;
+
 /** The longest a web call's person may take to join with their token (the contract's 10 minutes). */
 export const MAX_PARTICIPANT_TOKEN_SECONDS = 600;
 
@@ -190,6 +193,14 @@ export async function mintParticipantToken(
   request: ParticipantTokenRequest,
 ): Promise<ParticipantToken> {
   const ttl = seconds('ttlSeconds', request.ttlSeconds, MAX_PARTICIPANT_TOKEN_SECONDS, MAX_PARTICIPANT_TOKEN_SECONDS);
+  // livekit/livekit pkg/service/utils.go `ValidateConnectRequest` refuses to join with any other (the default limits).
+  for (const [name, value] of [
+    ['identity', request.identity],
+    ['room', request.room],
+  ] as const) {
+    const bytes = Buffer.byteLength(value);
+    if (bytes < 1 || bytes > MAX_JOIN_NAME_BYTES) throw new RangeError(`${name} must be 1 to 256 bytes to join a room`);
+  }
   const token = new AccessToken(credentials.apiKey, credentials.apiSecret, {
     identity: request.identity,
     name: request.name,

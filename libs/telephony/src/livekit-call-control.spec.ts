@@ -406,6 +406,16 @@ describe('LiveKitCallControl against the strict fake of LiveKit’s Twirp API', 
         RangeError,
       );
     });
+
+    it('refuses a token LiveKit would not let join: no identity, or a name longer than LiveKit takes', async () => {
+      await expect(control().participantToken({ room: ROOM, identity: '' })).rejects.toThrow(RangeError);
+      await expect(control().participantToken({ room: ROOM, identity: 'x'.repeat(257) })).rejects.toThrow(
+        'identity must be 1 to 256 bytes to join a room',
+      );
+      await expect(control().participantToken({ room: 'r'.repeat(257), identity: 'web-7f3a' })).rejects.toThrow(
+        'room must be 1 to 256 bytes to join a room',
+      );
+    });
   });
 });
 
