@@ -33,6 +33,9 @@ const MAX_DIAL_RINGING_SECONDS = 60;
 /** A transfer holds its caller (and the request) for as long as the destination rings. */
 const MAX_TRANSFER_RINGING_SECONDS = 120;
 
+const ringingSeconds = (value: number | undefined, max: number) =>
+  seconds('ringingTimeoutSeconds', value, DEFAULT_RINGING_SECONDS, max);
+
 /** livekit/protocol livekit/attrs.go `AttrSIPCallID`: the attribute that makes a participant a phone call. */
 const SIP_CALL_ID_ATTRIBUTE = 'sip.callID';
 
@@ -110,12 +113,7 @@ export class LiveKitCallControl implements CallControl {
   }
 
   async transfer(request: TransferRequest): Promise<TransferOutcome> {
-    const ringing = seconds(
-      'ringingTimeoutSeconds',
-      request.ringingTimeoutSeconds,
-      DEFAULT_RINGING_SECONDS,
-      MAX_TRANSFER_RINGING_SECONDS,
-    );
+    const ringing = ringingSeconds(request.ringingTimeoutSeconds, MAX_TRANSFER_RINGING_SECONDS);
     try {
       const identity = request.participantIdentity ?? (await this.phoneParticipant(request.room));
       if (identity === undefined) {
@@ -133,12 +131,7 @@ export class LiveKitCallControl implements CallControl {
   }
 
   async dialIntoRoom(request: DialIntoRoomRequest): Promise<DialIntoRoomOutcome> {
-    const ringing = seconds(
-      'ringingTimeoutSeconds',
-      request.ringingTimeoutSeconds,
-      DEFAULT_RINGING_SECONDS,
-      MAX_DIAL_RINGING_SECONDS,
-    );
+    const ringing = ringingSeconds(request.ringingTimeoutSeconds, MAX_DIAL_RINGING_SECONDS);
     const waitUntilAnswered = request.waitUntilAnswered ?? true;
     try {
       const participant = await this.sip.createSipParticipant(request.outboundTrunkId, request.to, request.room, {
