@@ -33,7 +33,7 @@ import { PassagesCutVersion1764129100000 } from './1764129100000-passages-cut-ve
 import { SearchWordNeighbours1764129200000 } from './1764129200000-search-word-neighbours';
 import { CallExternalIdLength1764129300000 } from './1764129300000-call-external-id-length';
 import { AssignedNumberOutboundTrunk1764129400000 } from './1764129400000-assigned-number-outbound-trunk';
-import { LocalCallControlRequests1764129480000 } from './1764129480000-local-call-control-requests';
+import { LocalCallControlRequests1764131700000 } from './1764131700000-local-call-control-requests';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -72,5 +72,5 @@ export const migrations = [
   SearchWordNeighbours1764129200000,
   CallExternalIdLength1764129300000,
   AssignedNumberOutboundTrunk1764129400000,
-  LocalCallControlRequests1764129480000,
+  LocalCallControlRequests1764131700000,
 ];

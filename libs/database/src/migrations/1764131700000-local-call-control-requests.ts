@@ -5,8 +5,8 @@ import { type MigrationInterface, type QueryRunner } from 'typeorm';
  * ended, a web call, a participant token) and how it answered, so development and tests can see every operation
  * whichever process asked for it. Like `local_dial_requests`, it stays empty with a real provider.
  */
-export class LocalCallControlRequests1764129480000 implements MigrationInterface {
-  name = 'LocalCallControlRequests1764129480000';
+export class LocalCallControlRequests1764131700000 implements MigrationInterface {
+  name = 'LocalCallControlRequests1764131700000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
