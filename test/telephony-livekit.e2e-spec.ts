@@ -1,6 +1,13 @@
 import { JobQueue, Jobs } from '@app/jobs';
 import { MetricsRegistry } from '@app/platform';
-import { LiveKitSipProvisioner, ownerOf, type TrunkOwner } from '@app/telephony';
+import {
+  CALL_CONTROL,
+  type CallControl,
+  LiveKitCallControl,
+  LiveKitSipProvisioner,
+  ownerOf,
+  type TrunkOwner,
+} from '@app/telephony';
 import { SipClient } from 'livekit-server-sdk';
 import { ProviderReconcile } from '../apps/worker/src/telephony/provider-reconcile.service';
 import { createAccount, sipTrunkRequest, type TestAccount, unheldNumber } from './support/factories';
@@ -381,4 +388,14 @@ describe('Calls from a number bought from a carrier, with CALL_DIALER=livekit', 
     const participant = await waitFor(async () => fake.participants.find((each) => each.roomName === room));
     expect(participant).toMatchObject({ sipTrunkId: carrier.sipTrunkId, sipNumber: number, sipCallTo: '+14155550181' });
   }, 90_000);
+
+  it('controls calls at LiveKit too: the worker’s call control ends a call by deleting its room', async () => {
+    const control = stack.worker!.get<symbol, CallControl>(CALL_CONTROL, { strict: false });
+    expect(control).toBeInstanceOf(LiveKitCallControl);
+    fake.join('call-e2e-end', { identity: 'sip_+14155550123', kind: 'SIP' });
+    await control.endCall({ room: 'call-e2e-end' });
+    expect(fake.rooms.has('call-e2e-end')).toBe(false);
+    expect(fake.participantsOf('call-e2e-end')).toEqual([]);
+    expect(fake.calls.at(-1)).toMatchObject({ method: 'RoomService/DeleteRoom', body: { room: 'call-e2e-end' } });
+  });
 });

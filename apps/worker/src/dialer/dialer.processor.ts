@@ -1,7 +1,9 @@
 import { Injectable, Module } from '@nestjs/common';
 import { CallIngestion, Clock } from '@app/calls';
-import { CallsRepository, DiallingRepository } from '@app/database';
+import { CallsRepository, DiallingRepository, LocalCallControlRepository } from '@app/database';
 import { handle, JobProcessor, Jobs, Queues } from '@app/jobs';
+import { CALL_CONTROL } from '@app/telephony';
+import { callControlProvider } from './call-control.provider';
 import { callDialerProvider } from './call-dialer.provider';
 import { CallPlacer } from './call-placer.service';
 import { DialScheduler } from './dial-scheduler.service';
@@ -31,10 +33,12 @@ export class DialerProcessor extends JobProcessor {
     DiallingRepository,
     CallIngestion,
     callDialerProvider,
+    LocalCallControlRepository,
+    callControlProvider,
     DialScheduler,
     CallPlacer,
     DialerProcessor,
   ],
-  exports: [DialerProcessor, DialScheduler, Clock],
+  exports: [DialerProcessor, DialScheduler, Clock, CALL_CONTROL],
 })
 export class DialerModule {}

@@ -36,6 +36,7 @@ import { AssignedNumberOutboundTrunk1764129400000 } from './1764129400000-assign
 import { ModelUsageDaily1764129500000 } from './1764129500000-model-usage-daily';
 import { CallEventConflicts1764131400000 } from './1764131400000-call-event-conflicts';
 import { PhoneNumbersByNationalNumber1764131500000 } from './1764131500000-phone-numbers-by-national-number';
+import { LocalCallControlRequests1764131700000 } from './1764131700000-local-call-control-requests';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -77,4 +78,5 @@ export const migrations = [
   ModelUsageDaily1764129500000,
   CallEventConflicts1764131400000,
   PhoneNumbersByNationalNumber1764131500000,
+  LocalCallControlRequests1764131700000,
 ];
