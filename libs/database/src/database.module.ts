@@ -17,6 +17,7 @@ import { KnowledgebaseSummaries } from './knowledgebase-summaries';
 import { LanguagesRepository } from './languages.repository';
 import { LeadImportsRepository } from './lead-imports.repository';
 import { LeadsRepository } from './leads.repository';
+import { LocalCallControlRepository } from './local-call-control.repository';
 import { ModelUsageRepository } from './model-usage.repository';
 import { FoldersRepository, LabelsRepository } from './named-colours.repository';
 import { PassageSearch } from './passage-search';
@@ -65,6 +66,7 @@ const REPOSITORIES = [
   LanguagesRepository,
   LeadImportsRepository,
   LeadsRepository,
+  LocalCallControlRepository,
   ModelUsageRepository,
   PassageSearch,
   PhoneNumbersRepository,
