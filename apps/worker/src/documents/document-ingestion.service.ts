@@ -11,7 +11,16 @@ import {
   splitIntoPassages,
 } from '@app/extraction';
 import { Document, DocumentsRepository, FileDocumentType, IngestedPage, IngestedPassage } from '@app/database';
-import { DocumentJob, type FailureReason, FailureReasons, isFinalAttempt, type JobFailed, jobFailed } from '@app/jobs';
+import {
+  DocumentJob,
+  type FailureReason,
+  FailureReasons,
+  HandlesJob,
+  isFinalAttempt,
+  type JobFailed,
+  jobFailed,
+  Jobs,
+} from '@app/jobs';
 import { CrawledPage, OutboundHttp, OutboundRequestError, crawlWebsite } from '@app/outbound-http';
 import { JobMetrics } from '../job-metrics';
 import { DocumentStore, IngestionResult } from './document-store.service';
@@ -66,8 +75,8 @@ export class DocumentIngestion {
     metrics.watchLargeFiles(this.largeFiles);
   }
 
-  async process(job: Job<DocumentJob>): Promise<{ status: string } | JobFailed> {
-    const { documentId } = job.data;
+  @HandlesJob(Jobs.processDocument)
+  async process({ documentId }: DocumentJob, job: Job): Promise<{ status: string } | JobFailed> {
     const document = await this.documents.findProcessing(documentId);
     if (!document) return { status: 'skipped' };
 

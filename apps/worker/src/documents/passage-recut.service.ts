@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { rejoinPassages, splitIntoPassages } from '@app/extraction';
 import type { IngestedPassage } from '@app/database';
+import { HandlesJob, Jobs } from '@app/jobs';
 import { DocumentStore } from './document-store.service';
 
 /** How long one run re-cuts documents before leaving the rest to the next run (it finishes the one it is on). */
@@ -31,6 +32,7 @@ export class PassageRecut {
 
   constructor(private readonly store: DocumentStore) {}
 
+  @HandlesJob(Jobs.recutPassages)
   async recut(): Promise<{ documents: number; passages: number }> {
     const deadline = Date.now() + RUN_BUDGET_MS;
     let documents = 0;

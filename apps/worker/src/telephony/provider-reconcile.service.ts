@@ -4,19 +4,20 @@ import { Counter, Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { deploymentId, SipTrunksRepository } from '@app/database';
+import { HandlesJob, Jobs } from '@app/jobs';
 import { MetricsRegistry } from '@app/platform';
 import { SIP_PROVISIONER, SipProvisioner, TrunkOwner } from '@app/telephony';
 
 type Kind = 'inbound' | 'outbound' | 'dispatch_rule';
 
-export interface ReconcileOutcome {
+export type ReconcileOutcome = {
   /** Objects this deployment made that no row names, removed now. */
   removed: number;
   /** Orphans found but not removed (the provider refused or failed): reported, tried again next run. */
   remaining: number;
   /** Stored trunks whose inbound trunk had lost its number, given it back. */
   restored: number;
-}
+};
 
 /**
  * Converges the provider on the database. What this deployment made (its owner tag names this database's
@@ -57,6 +58,7 @@ export class ProviderReconcile {
     });
   }
 
+  @HandlesJob(Jobs.reconcileProviderTrunks)
   async reconcile(): Promise<ReconcileOutcome> {
     const deployment = await deploymentId(this.dataSource);
     const held = await this.provider.inventory();
