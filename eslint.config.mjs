@@ -54,6 +54,26 @@ export default tseslint.config(
     },
   },
   {
+    // The maintenance queue's own work is what belongs to no feature; a feature's sweeps are handlers on its own
+    // services. So maintenance/ reaches into no feature folder of the worker (files at the worker's root are shared).
+    files: ['apps/worker/src/maintenance/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./[^/]+/',
+              message:
+                "maintenance/ imports no feature of the worker: a feature's sweep is a @HandlesJob method of that " +
+                "feature's service, and MaintenanceSchedule registers it from its definition in libs/jobs.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: {
       globals: {

@@ -14,7 +14,7 @@ import { startBareListServer, startBuiltApi } from './support/processes';
 import { seedCalls } from './support/call-seed';
 import { ApiClient } from './support/stack';
 import { fixed, nowMs, percentile, printTable, runMain } from './support/report';
-import { CALL_PURGE_BATCH, CALL_PURGE_REST } from '../apps/worker/src/maintenance/call-purge-pacing';
+import { CALL_PURGE_BATCH, CALL_PURGE_REST } from '../apps/worker/src/calls/call-purge-pacing';
 
 const TOTAL_CALLS = Number(process.env.BENCH_CALLS ?? 20_000_000);
 const ACCOUNTS = 10;

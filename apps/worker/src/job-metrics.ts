@@ -135,7 +135,7 @@ export class JobMetrics {
   }
 }
 
-/** Makes JobMetrics available to every worker module (the runner and the processors' services). */
+/** Makes JobMetrics available to every worker module (the runner and the services that do the jobs). */
 @Global()
 @Module({ providers: [JobMetrics], exports: [JobMetrics] })
 export class JobMetricsModule {}

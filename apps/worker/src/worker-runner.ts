@@ -1,17 +1,17 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnModuleInit,
-} from '@nestjs/common';
-import { Job, Worker } from 'bullmq';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { Job, UnrecoverableError, Worker } from 'bullmq';
 import { AppConfig } from '@app/config';
-import { JobProcessor, JobQueue, QueueBackend, allJobs, handlerProblems } from '@app/jobs';
+import {
+  type JobHandler,
+  JobQueue,
+  QueueBackend,
+  type QueueName,
+  Queues,
+  allJobs,
+  discoverJobHandlers,
+} from '@app/jobs';
 import { JobMetrics } from './job-metrics';
-
-export const JOB_PROCESSORS = Symbol('JOB_PROCESSORS');
 
 /** How often each idle worker is compared with its queue's waiting jobs. */
 const WATCH_INTERVAL_MS = 10_000;
@@ -27,7 +27,9 @@ const STUCK_CLOSE_MS = 5_000;
 
 /** One queue's BullMQ worker in this process, and what it is doing. */
 interface Running {
-  processor: JobProcessor;
+  queue: QueueName;
+  /** The queue's job handlers, by job name. */
+  handlers: ReadonlyMap<string, JobHandler>;
   worker: Worker;
   /** Jobs its handlers are running (counted around the handler, not from BullMQ's events, which a failover can lose). */
   inFlight: number;
@@ -38,33 +40,44 @@ interface Running {
 }
 
 /**
- * Runs one BullMQ Worker per processor with the configured concurrency and lock timings. Refuses to boot when a
- * declared job has no handler, or two, or one on another queue's processor; on shutdown waits for the jobs in hand (a job cut off by a crash is taken over
- * by another worker once its lock expires). A worker found idle beside waiting jobs for STUCK_AFTER_MS is replaced.
+ * Runs one BullMQ Worker per queue, for the `@HandlesJob` methods found on the worker's providers, with the configured
+ * concurrency and lock timings. Refuses to boot when a declared job has no handler, or two, or one on a provider that
+ * is not a singleton; on shutdown waits for the jobs in hand (a job cut off by a crash is taken over by another worker
+ * once its lock expires). A worker found idle beside waiting jobs for STUCK_AFTER_MS is replaced.
  */
 @Injectable()
 export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WorkerRunner.name);
   private readonly running: Running[] = [];
+  private readonly handlers = new Map<QueueName, Map<string, JobHandler>>();
   private watchdog?: NodeJS.Timeout;
   private watching?: Promise<void>;
 
   constructor(
     private readonly config: AppConfig,
-    @Inject(JOB_PROCESSORS) private readonly processors: JobProcessor[],
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
     private readonly metrics: JobMetrics,
     private readonly backend: QueueBackend,
     private readonly jobs: JobQueue,
   ) {}
 
   onModuleInit(): void {
-    const problems = handlerProblems(this.processors, allJobs());
+    const { handlers, problems } = discoverJobHandlers(this.discovery, this.scanner, allJobs());
     if (problems.length > 0) throw new Error(`The worker cannot run the declared jobs: ${problems.join('; ')}`);
+    // In the order queues are declared, so workers start in the same order on every boot.
+    for (const queue of Object.values(Queues)) {
+      const onQueue = handlers.filter((handler) => handler.definition.queue === queue);
+      if (onQueue.length === 0) continue;
+      this.handlers.set(queue, new Map(onQueue.map((handler) => [handler.definition.name, handler])));
+    }
   }
 
   /** Resolves once every worker's connections are up, so a shutdown never races their setup. */
   async onApplicationBootstrap(): Promise<void> {
-    for (const processor of this.processors) this.running.push(this.start({ processor, inFlight: 0, lastActivity: 0 }));
+    for (const [queue, handlers] of this.handlers) {
+      this.running.push(this.start({ queue, handlers, inFlight: 0, lastActivity: 0 }));
+    }
     await Promise.all(this.running.map(({ worker }) => worker.waitUntilReady()));
     this.watchdog = setInterval(() => {
       this.watching ??= this.watch()
@@ -81,7 +94,7 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
   async watch(): Promise<void> {
     const now = Date.now();
     for (const running of this.running) {
-      const queue = running.processor.queueName;
+      const { queue } = running;
       const idle = running.inFlight === 0;
       const waiting = idle ? ((await this.jobs.queue(queue).getJobCounts('waiting')).waiting ?? 0) : 0;
       const since = running.idleWithWaitingSince;
@@ -92,7 +105,7 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
   }
 
   private replace(running: Running, waiting: number, idleMs: number): void {
-    const queue = running.processor.queueName;
+    const { queue } = running;
     this.logger.warn({ queue, waiting, idleMs }, 'worker took no waiting job; starting it again');
     this.metrics.workerRestarted(queue);
     const stuck = running.worker;
@@ -102,12 +115,16 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
     void Promise.race([stuck.close(true), bound]).catch(() => undefined);
   }
 
-  /** Starts the processor's BullMQ worker (again, for one replaced), its events counted on `running`. */
+  /** Starts the queue's BullMQ worker (again, for one replaced), its events counted on `running`. */
   private start(running: Omit<Running, 'worker'>): Running {
-    const { processor } = running;
-    const queue = processor.queueName;
+    const { queue, handlers } = running;
+    const run = async (job: Job) => {
+      const handler = handlers.get(job.name);
+      if (!handler) throw new UnrecoverableError(`No handler for job "${job.name}" on queue "${queue}"`);
+      return handler.run(job);
+    };
     // The backend attaches the worker's error listener.
-    const worker = this.backend.createWorker(queue, (job) => this.counted(running, () => processor.process(job)), {
+    const worker = this.backend.createWorker(queue, (job) => this.counted(running, () => run(job)), {
       concurrency: this.config.workerConcurrency,
       lockDuration: this.config.jobLockMs,
       stalledInterval: this.config.jobStalledCheckMs,
@@ -125,7 +142,7 @@ export class WorkerRunner implements OnModuleInit, OnApplicationBootstrap, Befor
       if (scheduled(job)) this.logger.debug(line, 'job started');
       else this.logger.log(line, 'job started');
     });
-    // A failure a handler recorded itself ends the job failed (JobProcessor.process), so it arrives below.
+    // A failure a handler recorded itself (`jobFailed`) ends the job failed, so it arrives below.
     worker.on('completed', (job) => this.finished(queue, job, 'completed'));
     worker.on('failed', (job, error) => {
       if (!job) return;

@@ -1,9 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
 import { AppConfig, ConfigModule } from '@app/config';
 import { CryptoModule } from '@app/crypto';
-import { DatabaseModule, ExpiringTokensRepository, IdempotencyKeysRepository } from '@app/database';
-import { JobProcessor, JobQueue, JobsModule } from '@app/jobs';
+import { DatabaseModule } from '@app/database';
+import { JobQueue, JobsModule } from '@app/jobs';
 import { ModelProviderModule } from '@app/model-provider';
 import {
   ApiExceptionFilter,
@@ -13,31 +13,22 @@ import {
   READINESS_CHECKS,
   RedisModule,
 } from '@app/platform';
+import { MaintenanceModule } from './maintenance/maintenance.module';
 import { MaintenanceSchedule } from './maintenance/maintenance-schedule.service';
-import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { DocumentsModule } from './documents/documents.module';
-import { DocumentsProcessor, RefreshesProcessor } from './documents/documents.processor';
-import { CallsModule, CallsProcessor } from './calls/calls.processor';
-import { LeadsModule, LeadsProcessor } from './leads/leads.processor';
+import { CallsModule } from './calls/calls.module';
+import { LeadsModule } from './leads/leads.module';
 import { TelephonyModule } from './telephony/telephony.module';
-import { TelephonyProcessor } from './telephony/telephony.processor';
-import { DialerModule, DialerProcessor } from './dialer/dialer.processor';
+import { DialerModule } from './dialer/dialer.module';
 import { JobMetricsModule } from './job-metrics';
-import { JOB_PROCESSORS, WorkerRunner } from './worker-runner';
+import { WorkerRunner } from './worker-runner';
 import { queueReadinessChecks } from './queue-readiness';
 
-/** Every queue's consumer; the runner refuses to boot unless together they handle every declared job. */
-const processors = [
-  MaintenanceProcessor,
-  DocumentsProcessor,
-  RefreshesProcessor,
-  TelephonyProcessor,
-  LeadsProcessor,
-  CallsProcessor,
-  DialerProcessor,
-];
-
-/** The worker: consumes every queue; its only HTTP routes are health checks and metrics. */
+/**
+ * The worker: consumes every queue; its only HTTP routes are health checks and metrics. Each feature's module provides
+ * the services whose `@HandlesJob` methods the runner finds; it refuses to boot unless together they handle every
+ * declared job.
+ */
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -51,7 +42,9 @@ export class WorkerModule {
         JobsModule.forRoot(),
         CryptoModule,
         MetricsModule.forRoot('app-port'),
+        DiscoveryModule,
         JobMetricsModule,
+        MaintenanceModule,
         DocumentsModule,
         TelephonyModule,
         LeadsModule,
@@ -62,19 +55,7 @@ export class WorkerModule {
           { provide: READINESS_CHECKS, inject: [JobQueue, AppConfig], useFactory: queueReadinessChecks },
         ]),
       ],
-      providers: [
-        MaintenanceProcessor,
-        IdempotencyKeysRepository,
-        ExpiringTokensRepository,
-        {
-          provide: JOB_PROCESSORS,
-          inject: processors,
-          useFactory: (...instances: JobProcessor[]) => instances,
-        },
-        WorkerRunner,
-        MaintenanceSchedule,
-        { provide: APP_FILTER, useClass: ApiExceptionFilter },
-      ],
+      providers: [WorkerRunner, MaintenanceSchedule, { provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };
   }
 }

@@ -48,13 +48,3 @@ export const FailureReasons = {
   unexpected: (error: unknown) =>
     reason(`unexpected ${error instanceof Error && /^\w{1,64}$/.test(error.name) ? error.name : 'error'}`),
 } as const;
-
-/** What a handler returns after recording a failure on what it worked on (see JobProcessor.process). */
-export interface JobFailed {
-  status: 'failed';
-  reason: FailureReason;
-}
-
-export function jobFailed(reason: FailureReason): JobFailed {
-  return { status: 'failed', reason };
-}

@@ -129,7 +129,7 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
       const job = await add();
       // An id naming a job that is still to run dedupes, as meant. One naming a finished job (kept for history)
       // would swallow the new work: after a database restore, or a database recreated against the same queues, a
-      // new row reuses an old row's id. Processors re-read their row, so running the work again is always safe.
+      // new row reuses an old row's id. Handlers re-read their row, so running the work again is always safe.
       // Only a deterministic id can be taken; `add` then answers with the job it meant to add, so the stored one
       // tells which it was.
       if (!definition.jobId) return job;

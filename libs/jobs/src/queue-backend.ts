@@ -57,7 +57,7 @@ function closingClientWith<T extends { close(force?: boolean): Promise<void>; di
 /**
  * Builds BullMQ queues, workers and event listeners on the configured backend: Redis (keys under QUEUE_PREFIX) or
  * PostgreSQL (the `bullmq` schema of DATABASE_URL). It is the only code that knows which, so producers, the
- * worker runner and processors stay the same on both. Every instance gets an error listener: an emitter's
+ * worker runner and the job handlers stay the same on both. Every instance gets an error listener: an emitter's
  * `error` without one is thrown, and a worker left without one has looped on connection errors until the heap
  * ran out.
  */

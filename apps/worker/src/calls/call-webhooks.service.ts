@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
-import { CallJob, isFinalAttempt } from '@app/jobs';
 import { AppConfig } from '@app/config';
 import {
   type CallEventResponse,
@@ -12,7 +11,7 @@ import {
 } from '@app/contracts';
 import { SecretBox, SecretContexts } from '@app/crypto';
 import { CallDeliveriesRepository, type CallDeliveryRow } from '@app/database';
-import { JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
+import { CallJob, HandlesJob, isFinalAttempt, JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
 import { OutboundHttp, OutboundRequestError } from '@app/outbound-http';
 import { JobMetrics } from '../job-metrics';
 
@@ -51,8 +50,9 @@ export class CallWebhooks {
    * call as well as on the job, so a delivery queued again after its job was lost (`sweepUndelivered`) goes on from
    * the attempts already made, and gives up at the same total.
    */
-  async deliver(job: Job<CallJob>): Promise<{ status: string }> {
-    const call = await this.calls.findDeliveryById(job.data.callId);
+  @HandlesJob(Jobs.deliverCallWebhook)
+  async deliver({ callId }: CallJob, job: Job): Promise<{ status: string }> {
+    const call = await this.calls.findDeliveryById(callId);
     if (
       !call ||
       !call.webhook_url ||
@@ -61,7 +61,7 @@ export class CallWebhooks {
       !call.webhook_event_id
     ) {
       // The webhook was turned off (or the call is gone) since the delivery was queued: nothing is owed any more.
-      await this.calls.settleWebhook(job.data.callId);
+      await this.calls.settleWebhook(callId);
       return { status: 'skipped' };
     }
     const body = JSON.stringify(await this.payload(call));
@@ -92,10 +92,11 @@ export class CallWebhooks {
    * POSTs `call.started` to the assistant's webhook, signed like `call.ended`, once the runtime's session started. The
    * call's `webhook_response` stays the ended event's; this one is settled by clearing what the session marked owed.
    */
-  async deliverStarted(job: Job<CallJob>): Promise<{ status: string }> {
-    const call = await this.calls.findStartedDeliveryById(job.data.callId);
+  @HandlesJob(Jobs.deliverCallStartedWebhook)
+  async deliverStarted({ callId }: CallJob, job: Job): Promise<{ status: string }> {
+    const call = await this.calls.findStartedDeliveryById(callId);
     if (!call || !call.webhook_url || !call.is_webhook_active || !call.webhook_secret_sealed) {
-      await this.calls.settleStartedWebhook(job.data.callId);
+      await this.calls.settleStartedWebhook(callId);
       return { status: 'skipped' };
     }
     const body = JSON.stringify({ event: 'call.started', call: await this.callWithLead(call) });
@@ -151,6 +152,7 @@ export class CallWebhooks {
    * waiting, running or waiting to retry is left to it; one whose job finished without clearing the mark (a crash
    * in between) is settled by what the job did. Runs twice per WEBHOOK_STUCK_AFTER_SECONDS.
    */
+  @HandlesJob(Jobs.sweepUndeliveredWebhooks)
   async sweepUndelivered(): Promise<{ requeued: number }> {
     const owed = await this.calls.owedWebhooks(this.config.webhookStuckAfterSeconds);
     const queue = this.jobs.queue(Jobs.deliverCallWebhook.queue);
@@ -174,6 +176,7 @@ export class CallWebhooks {
   }
 
   /** Ends calls the runtime never finished, as `failed`, and lets their lead and webhook follow. */
+  @HandlesJob(Jobs.reapStaleCalls)
   async reapStale(): Promise<{ ended: number }> {
     const ended = await this.calls.endStale(OPEN_CALL_STATUSES, this.config.callStaleAfterMinutes);
     for (const row of ended) await this.jobs.enqueue(Jobs.deliverCallWebhook, { callId: row.id });

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { CallIngestion } from '@app/calls';
 import { DiallingRepository, type TakenCallRow } from '@app/database';
-import { FailureReasons, type JobFailed, jobFailed } from '@app/jobs';
+import { type CallJob, FailureReasons, HandlesJob, type JobFailed, jobFailed, Jobs } from '@app/jobs';
 import { CALL_DIALER, CallDialError, CallDialer, DialRequest, noOutboundTrunk } from '@app/telephony';
 import { JobMetrics } from '../job-metrics';
 
@@ -25,7 +25,8 @@ export class CallPlacer {
     private readonly metrics: JobMetrics,
   ) {}
 
-  async place(callId: number): Promise<{ status: 'dialed' | 'skipped' } | JobFailed> {
+  @HandlesJob(Jobs.placeCall)
+  async place({ callId }: CallJob): Promise<{ status: 'dialed' | 'skipped' } | JobFailed> {
     const call = await this.dialling.takeById(callId, this.config.dialLeaseSeconds);
     if (!call) return { status: 'skipped' };
     if (call.assistant_id === null) {

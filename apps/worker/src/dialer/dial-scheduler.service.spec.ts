@@ -63,7 +63,7 @@ function fakes(state: {
     completeCampaign: async (id: number) => void writes.push(['completed', id]),
   };
   const placed: number[] = [];
-  const placer = { place: async (callId: number) => void placed.push(callId) };
+  const placer = { place: async ({ callId }: { callId: number }) => void placed.push(callId) };
   const scheduler = new DialScheduler(
     repository as unknown as DiallingRepository,
     { run: <T>(work: (transaction: unknown) => Promise<T>) => work({}) } as unknown as Transactions,

@@ -10,7 +10,7 @@ import {
   type PlacedCall,
   Transactions,
 } from '@app/database';
-import { JobQueue, Jobs } from '@app/jobs';
+import { type CampaignJob, HandlesJob, JobQueue, Jobs } from '@app/jobs';
 import { CallPlacer } from './call-placer.service';
 
 /** A running campaign under its claim's lock, and how many of its calls are in flight. */
@@ -56,7 +56,7 @@ export class DialScheduler {
     if ('claimed' in outcome) {
       await Promise.all(
         outcome.claimed.map((callId) =>
-          this.placer.place(callId).catch((error: Error) => {
+          this.placer.place({ callId }).catch((error: Error) => {
             this.logger.warn({ callId, error: error.message }, 'could not place a claimed call; the sweep will');
           }),
         ),
@@ -65,10 +65,17 @@ export class DialScheduler {
     return outcome;
   }
 
+  /** `dial-campaign`: `run` for its campaign. */
+  @HandlesJob(Jobs.dialCampaign)
+  dial({ campaignId }: CampaignJob): Promise<ClaimOutcome> {
+    return this.run(campaignId);
+  }
+
   /**
    * The periodic look: queues a claim for every running campaign (leads whose retry came due, a window that
    * opened) and re-queues dials that were claimed or begun but never settled within the lease (their worker died).
    */
+  @HandlesJob(Jobs.dialCampaigns)
   async sweep(): Promise<{ campaigns: number; resumedDials: number; settledDials: number }> {
     const campaigns = await this.dialling.findRunningCampaignIds();
     for (const id of campaigns) await this.jobs.enqueue(Jobs.dialCampaign, { campaignId: id });

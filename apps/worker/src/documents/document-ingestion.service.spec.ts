@@ -58,9 +58,9 @@ describe('DocumentIngestion, large files at once', () => {
 
   it('reads a large file only once the one before it is stored, and never holds a small one', async () => {
     const { ingestion, job, read, completing, largeFiles } = fakes(1, { 1: 'large', 2: 'large', 3: 'small' });
-    const first = ingestion.process(job(1));
-    const second = ingestion.process(job(2));
-    const small = ingestion.process(job(3));
+    const first = ingestion.process({ documentId: 1 }, job(1));
+    const second = ingestion.process({ documentId: 2 }, job(2));
+    const small = ingestion.process({ documentId: 3 }, job(3));
     await until(() => completing.has(1) && completing.has(3));
     // The second large file waits: its bytes are not even read while the first is being stored.
     expect(read).toEqual(expect.arrayContaining([1, 3]));
@@ -80,8 +80,8 @@ describe('DocumentIngestion, large files at once', () => {
 
   it('gives the turn on when a large file fails, so the next is not lost', async () => {
     const { ingestion, job, completing } = fakes(1, { 1: 'large', 2: 'large' });
-    const first = ingestion.process(job(1));
-    const second = ingestion.process(job(2));
+    const first = ingestion.process({ documentId: 1 }, job(1));
+    const second = ingestion.process({ documentId: 2 }, job(2));
     await until(() => completing.has(1));
     completing.get(1)!.fail(new Error('connection lost'));
     // Not the last attempt: the job throws, to be retried.
@@ -93,7 +93,7 @@ describe('DocumentIngestion, large files at once', () => {
 
   it('reads as many large files at once as WORKER_LARGE_FILES_AT_ONCE allows', async () => {
     const { ingestion, job, read, completing, largeFiles } = fakes(2, { 1: 'large', 2: 'large', 3: 'large' });
-    const all = [1, 2, 3].map((id) => ingestion.process(job(id)));
+    const all = [1, 2, 3].map((id) => ingestion.process({ documentId: id }, job(id)));
     await until(() => completing.has(1) && completing.has(2));
     expect(read).not.toContain(3);
     expect(largeFiles().pendingCount).toBe(1);

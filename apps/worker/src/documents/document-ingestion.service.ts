@@ -19,7 +19,16 @@ import {
   IngestedPassage,
   IngestionResult,
 } from '@app/database';
-import { DocumentJob, type FailureReason, FailureReasons, isFinalAttempt, type JobFailed, jobFailed } from '@app/jobs';
+import {
+  DocumentJob,
+  type FailureReason,
+  FailureReasons,
+  HandlesJob,
+  isFinalAttempt,
+  type JobFailed,
+  jobFailed,
+  Jobs,
+} from '@app/jobs';
 import { CrawledPage, OutboundHttp, OutboundRequestError, crawlWebsite } from '@app/outbound-http';
 import { JobMetrics } from '../job-metrics';
 import { CRAWLER_USER_AGENT } from './crawler-user-agent';
@@ -72,8 +81,8 @@ export class DocumentIngestion {
     metrics.watchLargeFiles(this.largeFiles);
   }
 
-  async process(job: Job<DocumentJob>): Promise<{ status: string } | JobFailed> {
-    const { documentId } = job.data;
+  @HandlesJob(Jobs.processDocument)
+  async process({ documentId }: DocumentJob, job: Job): Promise<{ status: string } | JobFailed> {
     const document = await this.documents.findProcessing(documentId);
     if (!document) return { status: 'skipped' };
 

@@ -1,7 +1,16 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { Document, DocumentPage, DocumentsRepository, type IngestedPage, RefreshResult } from '@app/database';
-import { DocumentJob, FailureReasons, JobQueue, Jobs, isFinalAttempt, type JobFailed, jobFailed } from '@app/jobs';
+import {
+  DocumentJob,
+  FailureReasons,
+  HandlesJob,
+  JobQueue,
+  Jobs,
+  isFinalAttempt,
+  type JobFailed,
+  jobFailed,
+} from '@app/jobs';
 import { OutboundRequestError } from '@app/outbound-http';
 import { DocumentIngestion, isRetryableStatus, pagePassages, readPages } from './document-ingestion.service';
 import { ClassifiedError, crawlFailureReason, documentFailureReason } from './document-failure';
@@ -31,6 +40,7 @@ export class DocumentRefresh {
    * Enqueues the refreshes that are due, on their own queue so that uploads never wait behind them. The next
    * due time moves only once its job is enqueued, so a failed enqueue is tried again on the next pass.
    */
+  @HandlesJob(Jobs.enqueueDueRefreshes)
   async enqueueDue(): Promise<{ enqueued: number }> {
     const due = await this.documents.dueForRefresh(DUE_BATCH);
     for (const { id } of due) {
@@ -41,8 +51,8 @@ export class DocumentRefresh {
     return { enqueued: due.length };
   }
 
-  async refresh(job: Job<DocumentJob>): Promise<{ status: string } | JobFailed> {
-    const { documentId } = job.data;
+  @HandlesJob(Jobs.refreshDocument)
+  async refresh({ documentId }: DocumentJob, job: Job): Promise<{ status: string } | JobFailed> {
     const document = await this.documents.findActiveWebsite(documentId);
     if (!document) return { status: 'skipped' };
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { DocumentsRepository } from '@app/database';
-import { JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
+import { HandlesJob, JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
 import { JobMetrics } from '../job-metrics';
 
 /** After this many re-enqueues a document that never finishes is failed rather than retried forever. */
@@ -22,6 +22,7 @@ export class DocumentSweeper {
     private readonly documents: DocumentsRepository,
   ) {}
 
+  @HandlesJob(Jobs.sweepStuckDocuments)
   async sweep(): Promise<{ requeued: number; failed: number }> {
     const stuck = await this.documents.stuckProcessing(this.config.documentStuckAfterSeconds);
     const queue = this.jobs.queue(Jobs.processDocument.queue);

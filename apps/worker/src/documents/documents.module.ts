@@ -4,22 +4,12 @@ import { CRAWLER_USER_AGENT } from './crawler-user-agent';
 import { DocumentIngestion } from './document-ingestion.service';
 import { DocumentSweeper } from './document-sweeper.service';
 import { DocumentRefresh } from './document-refresh.service';
-import { DocumentsProcessor, RefreshesProcessor } from './documents.processor';
 import { KnowledgebaseReindex } from './knowledgebase-reindex.service';
 import { PassageRecut } from './passage-recut.service';
 
-/** Document ingestion: the processor, what it uses, and the sweeper the maintenance queue runs. */
+/** Documents: ingestion, website refreshes and their schedule, re-indexing, re-cutting, and the stuck sweep. */
 @Module({
   imports: [OutboundHttpModule.forRoot(CRAWLER_USER_AGENT)],
-  providers: [
-    DocumentsProcessor,
-    RefreshesProcessor,
-    DocumentIngestion,
-    DocumentSweeper,
-    DocumentRefresh,
-    KnowledgebaseReindex,
-    PassageRecut,
-  ],
-  exports: [DocumentsProcessor, RefreshesProcessor, DocumentSweeper, DocumentRefresh, PassageRecut],
+  providers: [DocumentIngestion, DocumentSweeper, DocumentRefresh, KnowledgebaseReindex, PassageRecut],
 })
 export class DocumentsModule {}

@@ -18,7 +18,7 @@ describe('KnowledgebaseReindex, with a fake repository', () => {
       },
     };
     const reindex = new KnowledgebaseReindex(documents as unknown as DocumentsRepository);
-    await expect(reindex.reindex(8)).resolves.toEqual({ status: 'reindexed', passages: 2500 });
+    await expect(reindex.reindex({ knowledgebaseId: 8 })).resolves.toEqual({ status: 'reindexed', passages: 2500 });
     expect(batches).toEqual([
       [8, 1000],
       [8, 1000],
@@ -29,7 +29,7 @@ describe('KnowledgebaseReindex, with a fake repository', () => {
   it('stops after one statement when nothing is left to move', async () => {
     const documents = { reindexPassages: jest.fn(async () => 0) };
     const reindex = new KnowledgebaseReindex(documents as unknown as DocumentsRepository);
-    await expect(reindex.reindex(8)).resolves.toEqual({ status: 'reindexed', passages: 0 });
+    await expect(reindex.reindex({ knowledgebaseId: 8 })).resolves.toEqual({ status: 'reindexed', passages: 0 });
     expect(documents.reindexPassages).toHaveBeenCalledTimes(1);
   });
 });

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DocumentsRepository } from '@app/database';
+import { HandlesJob, Jobs, KnowledgebaseJob } from '@app/jobs';
 
 /** Passages re-indexed per statement, so one knowledgebase's re-index never holds long locks. */
 const REINDEX_BATCH = 1000;
@@ -15,7 +16,8 @@ export class KnowledgebaseReindex {
 
   constructor(private readonly documents: DocumentsRepository) {}
 
-  async reindex(knowledgebaseId: number): Promise<{ status: string; passages: number }> {
+  @HandlesJob(Jobs.reindexKnowledgebase)
+  async reindex({ knowledgebaseId }: KnowledgebaseJob): Promise<{ status: string; passages: number }> {
     let passages = 0;
     for (;;) {
       const changed = await this.documents.reindexPassages(knowledgebaseId, REINDEX_BATCH);

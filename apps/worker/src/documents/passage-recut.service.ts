@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PASSAGE_CUT_VERSION, rejoinPassages, splitIntoPassages } from '@app/extraction';
 import { DocumentsRepository, type IngestedPassage } from '@app/database';
+import { HandlesJob, Jobs } from '@app/jobs';
 
 /** How long one run re-cuts documents before leaving the rest to the next run (it finishes the one it is on). */
 const RUN_BUDGET_MS = 20_000;
@@ -30,6 +31,7 @@ export class PassageRecut {
 
   constructor(private readonly documents: DocumentsRepository) {}
 
+  @HandlesJob(Jobs.recutPassages)
   async recut(): Promise<{ documents: number; passages: number }> {
     const deadline = Date.now() + RUN_BUDGET_MS;
     let documents = 0;

@@ -12,10 +12,12 @@ import {
 import {
   type FailureReason,
   FailureReasons,
+  HandlesJob,
   JobQueue,
   type JobFailed,
   jobFailed,
   Jobs,
+  type LeadImportJob,
   LIVE_JOB_STATES,
 } from '@app/jobs';
 import { JobMetrics } from '../job-metrics';
@@ -53,6 +55,7 @@ export class LeadImport {
    * not alive (lost between the API's write and its enqueue, or failed by BullMQ after stalling twice) are enqueued
    * again; they carry on from their progress. A live job writes a batch (and renews the lease) every few seconds.
    */
+  @HandlesJob(Jobs.sweepStuckImports)
   async sweep(): Promise<{ requeued: number }> {
     const stuck = await this.imports.findStuck(this.config.importStuckAfterSeconds);
     const queue = this.jobs.queue(Jobs.importLeads.queue);
@@ -71,7 +74,8 @@ export class LeadImport {
     return { requeued };
   }
 
-  async run(importId: number): Promise<{ status: string } | JobFailed> {
+  @HandlesJob(Jobs.importLeads)
+  async run({ importId }: LeadImportJob): Promise<{ status: string } | JobFailed> {
     const job = await this.imports.start(importId);
     if (!job?.file) return { status: 'skipped' };
 

@@ -2,19 +2,20 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Counter, Gauge } from 'prom-client';
 import { AppConfig } from '@app/config';
 import { SipTrunksRepository, Transactions } from '@app/database';
+import { HandlesJob, Jobs } from '@app/jobs';
 import { MetricsRegistry } from '@app/platform';
 import { SIP_PROVISIONER, SipProvisioner, TrunkOwner } from '@app/telephony';
 
 type Kind = 'inbound' | 'outbound' | 'dispatch_rule';
 
-export interface ReconcileOutcome {
+export type ReconcileOutcome = {
   /** Objects this deployment made that no row names, removed now. */
   removed: number;
   /** Orphans found but not removed (the provider refused or failed): reported, tried again next run. */
   remaining: number;
   /** Stored trunks whose inbound trunk had lost its number, given it back. */
   restored: number;
-}
+};
 
 /**
  * Converges the provider on the database. What this deployment made (its owner tag names this database's
@@ -55,6 +56,7 @@ export class ProviderReconcile {
     });
   }
 
+  @HandlesJob(Jobs.reconcileProviderTrunks)
   async reconcile(): Promise<ReconcileOutcome> {
     const deployment = await this.trunks.deploymentId();
     const held = await this.provider.inventory();

@@ -11,7 +11,17 @@ import {
   Transactions,
   type TrunkChanges,
 } from '@app/database';
-import { type FailureReason, FailureReasons, JobQueue, type JobFailed, jobFailed, Jobs } from '@app/jobs';
+import {
+  type FailureReason,
+  FailureReasons,
+  HandlesJob,
+  type InboundDispatchJob,
+  JobQueue,
+  type JobFailed,
+  jobFailed,
+  Jobs,
+  type SipProvisioningJob,
+} from '@app/jobs';
 import {
   InboundTrunkSpec,
   OutboundTrunkSpec,
@@ -69,7 +79,8 @@ export class SipTrunkProvisioning {
     private readonly jobs: JobQueue,
   ) {}
 
-  async process(requestId: number): Promise<{ status: string } | JobFailed> {
+  @HandlesJob(Jobs.provisionSipTrunk)
+  async process({ requestId }: SipProvisioningJob): Promise<{ status: string } | JobFailed> {
     const replaced: Made = {};
     const outcome = await this.transactions.run(async (transaction) => {
       const trunks = this.trunks.within(transaction);
@@ -176,6 +187,7 @@ export class SipTrunkProvisioning {
   }
 
   /** Deletes recorded provider trunks; each one that still fails stays recorded for the next run. */
+  @HandlesJob(Jobs.cleanUpProviderTrunks)
   async cleanUp(): Promise<{ deleted: number; remaining: number }> {
     let deleted = 0;
     let remaining = 0;
@@ -237,7 +249,8 @@ export class SipTrunkProvisioning {
    * Tells the trunk's dispatch rule which assistant answers the number now. Under the trunk's row lock, so it never
    * races a re-provisioning; a trunk without provisioned inbound side has nothing to tell.
    */
-  async refreshDispatch(phoneNumberId: number): Promise<{ status: string }> {
+  @HandlesJob(Jobs.refreshInboundDispatch)
+  async refreshDispatch({ phoneNumberId }: InboundDispatchJob): Promise<{ status: string }> {
     return this.transactions.run(async (transaction) => {
       const trunks = this.trunks.within(transaction);
       const { trunk, number } = await trunks.lockTrunk(phoneNumberId);

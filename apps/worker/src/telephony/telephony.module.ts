@@ -2,11 +2,12 @@ import { Module } from '@nestjs/common';
 import { ProviderReconcile } from './provider-reconcile.service';
 import { sipProvisionerProvider } from './sip-provisioner.provider';
 import { SipTrunkProvisioning } from './sip-trunk-provisioning.service';
-import { TelephonyProcessor } from './telephony.processor';
 
-/** SIP trunk provisioning at the telephony provider, the clean-up of trunks it no longer uses, and the reconcile. */
+/**
+ * SIP trunk provisioning at the telephony provider, inbound dispatch, the clean-up of trunks it no longer uses, and
+ * the reconcile.
+ */
 @Module({
-  providers: [sipProvisionerProvider, SipTrunkProvisioning, ProviderReconcile, TelephonyProcessor],
-  exports: [TelephonyProcessor],
+  providers: [sipProvisionerProvider, SipTrunkProvisioning, ProviderReconcile],
 })
 export class TelephonyModule {}

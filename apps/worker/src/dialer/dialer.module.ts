@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { CallIngestion, Clock } from '@app/calls';
+import { CALL_CONTROL } from '@app/telephony';
+import { callControlProvider } from './call-control.provider';
+import { callDialerProvider } from './call-dialer.provider';
+import { CallPlacer } from './call-placer.service';
+import { DialScheduler } from './dial-scheduler.service';
+
+/** Campaign dialling: the scheduler that claims due leads, and the placer that dials them; call control beside it. */
+@Module({
+  providers: [Clock, CallIngestion, callDialerProvider, callControlProvider, DialScheduler, CallPlacer],
+  exports: [CALL_CONTROL],
+})
+export class DialerModule {}
