@@ -42,10 +42,30 @@ import { fixed, nowMs, onInterrupt, percentile, printTable, runMain } from './su
 import { PARAPHRASED_QUESTIONS, SEARCH_QUESTIONS, type SearchQuestion } from './search-questions';
 
 const ROOT = join(__dirname, '..');
+/** The project's own pages: the README and the pages it links to. */
+const PROJECT_PAGES = [
+  'README.md',
+  'docs/contributing.md',
+  'docs/configuration.md',
+  'docs/operations.md',
+  'docs/api/input-handling.md',
+  'docs/api/knowledgebases.md',
+  'docs/api/tools.md',
+  'docs/api/phone-numbers.md',
+  'docs/api/assistants.md',
+  'docs/api/campaigns.md',
+  'docs/api/dialling.md',
+  'docs/api/calls.md',
+  'docs/api/voice-runtime.md',
+  'docs/api/rate-limits.md',
+  'docs/api/idempotency.md',
+  'docs/api/authentication.md',
+  'docs/testing.md',
+  'docs/fault-runs.md',
+  'docs/benchmarks.md',
+];
 const SOURCES = [
-  join(ROOT, 'README.md'),
-  join(ROOT, 'docs', 'operations.md'),
-  join(ROOT, 'docs', 'benchmarks.md'),
+  ...PROJECT_PAGES.map((page) => join(ROOT, page)),
   join(ROOT, 'node_modules', 'typescript', 'LICENSE.txt'),
   join(__dirname, 'search-corpus', 'shop-faq.txt'),
   join(__dirname, 'search-corpus', 'returns-policy.txt'),

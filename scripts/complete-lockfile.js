@@ -9,7 +9,7 @@
 // Each added entry is pinned (`resolved` and `integrity`) from the registry's own metadata when the registry
 // serves that version. One it does not serve cannot be pinned here: npm on that platform would fetch it by
 // version without an integrity to check. The script lists every such entry and exits 1, so nobody adopts them
-// unknowingly; pass --accept-unpinned to write them anyway (see README, "Dependencies").
+// unknowingly; pass --accept-unpinned to write them anyway (see docs/contributing.md, "Dependencies").
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');

@@ -403,9 +403,9 @@ describe('Calls', () => {
       expect(
         verifiesWebhook(hooked.webhook_secret, deliveries[2].headers, deliveries[2].body.replace('Thanks!', 'Thanks?')),
       ).toBe(false);
-      // The README's example for receivers agrees.
-      const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
-      const snippet = /<!-- webhook-verification-example -->\s*```js\n([\s\S]*?)```/.exec(readme)![1];
+      // The documented example for receivers (docs/api/calls.md) agrees.
+      const page = readFileSync(join(__dirname, '..', 'docs', 'api', 'calls.md'), 'utf8');
+      const snippet = /<!-- webhook-verification-example -->\s*```js\n([\s\S]*?)```/.exec(page)![1];
       const verifyWebhook = new Function('require', `${snippet}\nreturn verifyWebhook;`)(require);
       expect(verifyWebhook(hooked.webhook_secret, deliveries[2].headers, deliveries[2].body)).toBe(true);
       expect(

@@ -68,7 +68,7 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Prom
 }
 
 /**
- * The longest a request may take while a dependency hangs, with the default bounds (README, "Configuration"): on
+ * The longest a request may take while a dependency hangs, with the default bounds (docs/configuration.md): on
  * Redis, a create's rate-limit command and its enqueue's, one REDIS_COMMAND_TIMEOUT_MS each; on Postgres, a wait for a
  * connection (DATABASE_CONNECT_TIMEOUT_MS) and a statement (DATABASE_STATEMENT_TIMEOUT_MS). Plus 1.5 s for the rest of
  * the request on a busy machine (the shared 2 cores run at load average 4-5). A dependency that is gone refuses at

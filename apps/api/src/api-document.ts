@@ -12,7 +12,7 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 /** The voice runtime's routes: their own document, with their own token (see RuntimeTokenGuard). */
 const INTERNAL_PATH_PREFIX = '/api/internal/';
 const isInternalPath = (path: string) => path.startsWith(INTERNAL_PATH_PREFIX);
-/** Liveness and readiness are for operations staff and their probes (see the README), in neither document. */
+/** Liveness and readiness are for operations staff and their probes (see docs/operations.md), in neither document. */
 const isHealthPath = (path: string) => path === '/api/health' || path.startsWith('/api/health/');
 
 /** What each section of Swagger UI is about; a tag an operation names without one here fails the document's lint. */

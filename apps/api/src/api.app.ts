@@ -10,7 +10,7 @@ export async function createApiApp(
   config: AppConfig,
   extraModules: DynamicModule['imports'] = [],
 ): Promise<INestApplication> {
-  // TRUST_PROXY says whose X-Forwarded-* headers name the client's address and protocol (see the README).
+  // TRUST_PROXY says whose X-Forwarded-* headers name the client's address and protocol (see docs/configuration.md).
   const app = await createHttpApp(ApiModule.forRoot(config, extraModules), {
     timeouts: config.httpTimeouts,
     trustProxy: config.trustProxy,

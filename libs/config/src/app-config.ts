@@ -9,7 +9,7 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 export class ConfigurationError extends Error {}
 
 /** The validated configuration, read once at boot and injected wherever it is needed. */
-/** How long the HTTP server waits on a client, in milliseconds (see the README, "HTTP server"). */
+/** How long the HTTP server waits on a client, in milliseconds (see docs/operations.md, "HTTP server"). */
 export interface HttpTimeouts {
   /** An idle keep-alive connection is closed after this long. */
   readonly keepAliveMs: number;
@@ -20,8 +20,8 @@ export interface HttpTimeouts {
 }
 
 /**
- * How long a process waits on Postgres and Redis before it takes them for down, in milliseconds (see the README,
- * "Dependency outages"): a server that stops answering without closing its connections fails requests within these.
+ * How long a process waits on Postgres and Redis before it takes them for down, in milliseconds (see
+ * docs/operations.md, "Dependency outages"): a server that stops answering without closing its connections fails requests within these.
  */
 export interface DependencyTimeouts {
   /**
@@ -64,7 +64,7 @@ export class AppConfig {
   /** The API's metrics listener, apart from the public port (a worker serves its metrics on its own port). */
   readonly metricsPort: number;
   readonly databaseUrl: string;
-  /** Streaming replicas that serve the API's account reads (see the README, "Read replicas"); none by default. */
+  /** Streaming replicas that serve the API's account reads (see docs/operations.md, "Read replicas"); none by default. */
   readonly databaseReplicaUrls: string[];
   /** A replica whose data is older than this is skipped until it catches up. */
   readonly databaseReplicaMaxLagSeconds: number;

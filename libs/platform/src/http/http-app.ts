@@ -8,7 +8,7 @@ import { bodyParser } from './request-body';
 
 export interface HttpAppOptions {
   timeouts: HttpTimeouts;
-  /** Express's `trust proxy`: which hops may name the client in `X-Forwarded-For` (see the README). */
+  /** Express's `trust proxy`: which hops may name the client in `X-Forwarded-For` (see docs/api/rate-limits.md). */
   trustProxy?: boolean | string | number;
 }
 
