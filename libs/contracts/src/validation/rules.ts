@@ -24,6 +24,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { Transform, Type } from 'class-transformer';
+import { type DataKeyMessage, markDataKeys } from './data-keys';
 
 /**
  * Validation decorators whose messages read like Laravel's. `:attribute` is replaced by the exception factory
@@ -94,6 +95,14 @@ export { ArrayRule as Array };
 export const ArrayMin = (min: number) => ArrayMinSize(min, field(`must have at least ${min} items.`));
 export const ArrayMax = (max: number) => ArrayMaxSize(max, field(`must not have more than ${max} items.`));
 export const PlainObject = () => IsObject(field('must be an object.'));
+/**
+ * An object whose keys are the client's data (a tool's arguments): a key such as `__proto__`, dropped from any other
+ * input, is refused on its path with `message` (see `normaliseInput`). Top-level fields only.
+ */
+export const DataKeys =
+  (message: DataKeyMessage): PropertyDecorator =>
+  (target, property) =>
+    markDataKeys(target, property.toString(), message);
 export const OneOf = (values: readonly unknown[], options: { each?: boolean } = {}) =>
   IsIn([...values], { message: 'The selected :attribute is invalid.', ...options });
 /** Laravel's `not_in`; `ignoreCase` compares lower-cased (header names). */

@@ -1,5 +1,5 @@
 import { ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
-import { Errors, ValidationFailed, flattenValidationErrors, normaliseInput } from '@app/contracts';
+import { Errors, ValidationFailed, dataKeyFields, flattenValidationErrors, normaliseInput } from '@app/contracts';
 
 /**
  * Validates and transforms request DTOs. Unknown fields are stripped (never stored); failures become
@@ -27,7 +27,7 @@ export class ApiValidationPipe extends ValidationPipe {
       if (value === undefined || value === null) value = {};
       if (typeof value !== 'object' || Array.isArray(value)) throw Errors.bodyNotObject();
     }
-    const normalised = normaliseInput(value);
+    const normalised = normaliseInput(value, dataKeyFields(metadata.metatype));
     if (normalised.problems.length > 0) {
       const errors: Record<string, string[]> = {};
       for (const { path, message } of normalised.problems) (errors[path] ??= []).push(message);
