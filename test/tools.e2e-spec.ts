@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { restrictSocketsToLoopback } from '../libs/outbound-http/test/loopback-only-sockets';
+import { SELF_SIGNED } from '../libs/outbound-http/test/self-signed-certificate';
 import { createAccount, type TestAccount } from './support/factories';
 import { type Stack, startStack } from './support/stack';
 
@@ -263,6 +264,12 @@ describe('Mid-call tools', () => {
         'The schema.0.name field format is invalid.',
       ],
       [
+        // A name no argument can carry: request input drops it.
+        { schema: [{ name: 'constructor', type: 'string', description: 'd' }] },
+        'schema.0.name',
+        'The selected schema.0.name is invalid.',
+      ],
+      [
         { schema: [{ name: 'a', type: 'string', description: 'd', required: 'yes' }] },
         'schema.0.required',
         'The schema.0.required field must be true or false.',
@@ -344,6 +351,10 @@ describe('Mid-call tools', () => {
         endpoint: `${site.origin}/orders/{order_id}`,
         static_fields: [{ key: 'channel', value: 'voice' }],
         headers: [{ name: 'X-Api-Key', value: 'k-123' }],
+        schema: [
+          { name: 'order_id', type: 'string', description: 'Order' },
+          { name: 'verbose', type: 'boolean', description: 'More' },
+        ],
       });
       const response = await callTool(id, { arguments: { order_id: 'A 1/2', verbose: true } }).expect(200);
       const sent = lastRequest();
@@ -367,6 +378,10 @@ describe('Mid-call tools', () => {
         method,
         endpoint: `${site.origin}/items`,
         static_fields: [{ key: 'source', value: 'assistant' }],
+        schema: [
+          { name: 'quantity', type: 'integer', description: 'How many' },
+          { name: 'note', type: 'string', description: 'Note' },
+        ],
       });
       await callTool(id, { arguments: { quantity: 2, note: 'hi' } }).expect(200);
       expect(lastRequest()).toMatchObject({ method, path: '/items' });
@@ -375,14 +390,29 @@ describe('Mid-call tools', () => {
     });
 
     it('sends a form body for body_format form', async () => {
-      const id = await toolWith({ method: 'POST', body_format: 'form', endpoint: `${site.origin}/form` });
+      const id = await toolWith({
+        method: 'POST',
+        body_format: 'form',
+        endpoint: `${site.origin}/form`,
+        schema: [
+          { name: 'name', type: 'string', description: 'Name' },
+          { name: 'age', type: 'integer', description: 'Age' },
+        ],
+      });
       await callTool(id, { arguments: { name: 'Ada Lovelace', age: 36 } }).expect(200);
       expect(lastRequest().headers['content-type']).toBe('application/x-www-form-urlencoded');
       expect(lastRequest().body).toBe('name=Ada+Lovelace&age=36');
     });
 
     it('sends DELETE arguments in the query string', async () => {
-      const id = await toolWith({ method: 'DELETE', endpoint: `${site.origin}/bookings/{booking}` });
+      const id = await toolWith({
+        method: 'DELETE',
+        endpoint: `${site.origin}/bookings/{booking}`,
+        schema: [
+          { name: 'booking', type: 'integer', description: 'Booking' },
+          { name: 'reason', type: 'string', description: 'Why' },
+        ],
+      });
       await callTool(id, { arguments: { booking: 7, reason: 'moved' } }).expect(200);
       expect(lastRequest()).toMatchObject({ method: 'DELETE', path: '/bookings/7?reason=moved', body: '' });
     });
@@ -424,14 +454,68 @@ describe('Mid-call tools', () => {
       expect(site.requests.length).toBe(before);
     });
 
-    it('honours the timeout against an endpoint that never answers', async () => {
-      const id = await toolWith({ endpoint: `${site.origin}/never`, timeout: 1 });
+    it('refuses arguments the schema does not name, naming each, and sends nothing', async () => {
+      const id = await toolWith({
+        method: 'POST',
+        schema: [{ name: 'order_id', type: 'string', description: 'Order', required: true }],
+      });
+      const before = site.requests.length;
+      const response = await callTool(id, { arguments: { order_id: 'A-1', amount: 5, is_admin: true } });
+      expect(response.status).toBe(422);
+      expect(response.body).toEqual({
+        message: 'The arguments.amount field is not a parameter of this tool. (and 1 more error)',
+        errors: {
+          'arguments.amount': ['The arguments.amount field is not a parameter of this tool.'],
+          'arguments.is_admin': ['The arguments.is_admin field is not a parameter of this tool.'],
+        },
+      });
+      expect(site.requests.length).toBe(before);
+    });
+
+    it('refuses hostile argument names with a bounded 422, never a 5xx', async () => {
+      const id = await toolWith({ schema: [{ name: 'order_id', type: 'string', description: 'Order' }] });
+      const before = site.requests.length;
+      const long = 'k'.repeat(10_000);
+      const many = Object.fromEntries(Array.from({ length: 5_000 }, (_, index) => [`extra_${index}`, index]));
+      for (const [body, firstKey] of [
+        ['{"arguments":{"__proto__":{"polluted":true}}}', 'arguments.__proto__'],
+        ['{"arguments":{"constructor":{"prototype":{"polluted":true}}}}', 'arguments.constructor'],
+        ['{"arguments":{"prototype":1}}', 'arguments.prototype'],
+        [JSON.stringify({ arguments: { [long]: 1 } }), `arguments.${'k'.repeat(64)}...`],
+        [JSON.stringify({ arguments: many }), 'arguments.extra_0'],
+      ] as const) {
+        const response = await stack.http
+          .post(`/api/user/tools/${id}/test`)
+          .set(account.auth)
+          .set('Content-Type', 'application/json')
+          .send(body);
+        expect([response.status, Object.keys(response.body.errors ?? {})[0]]).toEqual([422, firstKey]);
+        expect(Object.keys(response.body.errors).length).toBeLessThanOrEqual(10);
+        expect(JSON.stringify(response.body).length).toBeLessThan(4_000);
+      }
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect(site.requests.length).toBe(before);
+    });
+
+    it('honours the timeout against an endpoint that never answers, naming its host and nothing more', async () => {
+      const id = await toolWith({
+        endpoint: `${site.origin}/never?account={{account}}`,
+        timeout: 1,
+        static_fields: [{ key: 'token', value: 'STATICSECRET' }],
+        schema: [{ name: 'q', type: 'string', description: 'Query' }],
+      });
       const started = Date.now();
-      const response = await callTool(id).expect(200);
+      const response = await callTool(id, {
+        arguments: { q: 'ARGSECRET' },
+        variables: { account: 'VARSECRET' },
+      }).expect(200);
       expect(Date.now() - started).toBeLessThan(4_000);
       expect(response.body.data).toMatchObject({
+        // The owner sees the request as sent, their own URL.
+        request: { url: `${site.origin}/never?account=VARSECRET&q=ARGSECRET&token=STATICSECRET` },
         response: null,
-        error: expect.stringMatching(/timed out after 1000 ms/),
+        error: `No answer from 127.0.0.1:${site.port} within 1000 ms`,
+        error_code: 'timeout',
       });
     });
 
@@ -444,9 +528,13 @@ describe('Mid-call tools', () => {
     });
 
     it('reports a refused connection in the result, not as an error of ours', async () => {
-      const id = await toolWith({ endpoint: 'http://127.0.0.1:1/closed' });
+      const id = await toolWith({ endpoint: 'http://127.0.0.1:1/closed?key=STATICSECRET' });
       const response = await callTool(id).expect(200);
-      expect(response.body.data).toMatchObject({ response: null, error: expect.stringMatching(/Could not reach/) });
+      expect(response.body.data).toMatchObject({
+        response: null,
+        error: 'Could not reach 127.0.0.1:1: connection refused (ECONNREFUSED)',
+        error_code: 'network',
+      });
     });
 
     it('refuses a redirect to a private address', async () => {
@@ -572,11 +660,77 @@ describe('Mid-call tools: detaching, failures reported, and the address policy w
     expect(await read(second)).toEqual([]);
   });
 
-  it('reports a TLS failure in the result, not as an error of ours', async () => {
+  it('reports a TLS failure in the result as its own kind, not as an error of ours', async () => {
     // The echo server speaks plain HTTP: a TLS handshake with it fails.
-    const id = await createTool({ endpoint: `https://127.0.0.1:${site.port}/tls` });
-    const response = await callTool(id);
-    expect(response.body.data).toMatchObject({ response: null, error: expect.stringMatching(/Could not reach/) });
+    const plain = await callTool(await createTool({ endpoint: `https://127.0.0.1:${site.port}/tls?key=SECRET` }));
+    expect(plain.body.data).toMatchObject({ response: null, error_code: 'tls' });
+    expect(plain.body.data.error).toMatch(
+      new RegExp(`^TLS with 127\\.0\\.0\\.1:${site.port} failed: handshake failed`),
+    );
+    // A certificate nobody vouches for.
+    const secure = await startLocalSite({ '*': echo }, { tls: SELF_SIGNED });
+    try {
+      const refused = await callTool(await createTool({ endpoint: `${secure.origin}/tls?key=SECRET` }));
+      expect(refused.body.data).toMatchObject({
+        response: null,
+        error: `TLS with 127.0.0.1:${secure.port} failed: its certificate is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT)`,
+        error_code: 'tls',
+      });
+      expect(secure.requests).toEqual([]);
+    } finally {
+      await secure.close();
+    }
+  });
+
+  describe('a redirect to another origin', () => {
+    let elsewhere: LocalSite;
+    let origin: LocalSite;
+    beforeAll(async () => {
+      elsewhere = await startLocalSite({ '*': echo });
+      origin = await startLocalSite({
+        '/to-elsewhere': (_request, response) =>
+          response.writeHead(302, { location: `${elsewhere.origin}/landing` }).end(),
+        '/keep-body': (_request, response) =>
+          response.writeHead(307, { location: `${elsewhere.origin}/landing` }).end(),
+      });
+    });
+    afterAll(async () => {
+      await origin.close();
+      await elsewhere.close();
+    });
+    const owned = {
+      headers: [
+        { name: 'X-Api-Key', value: 'KEYSECRET' },
+        { name: 'Authorization', value: 'Bearer AUTHSECRET' },
+      ],
+      static_fields: [{ key: 'token', value: 'STATICSECRET' }],
+      schema: [{ name: 'note', type: 'string', description: 'Note' }],
+    };
+
+    it.each(['GET', 'POST'])('gets none of the headers or static fields the owner set (%s, 302)', async (method) => {
+      const before = elsewhere.requests.length;
+      const id = await createTool({ ...owned, method, endpoint: `${origin.origin}/to-elsewhere` });
+      const response = await callTool(id, { arguments: { note: 'hi' } });
+      expect(response.body.data).toMatchObject({ response: { status: 200 }, error: null });
+      const landed = elsewhere.requests.slice(before);
+      expect(landed.map(({ method: sent, path, body }) => ({ sent, path, body }))).toEqual([
+        { sent: 'GET', path: '/landing', body: '' },
+      ]);
+      expect(Object.keys(landed[0].headers).sort()).toEqual(['connection', 'host', 'user-agent']);
+      expect(JSON.stringify(landed[0])).not.toMatch(/SECRET/);
+    });
+
+    it('is refused when it would carry the body there (307), with nothing sent', async () => {
+      const before = elsewhere.requests.length;
+      const id = await createTool({ ...owned, method: 'POST', endpoint: `${origin.origin}/keep-body` });
+      const response = await callTool(id, { arguments: { note: 'hi' } });
+      expect(response.body.data).toMatchObject({
+        response: null,
+        error: `Refused to follow the redirect from 127.0.0.1:${origin.port} to 127.0.0.1:${elsewhere.port}: it would carry the request body to another origin`,
+        error_code: 'redirect_refused',
+      });
+      expect(elsewhere.requests.length).toBe(before);
+    });
   });
 
   it('follows at most 5 redirects', async () => {

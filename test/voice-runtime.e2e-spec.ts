@@ -1,6 +1,7 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getCountries, getExampleNumber } from 'libphonenumber-js/max';
 import examples from 'libphonenumber-js/mobile/examples';
-import type { LocalSite } from '../libs/outbound-http/test/local-site';
+import { type LocalSite, startLocalSite } from '../libs/outbound-http/test/local-site';
 import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
 import {
   campaignDials,
@@ -24,6 +25,7 @@ describe('Voice runtime API', () => {
   let owner: TestAccount;
   let other: TestAccount;
   let site: LocalSite;
+  let elsewhere: LocalSite;
   let english: number;
   let secondLanguage: number;
   let webhookSecret: string;
@@ -51,7 +53,15 @@ describe('Voice runtime API', () => {
   };
 
   beforeAll(async () => {
-    site = await startRuntimeSite({ '/slow': () => undefined });
+    elsewhere = await startLocalSite({ '*': (_request, response) => response.writeHead(200).end('elsewhere') });
+    const redirect = (status: number) => (_request: IncomingMessage, response: ServerResponse) =>
+      response.writeHead(status, { location: `${elsewhere.origin}/landing` }).end();
+    site = await startRuntimeSite({
+      '/slow/VARSECRET': () => undefined,
+      '/broken/VARSECRET': (_request, response) => response.writeHead(500).end('down'),
+      '/moved-302': redirect(302),
+      '/moved-307': redirect(307),
+    });
     stack = await startStack({ env: { RUNTIME_API_TOKEN: RUNTIME_TOKEN, JOB_RETRY_DELAY_MS: '100' } });
     owner = await createAccount(stack);
     other = await createAccount(stack);
@@ -103,6 +113,7 @@ describe('Voice runtime API', () => {
   afterAll(async () => {
     await stack.close();
     await site.close();
+    await elsewhere.close();
   });
 
   const session = (externalId: string, body: object, auth: Record<string, string> = deployment) =>
@@ -114,6 +125,23 @@ describe('Voice runtime API', () => {
       assistant_phone_number: inbound.number,
       ...overrides,
     });
+
+  /** An inbound assistant on a number of its own with these tools, and a call to it: the number and the session. */
+  const callWithTools = async (name: string, toolIds: number[], overrides: object = {}) => {
+    const number = (await post('phone-numbers/sip-trunks', sipTrunkRequest()).expect(201)).body.data;
+    await post('assistant', {
+      name,
+      type: 'inbound',
+      language_id: english,
+      phone_number_id: number.id,
+      tool_ids: toolIds,
+      ...overrides,
+    }).expect(201);
+    const opened = await inboundSession(`call-${name.toLowerCase()}-${Date.now()}`, {
+      assistant_phone_number: number.phone_number,
+    }).expect(201);
+    return { number: number.phone_number as string, opened: opened.body.data };
+  };
 
   it('takes a room name as long as LiveKit allows (256 bytes), and answers a longer one as a call it does not have', async () => {
     const longest = `call-long-${Date.now()}-`.padEnd(256, '+0');
@@ -159,6 +187,7 @@ describe('Voice runtime API', () => {
             quantity: { type: 'integer', description: 'How many' },
           },
           required: ['order_id'],
+          additionalProperties: false,
         },
       },
     ]);
@@ -188,7 +217,12 @@ describe('Voice runtime API', () => {
       .set(auth)
       .send({ arguments: { order_id: 'A-17', quantity: 2 } })
       .expect(200);
-    expect(invoked.body.data).toMatchObject({ status: 200, body: { order: 'A-17', status: 'shipped' }, error: null });
+    expect(invoked.body.data).toMatchObject({
+      status: 200,
+      body: { order: 'A-17', status: 'shipped' },
+      error: null,
+      error_code: null,
+    });
     const sent = site.requests.filter((request) => request.path === '/orders').at(-1)!;
     expect(sent.headers['x-api-key']).toBe(TOOL_SECRET);
     expect(JSON.parse(sent.body)).toEqual({ order_id: 'A-17', quantity: 2, company: 'Acme' });
@@ -200,6 +234,17 @@ describe('Voice runtime API', () => {
       .expect((response) =>
         expect(Object.keys(response.body.errors).sort()).toEqual(['arguments.order_id', 'arguments.quantity']),
       );
+    // An argument the schema does not name is refused, not forwarded: nothing sent, nothing recorded.
+    const sentBefore = site.requests.length;
+    await http()
+      .post(`/api/internal/calls/${externalId}/tools/${inbound.toolId}/invoke`)
+      .set(auth)
+      .send({ arguments: { order_id: 'A-17', coupon: 'FREE' } })
+      .expect(422, {
+        message: 'The arguments.coupon field is not a parameter of this tool.',
+        errors: { 'arguments.coupon': ['The arguments.coupon field is not a parameter of this tool.'] },
+      });
+    expect(site.requests.length).toBe(sentBefore);
     await http()
       .post(`/api/internal/calls/${externalId}/tools/${inbound.unlinkedToolId}/invoke`)
       .set(auth)
@@ -245,6 +290,7 @@ describe('Voice runtime API', () => {
       name: 'check_order',
       arguments: { order_id: 'A-17', quantity: 2 },
       status: 200,
+      error: null,
     });
     expect(JSON.stringify(listed.body)).not.toContain(TOOL_SECRET);
     await http().get(`/api/user/calls/${call.id}/events`).set(other.auth).expect(404, { message: 'Call not found.' });
@@ -263,7 +309,7 @@ describe('Voice runtime API', () => {
     expect(verifiesWebhook(webhookSecret, end.request.headers, end.request.body)).toBe(true);
     expect(end.body.call.turns.map((turn: { seq: number }) => turn.seq)).toEqual([1, 2, 4]);
     expect(end.body.call.tool_calls).toEqual([
-      expect.objectContaining({ tool_id: inbound.toolId, name: 'check_order', status: 200 }),
+      expect.objectContaining({ tool_id: inbound.toolId, name: 'check_order', status: 200, error: null }),
     ]);
     expect(end.request.body).not.toContain(TOOL_SECRET);
     // A retried session was no second start.
@@ -321,32 +367,135 @@ describe('Voice runtime API', () => {
     await http().get(`/api/internal/calls/${otherCall}/knowledge?query=refund`).set(owner.auth).expect(401);
   });
 
-  it('answers a slow tool within its timeout with the reason, and records it', async () => {
-    const slow = (
-      await post('tools', {
-        name: 'slow_lookup',
-        description: 'Never answers',
-        endpoint: `${site.origin}/slow`,
-        method: 'GET',
-        timeout: 1,
-      }).expect(201)
-    ).body.data;
-    const { number } = await assistantOnNewNumber({ name: 'Slow', type: 'inbound', tool_ids: [slow.id] });
-    const opened = (await inboundSession(`call-slow-${Date.now()}`, { assistant_phone_number: number.phone_number }))
-      .body.data;
+  it('answers a failing tool with why, naming its host at most, and shows the owner and the webhook why', async () => {
+    const tool = async (name: string, path: string) =>
+      (
+        await post('tools', {
+          name,
+          description: 'Fails',
+          endpoint: `${site.origin}${path}/{{tier}}`,
+          method: 'GET',
+          timeout: 1,
+          headers: [{ name: 'X-Api-Key', value: TOOL_SECRET }],
+          static_fields: [{ key: 'token', value: 'STATICSECRET' }],
+          schema: [{ name: 'q', type: 'string', description: 'Query' }],
+        }).expect(201)
+      ).body.data.id as number;
+    const slow = await tool('slow_lookup', '/slow');
+    const broken = await tool('broken_lookup', '/broken');
+    const { number, opened } = await callWithTools('Slow', [slow, broken], {
+      variables: { tier: 'VARSECRET' },
+      webhook_url: `${site.origin}/hook`,
+      is_webhook_active: true,
+    });
+    const invoke = (id: number) =>
+      http()
+        .post(`/api/internal/calls/${opened.call.external_id}/tools/${id}/invoke`)
+        .set(bearer(opened.token))
+        .send({ arguments: { q: 'ARGSECRET' } })
+        .expect(200);
     const started = Date.now();
-    const invoked = await http()
-      .post(`/api/internal/calls/${opened.call.external_id}/tools/${slow.id}/invoke`)
-      .set(bearer(opened.token))
-      .send({})
-      .expect(200);
+    const invoked = await invoke(slow);
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(invoked.body.data).toMatchObject({ status: null, body: null });
-    expect(invoked.body.data.error).toMatch(/time/i);
+    const host = `127.0.0.1:${site.port}`;
+    expect(invoked.body.data).toEqual({
+      status: null,
+      body: null,
+      duration_ms: expect.any(Number),
+      error: `No answer from ${host} within 1000 ms`,
+      error_code: 'timeout',
+    });
+    // An answer that is not a success is the answer: no error for the runtime, its status says it.
+    expect((await invoke(broken)).body.data).toMatchObject({ status: 500, error: null, error_code: null });
+
     const listed = await http().get(`/api/user/calls/${opened.call.id}/events`).set(owner.auth).expect(200);
     expect(listed.body.data).toEqual([
-      expect.objectContaining({ type: 'tool_call', status: null, name: 'slow_lookup' }),
+      expect.objectContaining({
+        type: 'tool_call',
+        status: null,
+        name: 'slow_lookup',
+        error: { code: 'timeout', message: `No answer from ${host} within 1000 ms` },
+      }),
+      expect.objectContaining({
+        type: 'tool_call',
+        status: 500,
+        name: 'broken_lookup',
+        error: { code: 'http_status', message: 'The endpoint answered 500' },
+      }),
     ]);
+    await http()
+      .put(`/api/internal/calls/${opened.call.external_id}`)
+      .set(bearer(opened.token))
+      .send({
+        assistant_id: opened.assistant.id,
+        type: 'inbound',
+        status: 'completed',
+        client_phone_number: '+14155550199',
+        assistant_phone_number: number,
+      })
+      .expect(200);
+    const [end] = await waitFor(async () => {
+      const found = deliveries('call.ended', opened.call.id);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(end.body.call.tool_calls.map((call: { error: unknown }) => call.error)).toEqual([
+      { code: 'timeout', message: `No answer from ${host} within 1000 ms` },
+      { code: 'http_status', message: 'The endpoint answered 500' },
+    ]);
+    // No path, query, static field, variable, argument or header anywhere the failure is told.
+    for (const told of [
+      JSON.stringify(invoked.body),
+      JSON.stringify(listed.body.data.map((event: { error: unknown }) => event.error)),
+      JSON.stringify(end.body.call.tool_calls.map((call: { error: unknown }) => call.error)),
+    ]) {
+      expect(told).not.toMatch(/SECRET|\/slow|\/broken|\?|tool-secret/);
+    }
+  });
+
+  it('keeps what the owner set for the tool’s origin: a redirect elsewhere gets none of it', async () => {
+    const redirecting = async (name: string, method: string, status: number) =>
+      (
+        await post('tools', {
+          name,
+          description: 'Moved',
+          endpoint: `${site.origin}/moved-${status}`,
+          method,
+          headers: [{ name: 'X-Api-Key', value: TOOL_SECRET }],
+          static_fields: [{ key: 'token', value: 'STATICSECRET' }],
+        }).expect(201)
+      ).body.data.id as number;
+    const tools = [
+      await redirecting('moved_get', 'GET', 302),
+      await redirecting('moved_post', 'POST', 302),
+      await redirecting('kept_post', 'POST', 307),
+    ];
+    const { opened } = await callWithTools('Moved', tools);
+    const answers = [];
+    for (const id of tools) {
+      answers.push(
+        (
+          await http()
+            .post(`/api/internal/calls/${opened.call.external_id}/tools/${id}/invoke`)
+            .set(bearer(opened.token))
+            .send({ arguments: {} })
+            .expect(200)
+        ).body.data,
+      );
+    }
+    expect(answers.map(({ status, body, error_code: code }) => ({ status, body, code }))).toEqual([
+      { status: 200, body: 'elsewhere', code: null },
+      { status: 200, body: 'elsewhere', code: null },
+      { status: null, body: null, code: 'redirect_refused' },
+    ]);
+    // The two 302s arrived as bare GETs; the 307 would have carried the body, and was not followed.
+    expect(elsewhere.requests.map(({ method, path, body }) => ({ method, path, body }))).toEqual([
+      { method: 'GET', path: '/landing', body: '' },
+      { method: 'GET', path: '/landing', body: '' },
+    ]);
+    for (const request of elsewhere.requests) {
+      expect(Object.keys(request.headers).sort()).toEqual(['connection', 'host', 'user-agent']);
+      expect(JSON.stringify(request)).not.toMatch(/SECRET|tool-secret/);
+    }
   });
 
   it('needs the numbers of a call it has not seen, naming each one missing', async () => {

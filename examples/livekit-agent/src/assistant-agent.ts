@@ -61,8 +61,9 @@ function serviceTool(tool: SessionTool, call: CallClient): llm.FunctionTool {
       const result = await call.invokeTool(tool.id, args ?? {}).catch((error: unknown) => {
         throw new llm.ToolError(refusal(error));
       });
-      // Told to the model, which can tell the caller, rather than an answer it would have to make up.
-      if (result.status === null) throw new llm.ToolError(`${tool.name} gave no answer: ${result.error}`);
+      // Told to the model, which can tell the caller, rather than an answer it would have to make up: the kind of
+      // failure only, never the service's message, which names the endpoint's host and is for the owner's eyes.
+      if (result.status === null) throw new llm.ToolError(noAnswer(tool.name, result.error_code));
       return { status: result.status, body: result.body };
     },
   });
@@ -87,6 +88,14 @@ function knowledgeTool(call: CallClient): llm.FunctionTool {
       return passages.map((passage) => ({ source: passage.document_name, text: passage.content }));
     },
   });
+}
+
+/** What the model is told when a tool's endpoint gave no answer: a sentence of ours and the kind of failure. */
+export function noAnswer(toolName: string, code: string | null): string {
+  return (
+    `${toolName} could not be reached just now (${code ?? 'no answer'}). ` +
+    'Tell the caller it cannot be checked at the moment; do not guess the answer.'
+  );
 }
 
 /** What the model is told when the service refused a call or could not be reached. */

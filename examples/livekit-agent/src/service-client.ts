@@ -75,11 +75,14 @@ export interface Passage {
 }
 
 export interface ToolInvocation {
-  /** The endpoint's HTTP status; null when no answer came (then `error` says why). */
+  /** The endpoint's HTTP status; null when no answer came (then `error_code` and `error` say why). */
   status: number | null;
   body: unknown;
   duration_ms: number;
+  /** Why no answer came, naming the endpoint's host at most: for logs, not for the model or the caller. */
   error: string | null;
+  /** The kind of failure when no answer came: `timeout`, `network`, `tls`, `blocked_address`, ... */
+  error_code: string | null;
 }
 
 export type CallEvent =

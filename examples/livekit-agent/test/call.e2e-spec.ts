@@ -188,6 +188,7 @@ describe('The LiveKit agent, against the real API and worker', () => {
           quantity: { type: 'integer', description: 'How many' },
         },
         required: ['order_id'],
+        additionalProperties: false,
       });
       expect(llm.toJsonSchema(offered[KNOWLEDGE_TOOL].parameters)).toMatchObject({ required: ['query'] });
 
@@ -271,6 +272,53 @@ describe('The LiveKit agent, against the real API and worker', () => {
       expect(end.body.call.tool_calls).toEqual([expect.objectContaining({ name: 'check_order', status: 200 })]);
       expect(end.body.call).toMatchObject({ status: 'ended_by_customer', evaluation: { order_id: 'A-17' } });
       expect(end.request.body).not.toContain(TOOL_SECRET);
+    });
+
+    it('tells the model a tool that gave no answer by the kind of failure, never where it was sent', async () => {
+      const port = await closedPort();
+      const tool = (
+        await post('tools', {
+          name: 'check_stock',
+          description: 'Looks up the stock',
+          endpoint: `http://127.0.0.1:${port}/stock/{{company}}?key=STOCKSECRET`,
+          method: 'GET',
+        }).expect(201)
+      ).body.data;
+      const number = (await post('phone-numbers/sip-trunks', sipTrunkRequest()).expect(201)).body.data;
+      await post('assistant', {
+        name: 'Stock desk',
+        type: 'inbound',
+        initial_message: 'Hello, stock desk.',
+        language_id: english.id,
+        phone_number_id: number.id,
+        tool_ids: [tool.id],
+        variables: { company: 'Acme' },
+      }).expect(201);
+      const model = new ScriptedLLM([
+        () => ({ toolCalls: [{ name: 'check_stock', args: {} }] }),
+        () => ({ text: 'I cannot check that right now.' }),
+      ]);
+      const line = new FakeLine({ client: CALLER, trunk: null });
+      const finished = runCall({
+        dispatch: {
+          externalId: `call-_${CALLER}_stock${Date.now()}`,
+          type: 'inbound',
+          dialledNumber: number.phone_number,
+        },
+        line,
+        service,
+        createSession: () => textSession(model),
+        unavailableMessage: 'unused',
+      });
+      const session = await line.running();
+      const asked = session.run({ userInput: 'Is the blue one in stock?' });
+      await asked.wait();
+      const told = ScriptedLLM.lastToolOutput(model.requests[1]);
+      // The kind of failure, in a sentence of the agent's own.
+      expect(told).toMatch(/^check_stock could not be reached just now \(network\)\. /);
+      expect(told).not.toMatch(/127\.0\.0\.1|STOCKSECRET|\/stock|Acme/);
+      line.callerHangsUp();
+      await finished;
     });
 
     it('sends turns whose answer was lost again under the same seq, and the service keeps each once', async () => {

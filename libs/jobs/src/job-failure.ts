@@ -26,6 +26,7 @@ export const FailureReasons = {
   redirectRefused: reason('crawl refused: a redirect off the site'),
   tooManyRedirects: reason('crawl failed: too many redirects'),
   unreachable: reason('crawl failed: site unreachable'),
+  tlsFailed: reason('crawl failed: TLS handshake or certificate refused'),
   pageTimedOut: reason('crawl failed: the page did not answer in time'),
   notAPage: reason('crawl failed: neither HTML nor text'),
   siteAnswered: (status: number) => reason(`crawl failed: site answered HTTP ${whole(status)}`),

@@ -4,7 +4,7 @@ import { extractLinks, htmlToMainText } from './html-text';
 import type { OutboundHttpClient, OutboundResponse } from './outbound-http.client';
 import { OutboundRequestError, type OutboundRequestErrorCode } from './outbound-request.error';
 
-/** The kind of failure a page met, for telling failures apart without reading `error`, which names the URL. */
+/** The kind of failure a page met, for telling failures apart without reading `error`. */
 export type CrawlFailure = OutboundRequestErrorCode | 'http_status' | 'robots' | 'content_type';
 
 export interface CrawledPage {
@@ -253,7 +253,7 @@ function parsePageUrl(raw: string): URL | Required<Pick<CrawledPage, 'error' | '
   try {
     url = new URL(raw);
   } catch {
-    return { error: `Invalid URL: ${raw}`, failure: 'invalid_url' };
+    return { error: 'The URL is not valid', failure: 'invalid_url' };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return {

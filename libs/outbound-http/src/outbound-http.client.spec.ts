@@ -3,6 +3,7 @@ import { OutboundHttpClient, type LookupFunction } from './outbound-http.client'
 import { OutboundRequestError } from './outbound-request.error';
 import { sendHtml, sendRedirect, startLocalSite, type LocalSite } from '../test/local-site';
 import { restrictSocketsToLoopback } from '../test/loopback-only-sockets';
+import { SELF_SIGNED } from '../test/self-signed-certificate';
 
 const userAgent = 'OutboundHttpTest/1.0';
 
@@ -51,6 +52,7 @@ describe('OutboundHttpClient', () => {
       '/see-other': sendRedirect('/echo', 303),
       '/temporary': sendRedirect('/echo', 307),
       '/echo': sendHtml('echo'),
+      '/bad-location': sendRedirect('http://[::1/PATHSECRET'),
       '/large': (_request, response) => response.writeHead(200, { 'content-length': '2000' }).end('x'.repeat(2000)),
       '/endless': (_request, response) => {
         response.writeHead(200, { 'content-type': 'text/plain' });
@@ -220,6 +222,132 @@ describe('OutboundHttpClient', () => {
       expect(site.requests.map((request) => request.path)).toEqual(['/to-root']);
     });
 
+    describe('across origins', () => {
+      let other: LocalSite;
+      let first: LocalSite;
+      beforeEach(async () => {
+        other = await startLocalSite({ '*': sendHtml('elsewhere') });
+        first = await startLocalSite({
+          '/here': sendRedirect('/away'),
+          '/away': sendRedirect(`${other.origin}/landing?from=first`),
+          '/away-307': sendRedirect(`${other.origin}/landing`, 307),
+          '/stay-307': sendRedirect('/echo', 307),
+          '/echo': sendHtml('echo'),
+        });
+      });
+      afterEach(async () => {
+        await first.close();
+        await other.close();
+      });
+      const ownerHeaders = { 'X-Api-Key': 'k-SECRET', Authorization: 'Bearer SECRET', Cookie: 'session=SECRET' };
+
+      it('drops credential headers at another origin, and keeps the rest, by default', async () => {
+        const client = createClient({ allowLoopback: true });
+        await client.request(`${first.origin}/away`, { headers: ownerHeaders });
+        const [landed] = other.requests;
+        expect(landed.headers['x-api-key']).toBe('k-SECRET');
+        expect(landed.headers.authorization).toBeUndefined();
+        expect(landed.headers.cookie).toBeUndefined();
+      });
+
+      it('with confineToOrigin, sends another origin none of the caller’s headers, its own User-Agent only', async () => {
+        const client = createClient({ allowLoopback: true });
+        const response = await client.request(`${first.origin}/here`, { headers: ownerHeaders, confineToOrigin: true });
+        expect(response).toMatchObject({ status: 200, url: `${other.origin}/landing?from=first` });
+        // The same origin's hop still had them.
+        expect(first.requests.map((request) => request.headers['x-api-key'])).toEqual(['k-SECRET', 'k-SECRET']);
+        const [landed] = other.requests;
+        expect(landed.path).toBe('/landing?from=first');
+        expect(Object.keys(landed.headers).filter((name) => !['host', 'connection'].includes(name))).toEqual([
+          'user-agent',
+        ]);
+        expect(landed.headers['user-agent']).toBe(userAgent);
+      });
+
+      it('with confineToOrigin, turns a POST redirected elsewhere by 302 into a bare GET', async () => {
+        const client = createClient({ allowLoopback: true });
+        await client.request(`${first.origin}/away`, {
+          method: 'POST',
+          body: '{"token":"SECRET"}',
+          headers: { ...ownerHeaders, 'content-type': 'application/json' },
+          confineToOrigin: true,
+        });
+        expect(other.requests.map(({ method, body }) => ({ method, body }))).toEqual([{ method: 'GET', body: '' }]);
+        expect(JSON.stringify(other.requests[0].headers)).not.toContain('SECRET');
+      });
+
+      it('with confineToOrigin, refuses a 307 that would carry the body to another origin, and follows one within it', async () => {
+        const client = createClient({ allowLoopback: true });
+        const options = { method: 'POST', body: 'token=SECRET', headers: ownerHeaders, confineToOrigin: true };
+        const error = await refusalOf(client.request(`${first.origin}/away-307`, options));
+        expect(error.code).toBe('redirect_refused');
+        expect(error.message).toBe(
+          `Refused to follow the redirect from ${first.origin.slice(7)} to ${other.origin.slice(7)}: it would carry the request body to another origin`,
+        );
+        expect(other.requests).toEqual([]);
+        await client.request(`${first.origin}/stay-307`, options);
+        const echoed = first.requests.filter((request) => request.path === '/echo');
+        expect(echoed.map(({ method, body }) => ({ method, body }))).toEqual([
+          { method: 'POST', body: 'token=SECRET' },
+        ]);
+        expect(echoed[0].headers['x-api-key']).toBe('k-SECRET');
+      });
+    });
+
+    describe('error messages', () => {
+      // Secrets in the userinfo, the path and the query: an error names the host at most.
+      const secretUrl = (origin: string, path: string) =>
+        origin.replace('://', '://user:PASSSECRET@') + `${path}/PATHSECRET?token=QUERYSECRET`;
+      const closedOrigin = async () => {
+        const closed = await startLocalSite();
+        await closed.close();
+        return closed.origin;
+      };
+
+      type Clients = { loopback: OutboundHttpClient; strict: OutboundHttpClient };
+      const withSecrets = (path: string) =>
+        `${site.origin.replace('://', '://user:PASSSECRET@')}${path}?token=QUERYSECRET`;
+      it.each<[string, (clients: Clients) => Promise<unknown>]>([
+        ['timeout', ({ loopback }) => loopback.request(withSecrets('/silent'), { timeoutMs: 200 })],
+        ['too_large', ({ loopback }) => loopback.request(withSecrets('/PATHSECRET'), { maxBytes: 5 })],
+        ['too_many_redirects', ({ loopback }) => loopback.request(withSecrets('/loop'))],
+        [
+          'redirect_refused',
+          ({ loopback }) => loopback.request(withSecrets('/to-root'), { acceptRedirect: () => false }),
+        ],
+        ['invalid_url', ({ loopback }) => loopback.request(withSecrets('/bad-location'))],
+        ['network', async ({ loopback }) => loopback.request(secretUrl(await closedOrigin(), ''))],
+        ['tls', ({ loopback }) => loopback.request(withSecrets('/PATHSECRET').replace('http:', 'https:'))],
+        ['blocked_address', ({ strict }) => strict.request(withSecrets('/PATHSECRET'))],
+        ['invalid_url', ({ loopback }) => loopback.request('http://exa mple.com/PATHSECRET?token=QUERYSECRET')],
+        [
+          'unsupported_protocol',
+          ({ loopback }) => loopback.request('ftp://user:PASSSECRET@127.0.0.1/PATHSECRET?q=QUERYSECRET'),
+        ],
+      ])('%s names the host at most', async (code, request) => {
+        const loopback = createClient({ allowLoopback: true });
+        const strict = createClient({ allowLoopback: false });
+        const error = await refusalOf(request({ loopback, strict }));
+        expect(error.code).toBe(code);
+        expect(error.message).not.toMatch(/SECRET|\/silent|\/loop|\/to-root|\/bad-location|\?/);
+      });
+
+      it('tells a certificate no one trusts as a TLS failure, naming the host', async () => {
+        const secure = await startLocalSite({ '*': sendHtml('secure') }, { tls: SELF_SIGNED });
+        try {
+          const client = createClient({ allowLoopback: true });
+          const error = await refusalOf(client.request(secretUrl(secure.origin, '')));
+          expect(error.code).toBe('tls');
+          expect(error.transient).toBe(true);
+          expect(error.message).toMatch(new RegExp(`^TLS with 127\\.0\\.0\\.1:${secure.port} failed: .*certificate`));
+          expect(error.message).not.toMatch(/SECRET/);
+          expect(secure.requests).toEqual([]);
+        } finally {
+          await secure.close();
+        }
+      });
+    });
+
     it('refuses a body declared larger than maxBytes', async () => {
       const client = createClient({ allowLoopback: true });
       const error = await refusalOf(client.request(`${site.origin}/large`, { maxBytes: 1000 }));
@@ -231,7 +359,7 @@ describe('OutboundHttpClient', () => {
       const client = createClient({ allowLoopback: true });
       const error = await refusalOf(client.request(`${site.origin}/endless`, { maxBytes: 50_000, timeoutMs: 5000 }));
       expect(error.code).toBe('too_large');
-      expect(error.message).toBe(`Response from ${site.origin}/endless is larger than 50000 bytes`);
+      expect(error.message).toBe(`Response from 127.0.0.1:${site.port} is larger than 50000 bytes`);
     });
 
     it('times out when the server never answers', async () => {

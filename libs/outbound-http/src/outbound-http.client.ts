@@ -31,6 +31,12 @@ export interface OutboundRequestOptions {
   maxRedirects?: number;
   /** Caller policy on top of the address policy, e.g. "same host only". */
   acceptRedirect?: (from: URL, to: URL) => boolean;
+  /**
+   * What the caller sends is for the first URL's origin alone (a tool's secret headers and fields): at a redirect to
+   * another origin every header it set is dropped (the client's User-Agent stays), and a redirect that would carry
+   * the body there (307, 308) is refused (`redirect_refused`). Without it only credential headers are dropped there.
+   */
+  confineToOrigin?: boolean;
   /** Cancelling rejects with the signal's reason, not an OutboundRequestError. */
   signal?: AbortSignal;
 }
@@ -57,7 +63,8 @@ const credentialHeaders = ['authorization', 'cookie', 'proxy-authorization'];
 /**
  * The one way to send HTTP to a user-supplied URL. Every hop is checked against the address policy: IP literals
  * before connecting, hostnames inside the agent's DNS lookup, so the address checked is the address connected to
- * (a second, rebound DNS answer cannot slip through).
+ * (a second, rebound DNS answer cannot slip through). Its errors name the host at most: a URL's path, query and
+ * userinfo may hold a caller's secrets, and the messages reach owners, logs and a voice runtime's model.
  */
 export class OutboundHttpClient {
   private readonly agent: Agent;
@@ -72,6 +79,7 @@ export class OutboundHttpClient {
     const maxRedirects = options.maxRedirects ?? defaultMaxRedirects;
 
     let current = this.checkUrl(url);
+    const first = current;
 
     // One controller for both the deadline and the caller's cancellation, so undici sees a single signal.
     const controller = new AbortController();
@@ -82,7 +90,8 @@ export class OutboundHttpClient {
 
     let method = (options.method ?? 'GET').toUpperCase();
     let body = options.body;
-    let headers: Record<string, string> = { 'user-agent': this.options.userAgent, ...lowerCaseKeys(options.headers) };
+    const ownHeaders = { 'user-agent': this.options.userAgent };
+    let headers: Record<string, string> = { ...ownHeaders, ...lowerCaseKeys(options.headers) };
     const redirects: string[] = [];
     try {
       for (;;) {
@@ -109,20 +118,27 @@ export class OutboundHttpClient {
 
         await response.body.dump();
         if (redirects.length >= maxRedirects) {
-          throw new OutboundRequestError('too_many_redirects', `Stopped after ${maxRedirects} redirects from ${url}`);
-        }
-        const next = this.checkUrl(location, current);
-        if (options.acceptRedirect && !options.acceptRedirect(current, next)) {
           throw new OutboundRequestError(
-            'redirect_refused',
-            `Refused to follow the redirect from ${current.href} to ${next.href}`,
+            'too_many_redirects',
+            `Stopped after ${maxRedirects} redirects from ${first.host}`,
           );
         }
+        const next = this.checkUrl(location, current);
+        const refuse = (why = '') =>
+          new OutboundRequestError(
+            'redirect_refused',
+            `Refused to follow the redirect from ${current.host} to ${next.host}${why}`,
+          );
+        if (options.acceptRedirect && !options.acceptRedirect(current, next)) throw refuse();
         // Browsers turn these into a body-less GET; 307 and 308 exist precisely to keep method and body.
         if (response.statusCode <= 303 && method !== 'HEAD') {
           method = 'GET';
           body = undefined;
           headers = withoutKeys(headers, ['content-type', 'content-length']);
+        }
+        if (options.confineToOrigin && next.origin !== first.origin) {
+          if (body !== undefined) throw refuse(': it would carry the request body to another origin');
+          headers = ownHeaders;
         }
         if (next.origin !== current.origin) headers = withoutKeys(headers, credentialHeaders);
         redirects.push(next.href);
@@ -131,14 +147,12 @@ export class OutboundHttpClient {
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       if (controller.signal.aborted) {
-        throw new OutboundRequestError('timeout', `Request to ${current.href} timed out after ${timeoutMs} ms`, {
+        throw new OutboundRequestError('timeout', `No answer from ${current.host} within ${timeoutMs} ms`, {
           timeoutMs,
         });
       }
       if (error instanceof OutboundRequestError) throw error;
-      throw new OutboundRequestError('network', `Could not reach ${current.host}: ${describe(error)}`, {
-        cause: error,
-      });
+      throw connectionError(current, error);
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', cancel);
@@ -155,12 +169,16 @@ export class OutboundHttpClient {
     try {
       url = new URL(raw, base);
     } catch {
-      throw new OutboundRequestError('invalid_url', `Invalid URL: ${raw}`);
+      throw new OutboundRequestError(
+        'invalid_url',
+        base ? `${base.host} redirected to an invalid URL` : 'The URL is not valid',
+      );
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      const from = base ? ` (a redirect from ${base.host})` : '';
       throw new OutboundRequestError(
         'unsupported_protocol',
-        `Unsupported protocol ${url.protocol} in ${url.href}: only http and https are allowed`,
+        `Unsupported protocol ${url.protocol.slice(0, 32)}${from}: only http and https are allowed`,
       );
     }
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -196,7 +214,7 @@ async function readLimited(
   url: URL,
   truncate: boolean,
 ): Promise<{ body: Buffer; truncated: boolean }> {
-  const tooLarge = new OutboundRequestError('too_large', `Response from ${url.href} is larger than ${maxBytes} bytes`);
+  const tooLarge = new OutboundRequestError('too_large', `Response from ${url.host} is larger than ${maxBytes} bytes`);
   if (!truncate && Number(response.headers['content-length']) > maxBytes) {
     // Destroying an unread body reports an abort error nobody is listening for; that is expected here.
     response.body.on('error', () => undefined).destroy();
@@ -234,8 +252,56 @@ function withoutKeys(headers: Record<string, string>, names: string[]): Record<s
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name)));
 }
 
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
-  return error.message + cause;
+/** Node's and undici's codes for a connection that failed, in words; anything else is named by its code alone. */
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'name lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  EPIPE: 'connection closed',
+  UND_ERR_SOCKET: 'connection closed',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'no answer',
+  UND_ERR_BODY_TIMEOUT: 'the answer stalled',
+};
+/** OpenSSL's verification codes as Node names them, and Node's own TLS codes. */
+const TLS_CODE =
+  /^(ERR_SSL_|ERR_TLS_)|CERT|CRL|^UNABLE_TO_|^(INVALID_CA|PATH_LENGTH_EXCEEDED|INVALID_PURPOSE|HOSTNAME_MISMATCH)$/;
+const CERTIFICATE_REASONS: Record<string, string> = {
+  CERT_HAS_EXPIRED: 'its certificate has expired',
+  CERT_NOT_YET_VALID: 'its certificate is not valid yet',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its certificate chain is self-signed',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its certificate is not from a trusted authority',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its certificate is not from a trusted authority',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another name',
+};
+
+/**
+ * A failed connection, from the error's code alone: the messages of Node and undici are not written for a caller and
+ * may quote what was sent. A TLS handshake or certificate failure is told apart (`tls`).
+ */
+function connectionError(url: URL, error: unknown): OutboundRequestError {
+  const code = errorCode(error);
+  if (code !== undefined && TLS_CODE.test(code)) {
+    const reason =
+      CERTIFICATE_REASONS[code] ?? (/CERT/.test(code) ? 'its certificate was refused' : 'handshake failed');
+    return new OutboundRequestError('tls', `TLS with ${url.host} failed: ${reason} (${code})`, { cause: error });
+  }
+  const reason = code === undefined ? 'network error' : `${NETWORK_REASONS[code] ?? 'network error'} (${code})`;
+  return new OutboundRequestError('network', `Could not reach ${url.host}: ${reason}`, { cause: error });
+}
+
+/** The error's code, or its cause's: a constant's name, never free text. */
+function errorCode(error: unknown): string | undefined {
+  // Duck-typed: errors made in another realm (Node's, under Jest's sandbox) are not `instanceof Error` here.
+  let current = error as { code?: unknown; cause?: unknown } | null | undefined;
+  for (let depth = 0; typeof current === 'object' && current !== null && depth < 3; depth++) {
+    if (typeof current.code === 'string' && /^[A-Z][A-Z0-9_]{1,63}$/.test(current.code)) return current.code;
+    current = current.cause as typeof current;
+  }
+  return undefined;
 }

@@ -6,8 +6,10 @@ export type OutboundRequestErrorCode =
   | 'redirect_refused'
   | 'timeout'
   | 'too_large'
+  | 'tls'
   | 'network';
 
+/** A refusal or failure of the guarded client; its message names the host at most, never a path, query or userinfo. */
 export class OutboundRequestError extends Error {
   override readonly name = 'OutboundRequestError';
 
@@ -23,8 +25,11 @@ export class OutboundRequestError extends Error {
     this.timeoutMs = options?.timeoutMs;
   }
 
-  /** Whether trying again later may succeed; everything else is a property of the URL or the response. */
+  /**
+   * Whether trying again later may succeed; everything else is a property of the URL or the response. A TLS failure
+   * counts as one: a certificate is renewed, a handshake fails on a server being reconfigured.
+   */
   get transient(): boolean {
-    return this.code === 'timeout' || this.code === 'network';
+    return this.code === 'timeout' || this.code === 'network' || this.code === 'tls';
   }
 }

@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export type RouteHandler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -13,17 +14,20 @@ export interface RecordedRequest {
 
 export interface LocalSite {
   port: number;
-  /** http://127.0.0.1:PORT */
+  /** http://127.0.0.1:PORT (https with `tls`) */
   origin: string;
   requests: RecordedRequest[];
   close(): Promise<void>;
 }
 
 /** An HTTP server on 127.0.0.1 with an ephemeral port that logs every request it receives; unknown paths go to the
- * `*` route if there is one, else 404. */
-export async function startLocalSite(routes: Record<string, RouteHandler> = {}): Promise<LocalSite> {
+ * `*` route if there is one, else 404. With `tls`, HTTPS with that key and certificate. */
+export async function startLocalSite(
+  routes: Record<string, RouteHandler> = {},
+  options: { tls?: { key: string; cert: string } } = {},
+): Promise<LocalSite> {
   const requests: RecordedRequest[] = [];
-  const server = createServer((request, response) => {
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -39,12 +43,13 @@ export async function startLocalSite(routes: Record<string, RouteHandler> = {}):
       if (handler) return handler(request, response);
       response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not found</h1>');
     });
-  });
+  };
+  const server = options.tls ? createTlsServer(options.tls, handle) : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     port,
-    origin: `http://127.0.0.1:${port}`,
+    origin: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     requests,
     close: async () => {
       server.closeAllConnections();

@@ -1,3 +1,4 @@
+import { notAToolParameter } from '@app/contracts';
 import type { ToolDefinition } from './tool-call.types';
 
 const typeChecks: Record<string, { test: (value: unknown) => boolean; message: string }> = {
@@ -8,10 +9,16 @@ const typeChecks: Record<string, { test: (value: unknown) => boolean; message: s
   boolean: { test: (value) => typeof value === 'boolean', message: 'must be true or false.' },
 };
 
+/** The most arguments outside the schema an answer lists: a body of thousands of them gets a short answer. */
+export const MAX_UNKNOWN_ARGUMENTS_LISTED = 10;
+/** A parameter's name is at most this long; a longer unknown name is shown cut there. */
+const MAX_SHOWN_NAME = 64;
+
 /**
  * Checks arguments against a tool's schema as the assistant's would be: required ones present, each of its
- * declared type. Returns Laravel-style messages keyed `arguments.<name>`; arguments the schema does not name
- * pass through untouched.
+ * declared type, and none the schema does not name (never forwarded: an endpoint may act on a field its owner never
+ * offered). Returns Laravel-style messages keyed `arguments.<name>`, at most MAX_UNKNOWN_ARGUMENTS_LISTED of them
+ * for unknown names, each name cut at 64 characters.
  */
 export function validateToolArguments(
   schema: ToolDefinition['schema'],
@@ -20,13 +27,21 @@ export function validateToolArguments(
   const errors: Record<string, string[]> = {};
   for (const parameter of schema) {
     const key = `arguments.${parameter.name}`;
-    const value = values[parameter.name];
+    const value = Object.hasOwn(values, parameter.name) ? values[parameter.name] : undefined;
     if (value === undefined || value === null) {
       if (parameter.required) errors[key] = [`The ${key} field is required.`];
       continue;
     }
     const check = typeChecks[parameter.type];
     if (check && !check.test(value)) errors[key] = [`The ${key} field ${check.message}`];
+  }
+  const named = new Set(schema.map((parameter) => parameter.name));
+  let listed = 0;
+  for (const name of Object.keys(values)) {
+    if (named.has(name)) continue;
+    if (listed++ === MAX_UNKNOWN_ARGUMENTS_LISTED) break;
+    const key = `arguments.${name.length > MAX_SHOWN_NAME ? `${name.slice(0, MAX_SHOWN_NAME)}...` : name}`;
+    errors[key] = [notAToolParameter(key)];
   }
   return errors;
 }
@@ -35,7 +50,7 @@ const JSON_SCHEMA_TYPES: Record<string, string> = { float: 'number' };
 
 /**
  * A tool's arguments as JSON Schema, as a model's function calling takes them: an object of the named properties,
- * the required ones listed. Arguments it does not name are not refused (the test call passes them through too).
+ * the required ones listed, and no other (the invoke route refuses any other).
  */
 export function toolParametersSchema(
   schema: { name: string; type: string; description?: string; required?: boolean }[],
@@ -52,5 +67,6 @@ export function toolParametersSchema(
       ]),
     ),
     required: schema.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+    additionalProperties: false,
   };
 }

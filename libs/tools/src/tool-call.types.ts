@@ -1,3 +1,5 @@
+import type { ToolCallErrorCode } from '@app/contracts';
+
 /** What a tool is, as the runtime needs it to call it (header values opened). */
 export interface ToolDefinition {
   method: string;
@@ -26,10 +28,20 @@ export interface ToolHttpResponse {
   bodyTruncated: boolean;
 }
 
+/**
+ * Why a tool call failed: the guarded client's kind of failure (`timeout`, `blocked_address`, `tls`, `network`, ...),
+ * or `http_status` for an answer that is not a success. The message names the endpoint's host at most, never its path,
+ * query or a header: what the tool's owner set, and the call's variables and arguments, stay out of it.
+ */
+export interface ToolCallError {
+  code: ToolCallErrorCode;
+  message: string;
+}
+
 export interface ToolCallResult {
   request: ToolHttpRequest;
   response: ToolHttpResponse | null;
   durationMs: number;
-  /** Why no response came back (timeout, refused address, network), or null. */
-  error: string | null;
+  /** Why no response came back (timeout, refused address, TLS, network), or null. */
+  error: ToolCallError | null;
 }

@@ -1,4 +1,4 @@
-import { validateToolArguments } from './tool-arguments';
+import { MAX_UNKNOWN_ARGUMENTS_LISTED, toolParametersSchema, validateToolArguments } from './tool-arguments';
 import { buildToolRequest } from './tool-request.builder';
 import type { ToolDefinition } from './tool-call.types';
 
@@ -62,6 +62,17 @@ describe('buildToolRequest', () => {
     expect(JSON.parse(request.body!)).toEqual({ caller: 'Grace' });
   });
 
+  it('fills a placeholder or template named like an object’s internals only from what was given', () => {
+    const request = buildToolRequest(
+      tool({
+        endpoint: 'https://x.example/{constructor}/{{toString}}',
+        staticFields: [{ key: '__proto__', value: 'v' }],
+      }),
+      {},
+    );
+    expect(request.url).toBe('https://x.example//?__proto__=v');
+  });
+
   it('turns any control character a variable brings into a header value into a space, tabs aside', () => {
     const request = buildToolRequest(
       tool({ headers: [{ name: 'X-Caller', value: '{{name}}' }] }),
@@ -69,6 +80,17 @@ describe('buildToolRequest', () => {
       { name: 'Ada\u0000\u0001\u007fLove\tlace\u001b' },
     );
     expect(request.headers['X-Caller']).toBe('Ada Love\tlace ');
+  });
+});
+
+describe('toolParametersSchema', () => {
+  it('offers the named parameters and no other', () => {
+    expect(toolParametersSchema([{ name: 'n', type: 'float', description: 'N', required: true }])).toEqual({
+      type: 'object',
+      properties: { n: { type: 'number', description: 'N' } },
+      required: ['n'],
+      additionalProperties: false,
+    });
   });
 });
 
@@ -81,10 +103,29 @@ describe('validateToolArguments', () => {
     { name: 'gift', type: 'boolean' },
   ];
 
-  it('accepts arguments of the declared types, and arguments the schema does not name', () => {
-    expect(validateToolArguments(schema, { id: 'x', count: 2, price: 1.5, ratio: 0, gift: false, extra: {} })).toEqual(
-      {},
-    );
+  it('accepts arguments of the declared types', () => {
+    expect(validateToolArguments(schema, { id: 'x', count: 2, price: 1.5, ratio: 0, gift: false })).toEqual({});
+  });
+
+  it('refuses each argument the schema does not name', () => {
+    expect(validateToolArguments(schema, { id: 'x', extra: {}, is_admin: true })).toEqual({
+      'arguments.extra': ['The arguments.extra field is not a parameter of this tool.'],
+      'arguments.is_admin': ['The arguments.is_admin field is not a parameter of this tool.'],
+    });
+  });
+
+  it('lists a bounded number of unknown arguments, long names cut', () => {
+    const many = Object.fromEntries(Array.from({ length: 1_000 }, (_, index) => [`x${index}`, index]));
+    expect(Object.keys(validateToolArguments(schema, { id: 'x', ...many }))).toHaveLength(MAX_UNKNOWN_ARGUMENTS_LISTED);
+    expect(validateToolArguments(schema, { id: 'x', ['n'.repeat(10_000)]: 1 })).toEqual({
+      [`arguments.${'n'.repeat(64)}...`]: [`The arguments.${'n'.repeat(64)}... field is not a parameter of this tool.`],
+    });
+  });
+
+  it('reads only the arguments given, never what every object inherits', () => {
+    expect(validateToolArguments([{ name: 'constructor', type: 'string', required: true }], {})).toEqual({
+      'arguments.constructor': ['The arguments.constructor field is required.'],
+    });
   });
 
   it('reports each missing or mistyped argument in Laravel words', () => {

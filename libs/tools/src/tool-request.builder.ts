@@ -1,9 +1,12 @@
 import type { ToolDefinition, ToolHttpRequest } from './tool-call.types';
 
-/** The endpoint is not a URL once its placeholders are filled (a placeholder in the host, say). */
+/**
+ * The endpoint is not a URL once its placeholders are filled (a placeholder in the host, say). The message leaves the
+ * endpoint out: filled in, it holds the call's variables and arguments.
+ */
 export class InvalidToolEndpointError extends Error {
   constructor(readonly endpoint: string) {
-    super(`The endpoint is not a valid URL once its placeholders are filled: ${endpoint}`);
+    super('The endpoint is not a valid URL once its placeholders are filled');
   }
 }
 
@@ -19,7 +22,7 @@ function asText(value: unknown): string {
 /** `{{variable}}` templates filled from the call's variables; an unknown variable becomes empty. */
 function fillVariables(text: string, variables: Record<string, unknown>, encode: (value: string) => string): string {
   return text.replace(VARIABLE, (_match, name: string) => {
-    const value = variables[name];
+    const value = Object.hasOwn(variables, name) ? variables[name] : undefined;
     return value === undefined || value === null ? '' : encode(asText(value));
   });
 }
@@ -39,15 +42,19 @@ export function buildToolRequest(
   values: Record<string, unknown> = {},
   variables: Record<string, unknown> = {},
 ): ToolHttpRequest {
-  const remaining: Record<string, unknown> = { ...values };
+  // Maps, not objects: a name such as `constructor` or `__proto__` is a name like any other here.
+  const fields = new Map(Object.entries(values));
   const withVariables = fillVariables(tool.endpoint, variables, encodeURIComponent);
   const endpoint = withVariables.replace(PLACEHOLDER, (_match, name: string) => {
-    const value = remaining[name];
-    delete remaining[name];
+    const value = fields.get(name);
+    fields.delete(name);
     return value === undefined || value === null ? '' : encodeURIComponent(asText(value));
   });
-  const fields: Record<string, unknown> = { ...remaining };
-  for (const field of tool.staticFields) fields[field.key] = fillVariables(field.value, variables, (value) => value);
+  for (const field of tool.staticFields)
+    fields.set(
+      field.key,
+      fillVariables(field.value, variables, (value) => value),
+    );
 
   const headers: Record<string, string> = {};
   for (const header of tool.headers) {
@@ -64,16 +71,14 @@ export function buildToolRequest(
   let body: string | null = null;
   if (BODY_METHODS.has(method)) {
     if (tool.bodyFormat === 'form') {
-      body = new URLSearchParams(
-        Object.entries(fields).map(([key, value]): [string, string] => [key, asText(value)]),
-      ).toString();
+      body = new URLSearchParams([...fields].map(([key, value]): [string, string] => [key, asText(value)])).toString();
       headers['Content-Type'] = 'application/x-www-form-urlencoded';
     } else {
-      body = JSON.stringify(fields);
+      body = JSON.stringify(Object.fromEntries(fields));
       headers['Content-Type'] = 'application/json';
     }
   } else {
-    for (const [key, value] of Object.entries(fields)) url.searchParams.append(key, asText(value));
+    for (const [key, value] of fields) url.searchParams.append(key, asText(value));
   }
   return { method, url: url.href, headers, body };
 }

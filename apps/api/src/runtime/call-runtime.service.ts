@@ -14,6 +14,7 @@ import {
   ValidationFailed,
 } from '@app/contracts';
 import { type NewCallEvent, type RuntimeCallRow, RuntimeCallsRepository } from '@app/database';
+import { toolCallFailure } from '@app/tools';
 import { KnowledgebasesService } from '../knowledgebases/knowledgebases.service';
 import { ToolsService } from '../tools/tools.service';
 import { mergeCallVariables } from './call-variables';
@@ -39,9 +40,9 @@ export class CallRuntime {
 
   /**
    * Calls a tool of the call's assistant as the test route does, with the call's variables for its templates, and
-   * records the invocation on the call (what the model asked and what came back, never a header or the answer's
-   * body). A tool the assistant does not have is 404, whoever owns it. The endpoint's failure is the answer's
-   * `status` and `error`, never this route's.
+   * records the invocation on the call (what the model asked, what came back and why it failed, never a header, the
+   * answer's body or the endpoint's path). A tool the assistant does not have is 404, whoever owns it. The endpoint's
+   * failure is the answer's `status` and `error`, never this route's.
    */
   async invoke(externalId: string, toolId: number, request: InvokeToolRequest): Promise<ToolInvocationEnvelope> {
     const call = await this.call(externalId);
@@ -55,13 +56,15 @@ export class CallRuntime {
       arguments: values,
       status,
       duration_ms: result.durationMs,
+      error: toolCallFailure(result),
     });
     return {
       data: {
         status,
         body: result.response?.body ?? null,
         duration_ms: result.durationMs,
-        error: result.error,
+        error: result.error?.message ?? null,
+        error_code: result.error?.code ?? null,
       },
     };
   }

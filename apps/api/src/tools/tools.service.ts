@@ -132,7 +132,8 @@ export class ToolsService implements OnModuleInit {
           body_truncated: result.response.bodyTruncated,
         },
         duration_ms: result.durationMs,
-        error: result.error,
+        error: result.error?.message ?? null,
+        error_code: result.error?.code ?? null,
       },
     };
   }

@@ -18,10 +18,12 @@ describe('documentFailureReason', () => {
   it('names a crawl refused or failed by its kind, without the URL or host the message carries', () => {
     const blocked = new OutboundRequestError('blocked_address', 'Refused to connect to 10.1.2.3: not a public address');
     expect(documentFailureReason(blocked, limits)).toBe('crawl refused: not a public address');
-    const slow = new OutboundRequestError('timeout', 'Request to https://a.example/x timed out after 15000 ms', {
+    const slow = new OutboundRequestError('timeout', 'No answer from a.example within 15000 ms', {
       timeoutMs: 15_000,
     });
     expect(documentFailureReason(slow, limits)).toBe('timeout after 15 s');
+    const tls = new OutboundRequestError('tls', 'TLS with a.example failed: its certificate has expired');
+    expect(documentFailureReason(tls, limits)).toBe('crawl failed: TLS handshake or certificate refused');
     expect(documentFailureReason(new DOMException('aborted', 'TimeoutError'), limits)).toBe('timeout after 300 s');
     expect(
       crawlFailureReason({ url: 'https://a.example/', status: 'failed', httpStatus: 404, failure: 'http_status' }),

@@ -24,6 +24,7 @@ const CRAWL_REASONS: Record<Exclude<CrawlFailure, 'http_status' | 'timeout'>, Fa
   too_many_redirects: FailureReasons.tooManyRedirects,
   too_large: FailureReasons.tooLarge,
   network: FailureReasons.unreachable,
+  tls: FailureReasons.tlsFailed,
   robots: FailureReasons.disallowedByRobots,
   content_type: FailureReasons.notAPage,
 };

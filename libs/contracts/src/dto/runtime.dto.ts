@@ -4,6 +4,7 @@ import { Rule } from '../validation';
 import { ScalarMap } from './assistant.dto';
 import { CALL_TYPES, CallResponse } from './call.dto';
 import { LanguageResponse } from './language.dto';
+import { TOOL_CALL_ERROR_CODES, TOOL_ERROR_DESCRIPTION, type ToolCallErrorCode, notAToolParameter } from './tool.dto';
 import { RequestExample } from './request-example';
 
 /** Events one request may carry: a runtime batches the turns of a few seconds, never a whole call. */
@@ -156,10 +157,11 @@ export class InvokeToolRequest {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    description: 'What the model filled in, checked against the tool’s parameters',
+    description: 'What the model filled in, checked against the tool’s parameters; a name they lack is refused',
   })
   @Rule.Optional()
   @Rule.PlainObject()
+  @Rule.DataKeys(notAToolParameter)
   arguments?: Record<string, unknown>;
 }
 
@@ -177,12 +179,14 @@ export class ToolInvocation {
   })
   body: unknown;
   @ApiProperty({ type: 'integer' }) duration_ms: number;
+  @ApiProperty({ type: String, nullable: true, description: TOOL_ERROR_DESCRIPTION }) error: string | null;
   @ApiProperty({
-    type: String,
+    enum: TOOL_CALL_ERROR_CODES.filter((code) => code !== 'http_status'),
     nullable: true,
-    description: 'Why no answer came (timeout, refused address, ...), to tell the caller',
+    description:
+      'The kind of failure when no answer came: what a runtime may act on (tell the caller the look-up failed, in its own words)',
   })
-  error: string | null;
+  error_code: ToolCallErrorCode | null;
 }
 
 export class ToolInvocationEnvelope {
@@ -261,6 +265,18 @@ export class RuntimeEventsEnvelope {
   @ApiProperty({ type: RuntimeEventsReceipt }) data: RuntimeEventsReceipt;
 }
 
+/** Why a tool the service called for a call failed, as its owner sees it. */
+export class ToolCallFailure {
+  @ApiProperty({ enum: TOOL_CALL_ERROR_CODES, description: '`http_status`: the endpoint answered, not with a success' })
+  code: ToolCallErrorCode;
+  @ApiProperty({
+    type: String,
+    example: 'No answer from api.example.com within 10000 ms',
+    description: 'Naming the endpoint’s host at most: never its path, query, a header or an argument',
+  })
+  message: string;
+}
+
 /** One entry of GET /user/calls/{id}/events: a turn, a note or a tool invocation, in the order they happened. */
 export class CallEventResponse {
   @ApiProperty({ enum: ['transcript', 'note', 'tool_call'] }) type: string;
@@ -277,6 +293,14 @@ export class CallEventResponse {
   @ApiPropertyOptional({ type: 'integer', nullable: true, description: 'tool_call: the endpoint’s HTTP status' })
   status?: number | null;
   @ApiPropertyOptional({ type: 'integer', description: 'tool_call' }) duration_ms?: number;
+  @ApiPropertyOptional({
+    type: ToolCallFailure,
+    nullable: true,
+    description:
+      'tool_call: why it failed (no answer, or an answer that is not a success); null when it succeeded; absent from ' +
+      'tool calls recorded before it was kept',
+  })
+  error?: ToolCallFailure | null;
 }
 
 /** A row of `call_events`: the columns every event has, and what its type carries. */

@@ -29,6 +29,31 @@ export const RESERVED_TOOL_HEADERS = [
 const HEADER_VALUE_WITHOUT_CONTROLS = /^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$/;
 /** The validation summary the public product answers on tool create and update (compat). */
 export const TOOL_VALIDATION_MESSAGE = 'Validation failed';
+/** An argument the tool's schema does not name (`arguments.<name>`): refused, never forwarded. */
+export const notAToolParameter = (key: string) => `The ${key} field is not a parameter of this tool.`;
+/**
+ * Why a tool call failed: the guarded client's kinds (an address refused, a timeout, a TLS failure, ...), and
+ * `http_status` for an answer that is not a success.
+ */
+export const TOOL_CALL_ERROR_CODES = [
+  'invalid_url',
+  'unsupported_protocol',
+  'blocked_address',
+  'too_many_redirects',
+  'redirect_refused',
+  'timeout',
+  'too_large',
+  'tls',
+  'network',
+  'http_status',
+] as const;
+export type ToolCallErrorCode = (typeof TOOL_CALL_ERROR_CODES)[number];
+/** What each error field about a tool call says of itself in the documents. */
+export const TOOL_ERROR_DESCRIPTION =
+  'Why no answer came, naming the endpoint’s host at most (never its path, query or a header): for logs and the ' +
+  'tool’s owner, not to be put before the person on the call';
+/** Names no argument can have: request input drops them everywhere else (see `normaliseInput`). */
+const OBJECT_INTERNAL_NAMES = ['__proto__', 'constructor', 'prototype'];
 
 export class ToolHeader {
   @ApiProperty({ type: String, maxLength: 255, example: 'Authorization' })
@@ -62,6 +87,7 @@ export class ToolParameter {
   @ApiProperty({ type: String, maxLength: 64, pattern: TOOL_NAME_PATTERN.source })
   @Rule.RequiredText(64)
   @Rule.Pattern(TOOL_NAME_PATTERN)
+  @Rule.NotOneOf(OBJECT_INTERNAL_NAMES)
   name: string;
 
   @ApiProperty({ enum: TOOL_PARAMETER_TYPES })
@@ -204,10 +230,11 @@ export class TestToolRequest {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    description: 'What the assistant would fill in, checked against the tool schema',
+    description: 'What the assistant would fill in, checked against the tool schema; a name it lacks is refused',
   })
   @Rule.Optional()
   @Rule.PlainObject()
+  @Rule.DataKeys(notAToolParameter)
   arguments?: Record<string, unknown>;
 
   @ApiPropertyOptional({
@@ -243,12 +270,13 @@ export class ToolTestResult {
   @ApiProperty({ type: ToolTestRequestSent }) request: ToolTestRequestSent;
   @ApiProperty({ type: ToolTestResponseReceived, nullable: true }) response: ToolTestResponseReceived | null;
   @ApiProperty({ type: 'integer' }) duration_ms: number;
+  @ApiProperty({ type: String, nullable: true, description: TOOL_ERROR_DESCRIPTION }) error: string | null;
   @ApiProperty({
-    type: String,
+    enum: TOOL_CALL_ERROR_CODES.filter((code) => code !== 'http_status'),
     nullable: true,
-    description: 'Why no response was received (timeout, refused address, ...)',
+    description: 'The kind of failure when no answer came',
   })
-  error: string | null;
+  error_code: ToolCallErrorCode | null;
 }
 
 export class ToolTestEnvelope {

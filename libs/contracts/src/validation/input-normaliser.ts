@@ -1,3 +1,4 @@
+import type { DataKeyMessage } from './data-keys';
 import { humaniseAttribute } from './validation-messages';
 
 /** Deepest nesting of objects and arrays a request may carry; no resource of the API comes near it. */
@@ -11,10 +12,14 @@ export type InputProblem = { path: string; message: string };
  * - an empty string becomes null (`ConvertEmptyStringsToNull`), so `description=` clears instead of storing "";
  * - a string holding a NUL character or a lone UTF-16 surrogate is reported on its field (Postgres refuses
  *   the first, and the second cannot be encoded as UTF-8);
- * - `__proto__`, `constructor` and `prototype` keys are dropped, so no object prototype can be reached.
+ * - `__proto__`, `constructor` and `prototype` keys are dropped, so no object prototype can be reached; in a
+ *   top-level field of `dataKeys` they are reported on their path instead.
  * Works iteratively over at most MAX_INPUT_DEPTH levels; the JSON parser already refused deeper bodies.
  */
-export function normaliseInput(value: unknown): { value: unknown; problems: InputProblem[] } {
+export function normaliseInput(
+  value: unknown,
+  dataKeys: ReadonlyMap<string, DataKeyMessage> = new Map(),
+): { value: unknown; problems: InputProblem[] } {
   const problems: InputProblem[] = [];
   const walk = (node: unknown, path: string, depth: number): unknown => {
     if (typeof node === 'string') {
@@ -33,7 +38,11 @@ export function normaliseInput(value: unknown): { value: unknown; problems: Inpu
     if (!isPlainRecord(node)) return node;
     const result: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(node)) {
-      if (UNSAFE_KEYS.has(key)) continue;
+      if (UNSAFE_KEYS.has(key)) {
+        const refused = depth === 1 ? dataKeys.get(path) : undefined;
+        if (refused) problems.push({ path: join(path, key), message: refused(join(path, key)) });
+        continue;
+      }
       if (key.includes('\u0000') || !key.isWellFormed()) {
         problems.push({ path: join(path, 'key'), message: 'A field name contains invalid characters.' });
         continue;

@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { Rule } from './index';
+import { dataKeyFields } from './data-keys';
+import { normaliseInput } from './input-normaliser';
 import { flattenValidationErrors, listsOverCap } from './validation-messages';
 
 class Item {
@@ -153,5 +155,38 @@ describe('Rule.ProhibitedUnless and Rule.AtLeastField', () => {
     expect(errorsOf(Event, { type: 'transcript', role: 'user', start_ms: 500, end_ms: 500 }).errors).toEqual({});
     expect(errorsOf(Event, { type: 'note', end_ms: 3 }).errors).toEqual({});
     expect(errorsOf(Event, { type: 'note', start_ms: 3 }).errors).toEqual({});
+  });
+});
+
+describe('Rule.DataKeys', () => {
+  class Invocation {
+    @Rule.Optional()
+    @Rule.PlainObject()
+    @Rule.DataKeys((path) => `The ${path} field is not taken.`)
+    arguments?: Record<string, unknown>;
+
+    @Rule.Optional()
+    @Rule.PlainObject()
+    variables?: Record<string, unknown>;
+  }
+  const normalised = (json: string) => normaliseInput(JSON.parse(json), dataKeyFields(Invocation));
+
+  it('refuses an object’s internal names among a marked field’s keys, on their paths', () => {
+    expect(normalised('{"arguments":{"__proto__":{"x":1},"constructor":1,"prototype":2,"ok":3}}')).toEqual({
+      value: { arguments: { ok: 3 } },
+      problems: [
+        { path: 'arguments.__proto__', message: 'The arguments.__proto__ field is not taken.' },
+        { path: 'arguments.constructor', message: 'The arguments.constructor field is not taken.' },
+        { path: 'arguments.prototype', message: 'The arguments.prototype field is not taken.' },
+      ],
+    });
+  });
+
+  it('drops them silently everywhere else, as from any input', () => {
+    expect(normalised('{"__proto__":1,"variables":{"__proto__":1},"arguments":{"a":{"__proto__":1}}}')).toEqual({
+      value: { variables: {}, arguments: { a: {} } },
+      problems: [],
+    });
+    expect(dataKeyFields(Body).size).toBe(0);
   });
 });

@@ -24,6 +24,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { Transform, Type } from 'class-transformer';
+import { type DataKeyMessage, markDataKeys } from './data-keys';
 
 /**
  * Validation decorators whose messages read like Laravel's. `:attribute` is replaced by the exception factory
@@ -149,6 +150,14 @@ export function cappedLists(type: object): [string, number][] {
 /** The message of `ArrayMax`, with `:attribute` still to replace. */
 export const tooManyItemsMessage = (max: number) => tooManyItems(max).message;
 export const PlainObject = () => IsObject(field('must be an object.'));
+/**
+ * An object whose keys are the client's data (a tool's arguments): a key such as `__proto__`, dropped from any other
+ * input, is refused on its path with `message` (see `normaliseInput`). Top-level fields only.
+ */
+export const DataKeys =
+  (message: DataKeyMessage): PropertyDecorator =>
+  (target, property) =>
+    markDataKeys(target, property.toString(), message);
 export const OneOf = (values: readonly unknown[], options: { each?: boolean } = {}) =>
   IsIn([...values], { message: 'The selected :attribute is invalid.', ...options });
 /** Laravel's `not_in`; `ignoreCase` compares lower-cased (header names). */

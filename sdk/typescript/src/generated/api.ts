@@ -1208,7 +1208,7 @@ export interface components {
     };
     /** @example {} */
     TestToolRequest: {
-      /** @description What the assistant would fill in, checked against the tool schema */
+      /** @description What the assistant would fill in, checked against the tool schema; a name it lacks is refused */
       arguments?: {
         [key: string]: unknown;
       };
@@ -1246,8 +1246,23 @@ export interface components {
       request: components['schemas']['ToolTestRequestSent'];
       response: components['schemas']['ToolTestResponseReceived'] | null;
       duration_ms: number;
-      /** @description Why no response was received (timeout, refused address, ...) */
+      /** @description Why no answer came, naming the endpoint’s host at most (never its path, query or a header): for logs and the tool’s owner, not to be put before the person on the call */
       error: string | null;
+      /**
+       * @description The kind of failure when no answer came
+       * @enum {string|null}
+       */
+      error_code:
+        | 'invalid_url'
+        | 'unsupported_protocol'
+        | 'blocked_address'
+        | 'too_many_redirects'
+        | 'redirect_refused'
+        | 'timeout'
+        | 'too_large'
+        | 'tls'
+        | 'network'
+        | null;
     };
     ToolTestEnvelope: {
       data: components['schemas']['ToolTestResult'];
@@ -1974,6 +1989,28 @@ export interface components {
       /** @enum {string} */
       status: 'initiated';
     };
+    ToolCallFailure: {
+      /**
+       * @description `http_status`: the endpoint answered, not with a success
+       * @enum {string}
+       */
+      code:
+        | 'invalid_url'
+        | 'unsupported_protocol'
+        | 'blocked_address'
+        | 'too_many_redirects'
+        | 'redirect_refused'
+        | 'timeout'
+        | 'too_large'
+        | 'tls'
+        | 'network'
+        | 'http_status';
+      /**
+       * @description Naming the endpoint’s host at most: never its path, query, a header or an argument
+       * @example No answer from api.example.com within 10000 ms
+       */
+      message: string;
+    };
     CallEventResponse: {
       /** @enum {string} */
       type: 'transcript' | 'note' | 'tool_call';
@@ -2004,6 +2041,8 @@ export interface components {
       status?: number | null;
       /** @description tool_call */
       duration_ms?: number;
+      /** @description tool_call: why it failed (no answer, or an answer that is not a success); null when it succeeded; absent from tool calls recorded before it was kept */
+      error?: components['schemas']['ToolCallFailure'] | null;
     };
   };
   responses: never;
