@@ -19,7 +19,9 @@ const FILES: Record<string, { content: string; name: string }> = {
  * them, on a fresh install: each documented example is sent as it is, ids included (a fresh database hands out 1
  * first, and every path parameter's example is 1), with the session token the register example answered (the
  * voice runtime's routes with the deployment's runtime token), and must be answered with a success status the
- * document lists. Only the example domain is mapped to a server of the test's own (no test reaches the internet).
+ * document lists. Only the example domain is mapped to a server of the test's own (no test reaches the internet),
+ * and an event's instant to the walk's own (a runtime sends when the event happened; the document's fixed instant
+ * is before any call the walk places, and the service refuses events outside their call's life).
  */
 describe('The OpenAPI documents’ request examples', () => {
   const url = new URL(process.env.TEST_DATABASE_URL!);
@@ -75,7 +77,7 @@ describe('The OpenAPI documents’ request examples', () => {
             let request = stack.http[method](target);
             const bearer = internal ? RUNTIME_TOKEN : token;
             if (bearer) request = request.set('Authorization', `Bearer ${bearer}`);
-            const body = onTheTestsSite(example, site.origin);
+            const body = happeningNow(onTheTestsSite(example, site.origin));
             if (mediaType === 'multipart/form-data') {
               for (const [field, value] of Object.entries<unknown>(body)) request = request.field(field, String(value));
               const file = FILES[operation.operationId];
@@ -132,5 +134,13 @@ function pathWithExamples(path: string, parameters: Schema[]): string | { missin
 function onTheTestsSite(example: Schema, origin: string): Schema {
   return JSON.parse(
     JSON.stringify(example).replace(/https?:\/\/(?:[a-z0-9-]+\.)*example\.com(?=[/"?])/g, origin),
+  ) as Schema;
+}
+
+/** Every event instant (`at`) of the example set to now, as a runtime reporting what just happened sends it. */
+function happeningNow(example: Schema): Schema {
+  const now = new Date().toISOString();
+  return JSON.parse(JSON.stringify(example), (key, value: unknown) =>
+    key === 'at' && typeof value === 'string' ? now : value,
   ) as Schema;
 }
