@@ -105,15 +105,15 @@ export class RuntimeCallsRepository extends SqlRepository {
     tokenHash: string,
     externalId: string,
     finalStatuses: readonly string[],
-  ): Promise<'open' | 'finished' | undefined> {
-    const [row] = await queryPool<{ finished: boolean }>(
+  ): Promise<{ state: 'open' | 'finished'; expiresAt: Date } | undefined> {
+    const [row] = await queryPool<{ finished: boolean; expires_at: Date }>(
       this.dataSource,
-      `SELECT c.status = ANY($3) AS finished FROM call_tokens t JOIN calls c ON c.id = t.call_id
+      `SELECT c.status = ANY($3) AS finished, t.expires_at FROM call_tokens t JOIN calls c ON c.id = t.call_id
           WHERE t.token_hash = $1 AND t.expires_at > now() AND c.external_id = $2`,
       [tokenHash, externalId, finalStatuses],
     );
     if (!row) return undefined;
-    return row.finished ? 'finished' : 'open';
+    return { state: row.finished ? 'finished' : 'open', expiresAt: row.expires_at };
   }
 
   /**

@@ -89,7 +89,8 @@ export class CallRuntime {
     });
     switch (outcome.kind) {
       case 'no-call':
-        throw Errors.callNotFound();
+        // A call token the guard let through from memory whose call has since been deleted: as a wrong token.
+        throw credential === 'call-token' ? Errors.unauthenticated() : Errors.callNotFound();
       case 'closed':
         throw Errors.unauthenticated();
       case 'conflict':

@@ -146,7 +146,7 @@ export class RuntimeController {
 
   @Post('events')
   @HttpCode(200)
-  @CallTokenAccepted()
+  @CallTokenAccepted('until-final-write-checked-by-write')
   @ApiOperation({
     operationId: 'recordCallEvents',
     summary: 'Record transcript turns and notes, idempotent on their seq, in any order, a batch all or nothing',
