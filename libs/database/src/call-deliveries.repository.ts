@@ -5,12 +5,18 @@ import { type EndedCall, settleLeadOfEndedCall } from './call-outcomes';
 import { ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
 
-/** A call to deliver a webhook of, with its assistant's webhook. */
+/** A call to deliver a webhook of, with its assistant's webhook and its lead (with its campaign), if any. */
 export interface CallDeliveryRow extends CallRow {
   assistant_id: number;
   webhook_url: string | null;
   is_webhook_active: boolean;
   webhook_secret_sealed: string | null;
+  lead: CallLeadRow | null;
+}
+
+/** A call to deliver `call.ended` of: also its transcript turns and tool calls, in order. */
+export interface CallDelivery extends CallDeliveryRow {
+  events: CallEventRow[];
 }
 
 /** The lead of a call, with its campaign, as a webhook names it. */
@@ -22,6 +28,12 @@ export interface CallLeadRow {
   campaign_id: number;
   campaign_name: string;
 }
+
+/** The call, its assistant's webhook and its lead, as a delivery reads them. */
+const DELIVERY_COLUMNS = `c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed,
+       (SELECT json_build_object('id', l.id, 'phone_number', l.phone_number, 'variables', l.variables,
+                                 'status', l.status, 'campaign_id', p.id, 'campaign_name', p.name)
+          FROM leads l JOIN campaigns p ON p.id = l.campaign_id WHERE l.id = c.lead_id) AS lead`;
 
 /** A call the reaper ended, and what its lead's settling needs. */
 export type ReapedCallRow = EndedCall & Pick<CallRow, 'assistant_id'>;
@@ -37,41 +49,32 @@ export class CallDeliveriesRepository extends SqlRepository {
     super(dataSource, reads);
   }
 
-  async findDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
+  /**
+   * The call with its assistant's webhook, its lead with the campaign, and its transcript turns and tool calls in
+   * order: everything its `call.ended` body names, in one statement.
+   */
+  async findDeliveryById(id: number): Promise<CallDelivery | undefined> {
     const [call] = (await this.manager.query(
-      `SELECT c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed
+      `SELECT ${DELIVERY_COLUMNS},
+              COALESCE((SELECT json_agg(json_build_object('type', e.type, 'seq', e.seq,
+                                                          'at', date_trunc('milliseconds', e.at), 'data', e.data)
+                                        ORDER BY e.at, e.seq NULLS LAST, e.id)
+                          FROM call_events e WHERE e.call_id = c.id AND e.type IN ('transcript', 'tool_call')),
+                       '[]') AS events
          FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1`,
       [id],
-    )) as CallDeliveryRow[];
-    return call;
+    )) as (CallDeliveryRow & { events: (Omit<CallEventRow, 'at'> & { at: string })[] })[];
+    return call && { ...call, events: call.events.map((event) => ({ ...event, at: new Date(event.at) })) };
   }
 
-  /** The call, if its `call.started` webhook is owed. */
+  /** The call with its assistant's webhook and its lead, if its `call.started` webhook is owed. */
   async findStartedDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
     const [call] = (await this.manager.query(
-      `SELECT c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed
+      `SELECT ${DELIVERY_COLUMNS}
          FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1 AND c.started_webhook_due`,
       [id],
     )) as CallDeliveryRow[];
     return call;
-  }
-
-  /** The call's transcript turns and tool calls, in order, for its `call.ended` webhook. */
-  eventsForWebhook(callId: number): Promise<CallEventRow[]> {
-    return this.manager.query(
-      `SELECT type, seq, at, data FROM call_events WHERE call_id = $1 AND type IN ('transcript', 'tool_call')
-        ORDER BY at, seq NULLS LAST, id`,
-      [callId],
-    );
-  }
-
-  async findLeadWithCampaign(leadId: number): Promise<CallLeadRow | undefined> {
-    const [lead] = (await this.manager.query(
-      `SELECT l.id, l.phone_number, l.variables, l.status, c.id AS campaign_id, c.name AS campaign_name
-             FROM leads l JOIN campaigns c ON c.id = l.campaign_id WHERE l.id = $1`,
-      [leadId],
-    )) as CallLeadRow[];
-    return lead;
   }
 
   /** No `call.ended` delivery is owed any more (the webhook was turned off, or the call is gone). */

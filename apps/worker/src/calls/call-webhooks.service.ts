@@ -10,7 +10,7 @@ import {
   utcDateTime,
 } from '@app/contracts';
 import { SecretBox, SecretContexts } from '@app/crypto';
-import { CallDeliveriesRepository, type CallDeliveryRow } from '@app/database';
+import { type CallDelivery, CallDeliveriesRepository, type CallDeliveryRow } from '@app/database';
 import { CallJob, HandlesJob, isFinalAttempt, JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
 import { OutboundHttp, OutboundRequestError } from '@app/outbound-http';
 import { JobMetrics } from '../job-metrics';
@@ -64,7 +64,7 @@ export class CallWebhooks {
       await this.calls.settleWebhook(callId);
       return { status: 'skipped' };
     }
-    const body = JSON.stringify(await this.payload(call));
+    const body = JSON.stringify(this.payload(call));
     const recordedAttempts = Number(call.webhook_response?.attempts);
     const attempt = Math.max(job.attemptsMade, Number.isSafeInteger(recordedAttempts) ? recordedAttempts : 0) + 1;
     const lastAttempt = attempt >= (job.opts.attempts ?? 1);
@@ -99,7 +99,7 @@ export class CallWebhooks {
       await this.calls.settleStartedWebhook(callId);
       return { status: 'skipped' };
     }
-    const body = JSON.stringify({ event: 'call.started', call: await this.callWithLead(call) });
+    const body = JSON.stringify({ event: 'call.started', call: this.callWithLead(call) });
     // Named whenever the mark is set (see the API's CallSessions.announce).
     const { failure } = await this.send(call, call.started_event_id!, body);
     if (!failure || failure.final || isFinalAttempt(job)) await this.calls.settleStartedWebhook(call.id);
@@ -188,14 +188,13 @@ export class CallWebhooks {
    * The ended call as the receiver gets it: its fields, the lead with its campaign when there is one, and what the
    * runtime reported during the call (its transcript turns, and the tools the service called for it), in order.
    */
-  private async payload(call: CallDeliveryRow) {
-    const events = await this.calls.eventsForWebhook(call.id);
-    const entries = events.map((event) => ({ type: event.type, entry: toCallEventResponse(event) }));
+  private payload(call: CallDelivery) {
+    const entries = call.events.map((event) => ({ type: event.type, entry: toCallEventResponse(event) }));
     const strip = ({ type: _type, ...rest }: CallEventResponse) => rest;
     return {
       event: 'call.ended',
       call: {
-        ...(await this.callWithLead(call)),
+        ...this.callWithLead(call),
         turns: entries.filter(({ type }) => type === 'transcript').map(({ entry }) => strip(entry)),
         tool_calls: entries.filter(({ type }) => type === 'tool_call').map(({ entry }) => strip(entry)),
       },
@@ -203,9 +202,9 @@ export class CallWebhooks {
   }
 
   /** The call's fields, and the lead with its campaign when there is one. */
-  private async callWithLead(call: CallDeliveryRow) {
+  private callWithLead(call: CallDeliveryRow) {
     const { webhook_response: _response, ...fields } = toCallResponse(call);
-    const lead = call.lead_id ? await this.calls.findLeadWithCampaign(call.lead_id) : undefined;
+    const { lead } = call;
     return {
       ...fields,
       lead: lead
