@@ -1,5 +1,6 @@
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import request from 'supertest';
+import { Client as PgClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { type AppConfig, loadConfig } from '@app/config';
 import { METRICS_PATH, MetricsServer } from '@app/platform';
@@ -105,14 +106,23 @@ export async function scrapeApiMetrics(api: INestApplication): Promise<Response>
 }
 
 /**
- * Records the statements the app sends while it is active: through `DataSource.query`, the entity manager's `query`
- * and the pool's own `query` (`queryPool`, the credential lookup's path). `restore` stops recording.
+ * Records the statements the app sends while it is active, in order: every statement its pool's connections send
+ * (`DataSource.query`, the entity manager's, a transaction's BEGIN and COMMIT, the pool's own `queryPool`), and none
+ * of another pool's (the worker's, a replica's). `restore` stops recording.
  */
 export function recordQueries(dataSource: DataSource): { statements: () => string[]; restore: () => void } {
-  const pool = (dataSource.driver as unknown as { master: { query: (...args: unknown[]) => unknown } }).master;
-  const spies = [jest.spyOn(dataSource, 'query'), jest.spyOn(dataSource.manager, 'query'), jest.spyOn(pool, 'query')];
+  const clients = (dataSource.driver as unknown as { master: { _clients: PgClient[] } }).master._clients;
+  const recorded: string[] = [];
+  const original = PgClient.prototype.query as (...args: unknown[]) => unknown;
+  const spy = jest.spyOn(PgClient.prototype, 'query').mockImplementation(function (this: PgClient, ...args: unknown[]) {
+    if (clients.includes(this)) {
+      const statement = args[0] as string | { text?: string } | undefined;
+      recorded.push(typeof statement === 'string' ? statement : String(statement?.text));
+    }
+    return original.apply(this, args) as never;
+  });
   return {
-    statements: () => spies.flatMap((spy) => spy.mock.calls.map(([sql]) => String(sql))),
-    restore: () => spies.forEach((spy) => spy.mockRestore()),
+    statements: () => [...recorded],
+    restore: () => spy.mockRestore(),
   };
 }
