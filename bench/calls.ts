@@ -110,6 +110,7 @@ async function main(): Promise<void> {
     const bareHttp = await startBareListServer(stack.databaseUrl, {
       LIST_CASES: bareServerCases('/api/user/calls', cases),
       QUEUE_PREFIX: stack.queuePrefix,
+      REDIS_URL: stack.redisUrl,
     });
     stopBareHttp = () => bareHttp.process.stop();
     const rows = await measureListCases(api, bare, '/api/user/calls', cases, samples, bareHttp.baseUrl);

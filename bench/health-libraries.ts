@@ -40,7 +40,6 @@ import { runLoad, type LoadResult } from './support/http-load';
 import { benchConfig, createBenchEnvironment } from './support/stack';
 import { fixed, median, nowMs, printTable, runMain } from './support/report';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const CONNECTIONS = 20;
 const SECONDS = 3;
 const ROUNDS = 4;
@@ -175,7 +174,7 @@ async function main(): Promise<void> {
   const config = benchConfig(environment, { SHUTDOWN_DRAIN_SECONDS: String(DRAIN_SECONDS) });
   // One pool (the service's options and size) and one Redis client (as RedisModule makes it), shared by both apps.
   const dataSource = new DataSource(dataSourceOptions(environment.databaseUrl));
-  const redis = new Redis({ ...redisOptionsFromUrl(REDIS_URL), lazyConnect: false, maxRetriesPerRequest: 2 });
+  const redis = new Redis({ ...redisOptionsFromUrl(environment.redisUrl), lazyConnect: false, maxRetriesPerRequest: 2 });
   redis.on('error', (error: Error) => console.error(`redis: ${error.message}`));
   const shared = [
     { provide: DataSource, useValue: dataSource },

@@ -180,6 +180,7 @@ async function main(): Promise<void> {
     const bareHttp = await startBareListServer(stack.databaseUrl, {
       LIST_CASES: bareServerCases('/api/user/leads', cases),
       QUEUE_PREFIX: stack.queuePrefix,
+      REDIS_URL: stack.redisUrl,
     });
     const results = await measureListCases(api, bare, '/api/user/leads', cases, samples, bareHttp.baseUrl).finally(() =>
       bareHttp.process.stop(),

@@ -48,7 +48,7 @@ import {
   type ServerProcess,
 } from './support/processes';
 import { fixed, printTable, runMain } from './support/report';
-import { ApiClient, createBenchEnvironment } from './support/stack';
+import { ApiClient, type BenchEnvironment, createBenchEnvironment } from './support/stack';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -165,7 +165,7 @@ async function seedLists(client: ApiClient, origin: string): Promise<ListRequest
  * its own process on the same database; the credential's own statements and a transaction's bounds left out.
  */
 async function learnStatements(
-  environment: { name: string; databaseUrl: string },
+  environment: Pick<BenchEnvironment, 'name' | 'databaseUrl' | 'redisUrl'>,
   token: string,
   requests: ListRequest[],
 ): Promise<ListCase[][]> {
@@ -215,7 +215,7 @@ async function learnStatements(
 
 /** Each list case one request at a time against the API, the bare server with the API's statements, and bare SQL. */
 async function measureLatency(
-  environment: { name: string; databaseUrl: string },
+  environment: Pick<BenchEnvironment, 'name' | 'databaseUrl' | 'redisUrl'>,
   apiOrigin: string,
   apiPid: number,
 ): Promise<number> {
@@ -230,6 +230,7 @@ async function measureLatency(
   const bareHttp = await startBareListServer(environment.databaseUrl, {
     LIST_CASES: JSON.stringify(bareCases),
     QUEUE_PREFIX: environment.name,
+    REDIS_URL: environment.redisUrl,
   });
   const bareSql = new PgPool({ connectionString: environment.databaseUrl, max: 2 });
   const otherPort = OTHER_API ? await freePort() : 0;

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { RedisWindowCounters } from '@app/platform';
+import { PrivateRedis } from './faults/support/services';
 import { fixed, nowMs, printTable, runMain } from './support/report';
 
 const LOGINS = 20_000;
@@ -43,7 +44,10 @@ async function drive(store: Store): Promise<{ perSecond: number; cpuUsPerLogin: 
 
 async function main(): Promise<void> {
   const prefix = `va_bench_throttle_${randomBytes(3).toString('hex')}`;
-  const config = loadConfig({ NODE_ENV: 'test', REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_PREFIX: prefix });
+  // A Redis of the run's own (BENCH_REDIS_URL for another), as every benchmark's.
+  const privateRedis = process.env.BENCH_REDIS_URL ? undefined : await PrivateRedis.start();
+  const redisUrl = process.env.BENCH_REDIS_URL ?? privateRedis!.url;
+  const config = loadConfig({ NODE_ENV: 'test', REDIS_URL: redisUrl, QUEUE_PREFIX: prefix });
   const counters = new RedisWindowCounters(config, (error) => console.error(error.message));
   // Loaded only here, by a name the type checker does not follow: the service does not depend on it.
   const { RateLimiterRedis } = (await import(RATE_LIMITER_FLEXIBLE)) as {
@@ -52,7 +56,7 @@ async function main(): Promise<void> {
       consume(key: string): Promise<unknown>;
     };
   };
-  const redis = new Redis('redis://127.0.0.1:6379', { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  const redis = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   await once(redis, 'ready');
   // Both clients refuse commands until connected (no offline queue, as in the service).
   while (
@@ -62,7 +66,7 @@ async function main(): Promise<void> {
     ))
   )
     await sleep(20);
-  const pipelined = new Redis('redis://127.0.0.1:6379', {
+  const pipelined = new Redis(redisUrl, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     enableAutoPipelining: true,
@@ -127,6 +131,7 @@ async function main(): Promise<void> {
     redis.disconnect();
     pipelined.disconnect();
     await counters.onApplicationShutdown();
+    await privateRedis?.stop();
   }
 }
 

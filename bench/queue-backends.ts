@@ -12,7 +12,7 @@
  *    scratch directory on port 54330, removed after), of a start of .local/postgres, its processes' memory idle
  *    and after the runs on it. Skipped with BENCH_EMBEDDED=0.
  *
- * Each of 1 and 2 runs on Redis (127.0.0.1:6379), on a Redis Cluster of 3 masters and 3 replicas started from the
+ * Each of 1 and 2 runs on a private Redis the run starts (or BENCH_REDIS_URL), on a Redis Cluster of 3 masters and 3 replicas started from the
  * machine's `redis-server` on free loopback ports (test/support/redis-cluster.ts; skipped with BENCH_CLUSTER=0 or
  * where redis-server is missing), on the machine's PostgreSQL (127.0.0.1:5432) and, unless skipped, on the embedded
  * PostgreSQL (127.0.0.1:54329); each run has its own database (and Redis prefix).
@@ -124,7 +124,7 @@ function serverRssBytes(postmasterPid: number): number {
 }
 
 async function main(): Promise<void> {
-  const targets: Target[] = [{ label: 'Redis 127.0.0.1:6379', backend: 'redis' }];
+  const targets: Target[] = [{ label: 'Redis (one server)', backend: 'redis' }];
   let cluster: LocalRedisCluster | undefined;
   if (process.env.BENCH_CLUSTER !== '0' && hasRedisServer()) {
     cluster = await LocalRedisCluster.start();

@@ -5,7 +5,7 @@
  *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/run-all.ts [name ...]
  *
  * Names select benchmarks (pdf-extraction, document-latency, crawl, worker-rss); none runs them all.
- * Needs Postgres on 127.0.0.1:5432 (user postgres, trust), Redis on 127.0.0.1:6379 and pdftotext on PATH.
+ * Needs Postgres on 127.0.0.1:5432 (user postgres, trust), redis-server on PATH (each benchmark starts a Redis of its own on a free port; BENCH_REDIS_URL names another) and pdftotext on PATH.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

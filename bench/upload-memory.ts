@@ -216,7 +216,7 @@ async function runOnce(budgetMib: number, files: Buffer[]): Promise<RunReport> {
   try {
     const workerPort = await freePort();
     worker = startServer([WORKER_ENTRY], {
-      ...productionEnv({ name: api.queuePrefix, databaseUrl: api.databaseUrl }),
+      ...productionEnv({ name: api.queuePrefix, databaseUrl: api.databaseUrl, redisUrl: api.redisUrl }),
       WORKER_PORT: String(workerPort),
     });
     await waitForHttp(`http://127.0.0.1:${workerPort}/api/health`, worker.child);

@@ -128,7 +128,7 @@ const listCases = JSON.parse(process.env.LIST_CASES ?? '{}') as Record<string, S
 const counters = process.env.QUEUE_PREFIX
   ? new RedisWindowCounters(
       {
-        redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        redisUrl: process.env.REDIS_URL!,
         queuePrefix: process.env.QUEUE_PREFIX,
       } as AppConfig,
       (error) => console.error(error.message),

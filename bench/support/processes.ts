@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { onInterrupt } from './report';
-import { createBenchEnvironment } from './stack';
+import { type BenchEnvironment, createBenchEnvironment } from './stack';
 
 export const ROOT = join(__dirname, '..', '..');
 /** The built apps (`npm run build`), as deployed. */
@@ -76,11 +76,13 @@ export function apiNodeArguments(): string[] {
   return (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
 }
 
-export function productionEnv(environment: { name: string; databaseUrl: string }): Record<string, string> {
+export function productionEnv(
+  environment: Pick<BenchEnvironment, 'name' | 'databaseUrl' | 'redisUrl'>,
+): Record<string, string> {
   return {
     NODE_ENV: 'production',
     DATABASE_URL: environment.databaseUrl,
-    REDIS_URL: 'redis://127.0.0.1:6379',
+    REDIS_URL: environment.redisUrl,
     QUEUE_PREFIX: environment.name,
     ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     // Required in production; no benchmark follows the links it builds.
@@ -99,6 +101,8 @@ export interface BuiltApi {
   databaseUrl: string;
   /** The run's Redis key prefix (QUEUE_PREFIX). */
   queuePrefix: string;
+  /** The run's Redis. */
+  redisUrl: string;
   process: ServerProcess;
   /** Stops the API, drops the database and deletes the run's Redis keys. */
   close(): Promise<void>;
@@ -127,7 +131,14 @@ export async function startBuiltApi(env: Record<string, string> = {}): Promise<B
     await close();
     throw error;
   }
-  return { baseUrl, databaseUrl: environment.databaseUrl, queuePrefix: environment.name, process: api, close };
+  return {
+    baseUrl,
+    databaseUrl: environment.databaseUrl,
+    queuePrefix: environment.name,
+    redisUrl: environment.redisUrl,
+    process: api,
+    close,
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 /** Small helpers shared by the benchmarks: timing, order statistics and a plain-text table. */
+import { cpus, loadavg } from 'node:os';
 
 export function nowMs(): number {
   return performance.now();
@@ -69,7 +70,14 @@ function interrupted(signal: NodeJS.Signals): void {
  * Runs a benchmark's main function and exits when it is done (open sockets cannot keep it alive), with exit
  * code 1 on failure. SIGINT and SIGTERM run the registered cleanups first.
  */
+function loadAverageNow(): string {
+  return loadavg()
+    .map((load) => load.toFixed(2))
+    .join(' ');
+}
+
 export function runMain(main: () => Promise<void>): void {
+  const loadAtStart = loadAverageNow();
   // `on`, not `once`: Nest's shutdown hooks re-raise the signal after closing an app, which must not end the
   // process before the cleanups have run.
   process.on('SIGINT', interrupted);
@@ -77,6 +85,10 @@ export function runMain(main: () => Promise<void>): void {
   main().then(
     async () => {
       await interruption;
+      // Figures from a busy machine are not a quiet machine's: every run says which it had.
+      console.log(
+        `\nLoad average (1, 5, 15 min) at the start: ${loadAtStart}; at the end: ${loadAverageNow()}; ${cpus().length} cores.`,
+      );
       process.exit(process.exitCode ?? 0);
     },
     async (error: unknown) => {

@@ -7,11 +7,11 @@ import { hashToken } from '@app/platform';
 import { dropDatabase, ensureDatabase, runMigrations } from '../../libs/database/src/data-source-options';
 import { createApiApp } from '../../apps/api/src/api.app';
 import { createWorkerApp } from '../../apps/worker/src/worker.app';
+import { PrivateRedis } from '../faults/support/services';
 import { onInterrupt } from './report';
 
-/** Only this machine's Postgres and Redis are ever used. */
+/** Only this machine's Postgres is ever used, unless a benchmark names another server. */
 const SERVER_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = 'redis://127.0.0.1:6379';
 
 export interface BenchStack {
   config: AppConfig;
@@ -26,22 +26,34 @@ export interface BenchStack {
 export interface BenchEnvironmentOptions {
   /** The PostgreSQL server's maintenance database; this machine's on 127.0.0.1:5432 by default. */
   serverDatabaseUrl?: string;
-  /** Whether the run uses Redis (and so has keys to delete); false on the postgres queue backend. */
+  /**
+   * Whether the run uses Redis; false on the postgres queue backend. A run's Redis is a private one it starts on a
+   * free loopback port and stops at the end, so that two runs, or a run and the tests, never share one; with
+   * BENCH_REDIS_URL, that server instead, under the run's own key prefix, whose keys are deleted at the end.
+   */
   redis?: boolean;
 }
 
+/** A benchmark run's own database and Redis prefix (its name), and the Redis it uses. */
+export interface BenchEnvironment {
+  name: string;
+  databaseUrl: string;
+  redisUrl: string;
+  clean(): Promise<void>;
+}
+
 /**
- * The configuration of a benchmark run against `environment` (its database, and its name as the Redis prefix):
- * quiet logs, a fixed encryption key, this machine's Redis; `overrides` last.
+ * The configuration of a benchmark run against `environment` (its database, its Redis, and its name as the Redis
+ * prefix): quiet logs, a fixed encryption key; `overrides` last.
  */
 export function benchConfig(
-  environment: { name: string; databaseUrl: string },
+  environment: Pick<BenchEnvironment, 'name' | 'databaseUrl' | 'redisUrl'>,
   overrides: Record<string, string> = {},
 ): AppConfig {
   return loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: environment.databaseUrl,
-    REDIS_URL,
+    REDIS_URL: environment.redisUrl,
     QUEUE_PREFIX: environment.name,
     LOG_LEVEL: 'silent',
     ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
@@ -50,34 +62,40 @@ export function benchConfig(
   });
 }
 
-/** A fresh database `va_bench_<time>_<hex>` and a Redis prefix of the same name. */
-export async function createBenchEnvironment(
-  options: BenchEnvironmentOptions = {},
-): Promise<{ name: string; databaseUrl: string; clean(): Promise<void> }> {
-  const name = `va_bench_${Date.now()}_${randomBytes(3).toString('hex')}`;
+/**
+ * A fresh database `va_bench_<time>_<hex>` (BENCH_DATABASE_PREFIX instead of `va_bench_`) and a Redis prefix of the
+ * same name, on a private Redis (see `BenchEnvironmentOptions.redis`).
+ */
+export async function createBenchEnvironment(options: BenchEnvironmentOptions = {}): Promise<BenchEnvironment> {
+  const name = `${process.env.BENCH_DATABASE_PREFIX ?? 'va_bench_'}${Date.now()}_${randomBytes(3).toString('hex')}`;
   const url = new URL(options.serverDatabaseUrl ?? SERVER_DATABASE_URL);
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();
-  await ensureDatabase(databaseUrl);
+  const shared = process.env.BENCH_REDIS_URL;
+  const privateRedis = options.redis === false || shared ? undefined : await PrivateRedis.start();
+  // A run on the postgres queue backend names a Redis it never connects to.
+  const redisUrl = shared ?? privateRedis?.url ?? 'redis://127.0.0.1:1';
   let cleaning: Promise<void> | undefined;
   const clean = () =>
     (cleaning ??= (async () => {
       forget();
-      await dropDatabase(databaseUrl);
-      if (options.redis !== false) await deleteRedisKeys(`${name}:*`);
+      await dropDatabase(databaseUrl).catch((error: Error) => console.error(`dropping ${name}: ${error.message}`));
+      if (shared && options.redis !== false) await deleteRedisKeys(shared, `${name}:*`);
+      await privateRedis?.stop();
     })());
   const forget = onInterrupt(clean);
   try {
+    await ensureDatabase(databaseUrl);
     await runMigrations(databaseUrl);
   } catch (error) {
     await clean();
     throw error;
   }
-  return { name, databaseUrl, clean };
+  return { name, databaseUrl, redisUrl, clean };
 }
 
-async function deleteRedisKeys(pattern: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
+async function deleteRedisKeys(redisUrl: string, pattern: string): Promise<void> {
+  const redis = new Redis(redisUrl);
   try {
     let cursor = '0';
     do {
