@@ -56,6 +56,25 @@ export class CallDeliveriesRepository extends SqlRepository {
     return call;
   }
 
+  /** The call, if a `call.analyzed` delivery of its analysis is owed. */
+  async findAnalyzedDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
+    const [call] = (await this.manager.query(
+      `SELECT c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed
+         FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1 AND c.analysis_webhook_due`,
+      [id],
+    )) as CallDeliveryRow[];
+    return call;
+  }
+
+  /** The `call.analyzed` event `eventId` is delivered or given up; a newer run's event stays owed. */
+  async settleAnalyzedWebhook(id: number, eventId: string | null): Promise<void> {
+    await this.manager.query(
+      `UPDATE calls SET analysis_webhook_due = false
+        WHERE id = $1 AND analysis_webhook_due AND analysis_event_id IS NOT DISTINCT FROM $2`,
+      [id, eventId],
+    );
+  }
+
   /** The call's transcript turns and tool calls, in order, for its `call.ended` webhook. */
   eventsForWebhook(callId: number): Promise<CallEventRow[]> {
     return this.manager.query(
