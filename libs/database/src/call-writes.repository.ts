@@ -313,5 +313,9 @@ function firstAnalysis(transcript: string): {
   const analysis: CallAnalysis = /\S/.test(transcript)
     ? PENDING_ANALYSIS
     : { ...PENDING_ANALYSIS, status: 'skipped', error: NO_TRANSCRIPT_TO_ANALYSE, analyzed_at: now.toISOString() };
-  return { analysis: JSON.stringify(analysis), analysis_run: analysis.status === 'pending' ? 1 : 0, analysis_changed_at: now };
+  return {
+    analysis: JSON.stringify(analysis),
+    analysis_run: analysis.status === 'pending' ? 1 : 0,
+    analysis_changed_at: now,
+  };
 }

@@ -132,12 +132,7 @@ export class CallsRepository extends SqlRepository {
    * its grade leaves the `success` filter until the run settles, and a `call.analyzed` of the run it replaces that is
    * still owed is no longer sent. Undefined when another request changed the analysis meanwhile.
    */
-  async requestAnalysis(
-    ownerId: number,
-    id: number,
-    run: number,
-    pending: CallAnalysis,
-  ): Promise<CallRow | undefined> {
+  async requestAnalysis(ownerId: number, id: number, run: number, pending: CallAnalysis): Promise<CallRow | undefined> {
     const [row] = (await this.manager.query(
       `WITH requested AS (
          UPDATE calls SET analysis = $4, analysis_run = analysis_run + 1, analysis_success = NULL,
