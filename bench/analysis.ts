@@ -8,6 +8,7 @@
  * migration's count of the calls already stored, at 1,000,000 calls.
  *
  *   npm run bench:analysis [-- calls latencyMs...]     (default: 400 calls, latencies 500 and 2000 ms)
+ *   BENCH_USAGE=0 leaves the usage part out, BENCH_THROUGHPUT=0 the throughput
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -158,8 +159,11 @@ async function throughput(
 
 /** The usage route over a year beside the daily counters of 20,000,000 calls; the trigger's cost; the backfill. */
 async function usageAtScale(stack: BenchStack): Promise<void> {
-  const database = stack.api.get(DataSource);
   const api = await ApiClient.register(stack.baseUrl);
+  // Its own connection: the API's statements are bounded by DATABASE_STATEMENT_TIMEOUT_MS, the seeding is not.
+  const client = new Client({ connectionString: stack.config.databaseUrl });
+  await client.connect();
+  const database = { query: async (sql: string, values?: unknown[]) => (await client.query(sql, values)).rows };
   // 1,000 accounts (ids of accounts that need not exist: the counters are all the route reads), a year, 9 shards:
   // 3,294,000 rows, about 20,000,000 calls at 6 a shard and day.
   await database.query(`ALTER TABLE call_usage_daily DROP CONSTRAINT call_usage_daily_user_id_fkey`);
@@ -190,8 +194,6 @@ async function usageAtScale(stack: BenchStack): Promise<void> {
     times.push(nowMs() - started);
     if (answer.data.length !== 366 || answer.data[0].calls !== 54) process.exitCode = 1;
   }
-  const client = new Client({ connectionString: stack.config.databaseUrl });
-  await client.connect();
   try {
     const plan = await client.query(
       `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)
@@ -272,26 +274,27 @@ async function main(): Promise<void> {
     // Only the child worker analyses: the figures are one worker process's.
     await stack.worker.close();
     const rows: (string | number)[][] = [];
-    for (const latencyMs of latencies)
+    for (const latencyMs of process.env.BENCH_THROUGHPUT === '0' ? [] : latencies)
       for (const concurrency of [4, 16]) rows.push(await throughput(stack, fake, llm, calls, latencyMs, concurrency));
-    printTable(
-      'Calls analysed by one worker process, the provider answering after a fixed latency',
-      [
-        'provider latency',
-        'concurrency',
-        'calls',
-        'time',
-        'calls/min',
-        'bound (concurrency / latency)',
-        'analysed after p50',
-        'p95',
-        'worker CPU a call',
-        'outcome',
-      ],
-      rows,
-      ['concurrency: WORKER_CONCURRENCY and LLM_CONCURRENCY both; every call written ended and pending, then queued'],
-    );
-    await usageAtScale(stack);
+    if (rows.length > 0)
+      printTable(
+        'Calls analysed by one worker process, the provider answering after a fixed latency',
+        [
+          'provider latency',
+          'concurrency',
+          'calls',
+          'time',
+          'calls/min',
+          'bound (concurrency / latency)',
+          'analysed after p50',
+          'p95',
+          'worker CPU a call',
+          'outcome',
+        ],
+        rows,
+        ['concurrency: WORKER_CONCURRENCY and LLM_CONCURRENCY both; every call written ended and pending, then queued'],
+      );
+    if (process.env.BENCH_USAGE !== '0') await usageAtScale(stack);
   } finally {
     await stack.close();
     await fake.close();
