@@ -10,15 +10,14 @@
  *   npm run bench:analysis [-- calls latencyMs...]     (default: 400 calls, latencies 500 and 2000 ms)
  *   BENCH_USAGE=0 leaves the usage part out, BENCH_THROUGHPUT=0 the throughput
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { PENDING_ANALYSIS } from '@app/contracts';
 import { JobQueue, Jobs } from '@app/jobs';
 import { FakeOpenAi } from '../test/support/openai.fake';
+import { processCpuMs } from './support/http-load';
+import { freePort, startServer, waitForHttp } from './support/processes';
 import { fixed, median, nowMs, percentile, printTable, runMain } from './support/report';
 import { ApiClient, type BenchStack, startBenchStack } from './support/stack';
 
@@ -28,56 +27,25 @@ const TURN = (index: number) =>
     : `Assistant: Of course, let me check the calendar for Thursday afternoon; one moment please, number ${index}.`;
 const TRANSCRIPT = Array.from({ length: 40 }, (_, index) => TURN(index)).join('\n');
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
-
-/** A worker process of its own, so its CPU is the worker's alone (the fake and the API live in this one). */
+/** A worker process of its own, from the sources, so its CPU is the worker's alone (the fake and the API live here). */
 async function startWorker(stack: BenchStack, settings: Record<string, string>) {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
+  const worker = startServer(
     ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'apps/worker/src/main.ts'],
     {
-      env: {
-        ...process.env,
-        ...settings,
-        NODE_ENV: 'test',
-        WORKER_PORT: String(port),
-        METRICS_PORT: '0',
-        DATABASE_URL: stack.config.databaseUrl,
-        REDIS_URL: stack.config.redisUrl,
-        QUEUE_PREFIX: stack.config.queuePrefix,
-        ENCRYPTION_KEY: stack.config.encryptionKey.toString('base64'),
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      ...settings,
+      NODE_ENV: 'test',
+      WORKER_PORT: String(port),
+      METRICS_PORT: '0',
+      DATABASE_URL: stack.config.databaseUrl,
+      REDIS_URL: stack.config.redisUrl,
+      QUEUE_PREFIX: stack.config.queuePrefix,
+      ENCRYPTION_KEY: stack.config.encryptionKey.toString('base64'),
+      LOG_LEVEL: 'warn',
     },
   );
-  for (;;) {
-    const ready = await fetch(`http://127.0.0.1:${port}/api/health/ready`).then(
-      (response) => response.status === 200,
-      () => false,
-    );
-    if (ready) break;
-    if (child.exitCode !== null) throw new Error('the worker exited before it was ready');
-    await sleep(200);
-  }
-  return {
-    cpuMs: async () => {
-      const stat = await import('node:fs/promises').then((fs) => fs.readFile(`/proc/${child.pid}/stat`, 'utf8'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-    },
-    stop: async () => {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
+  await waitForHttp(`http://127.0.0.1:${port}/api/health/ready`, worker.child);
+  return { cpuMs: () => processCpuMs(worker.child.pid!), stop: worker.stop };
 }
 
 async function throughput(
@@ -115,7 +83,7 @@ async function throughput(
         [api.userId, `${latencyMs}-${concurrency}`, assistantId, TRANSCRIPT, JSON.stringify(PENDING_ANALYSIS), calls],
       )) as { id: number }[]
     ).map((row) => row.id);
-    const cpuBefore = await worker.cpuMs();
+    const cpuBefore = worker.cpuMs();
     const started = nowMs();
     const startedAt = Date.now();
     const jobs = stack.api.get(JobQueue);
@@ -129,7 +97,7 @@ async function throughput(
       await sleep(100);
     }
     const seconds = (nowMs() - started) / 1000;
-    const cpuSeconds = ((await worker.cpuMs()) - cpuBefore) / 1000;
+    const cpuSeconds = (worker.cpuMs() - cpuBefore) / 1000;
     const settled = (await database.query(
       `SELECT analysis->>'status' AS status,
               extract(epoch FROM (analysis->>'analyzed_at')::timestamptz) * 1000 AS analyzed

@@ -43,15 +43,19 @@ function callFixtures(stack: () => Stack) {
     (english ??= (await http().get('/api/user/assistants/languages').set(owner.auth)).body.find(
       (item: { iso_2: string }) => item.iso_2 === 'en',
     ).id as number);
+  const assistant = async (owner: TestAccount, body: object = {}) =>
+    (
+      await http()
+        .post('/api/user/assistant')
+        .set(owner.auth)
+        .send({ name: 'Trattoria', type: 'inbound', language_id: await language(owner), ...body })
+        .expect(201)
+    ).body.data;
   return {
-    assistant: async (owner: TestAccount, body: object = {}) =>
-      (
-        await http()
-          .post('/api/user/assistant')
-          .set(owner.auth)
-          .send({ name: 'Trattoria', type: 'inbound', language_id: await language(owner), ...body })
-          .expect(201)
-      ).body.data,
+    assistant,
+    /** A booking assistant (BOOKING's fields and plan) whose webhook posts to `webhook`. */
+    booking: (owner: TestAccount, webhook: LocalSite, body: object = {}) =>
+      assistant(owner, { ...BOOKING, webhook_url: `${webhook.origin}/hook`, is_webhook_active: true, ...body }),
     ingest: (externalId: string, body: object) =>
       http().put(`/api/internal/calls/${externalId}`).set(runtime).send(body),
     call: (assistantId: number, overrides: object = {}) => ({
@@ -117,12 +121,7 @@ describe('Post-call analysis', () => {
   });
 
   it('analyses a call that ended with a transcript: summary, structured data and success, sent signed', async () => {
-    const booking = await f.assistant(owner, {
-      ...BOOKING,
-      system_prompt: 'You take table bookings.',
-      webhook_url: `${receiver.origin}/hook`,
-      is_webhook_active: true,
-    });
+    const booking = await f.booking(owner, receiver, { system_prompt: 'You take table bookings.' });
     expect(booking.analysis).toEqual({
       summary: { enabled: true, prompt: null },
       structured_data: { enabled: true },
@@ -193,11 +192,7 @@ describe('Post-call analysis', () => {
   }, 60_000);
 
   it('runs an analysis again on request, as a new run with its own call.analyzed; pending, it is the one', async () => {
-    const booking = await f.assistant(owner, {
-      ...BOOKING,
-      webhook_url: `${receiver.origin}/hook`,
-      is_webhook_active: true,
-    });
+    const booking = await f.booking(owner, receiver);
     fake.answer({ json: BOOKED });
     const id = (await f.ingest('rerun-1', f.call(booking.id)).expect(201)).body.data.id;
     await f.settled(owner, id);
@@ -284,11 +279,7 @@ describe('Post-call analysis', () => {
   }, 60_000);
 
   it('asks again after an invalid answer, and after three records the analysis failed with the reason', async () => {
-    const booking = await f.assistant(owner, {
-      ...BOOKING,
-      webhook_url: `${receiver.origin}/hook`,
-      is_webhook_active: true,
-    });
+    const booking = await f.booking(owner, receiver);
     // Cut at the token limit once, then valid: done.
     fake.answer({ length: true }, { json: BOOKED });
     const recovered = (
@@ -494,11 +485,7 @@ describe('Post-call analysis with a worker killed mid-analysis', () => {
         JOB_STALLED_CHECK_MS: '1000',
       };
       workers.push(await AppProcess.start(env, 'worker'));
-      const booking = await f.assistant(owner, {
-        ...BOOKING,
-        webhook_url: `${receiver.origin}/hook`,
-        is_webhook_active: true,
-      });
+      const booking = await f.booking(owner, receiver);
       // The provider holds the first request: the worker dies waiting for its answer.
       fake.fail({ delayMs: 600_000 }, 1, 'chat');
       fake.answer({ json: BOOKED });

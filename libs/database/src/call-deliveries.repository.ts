@@ -37,30 +37,28 @@ export class CallDeliveriesRepository extends SqlRepository {
     super(dataSource, reads);
   }
 
-  async findDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
-    const [call] = (await this.manager.query(
-      `SELECT c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed
-         FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1`,
-      [id],
-    )) as CallDeliveryRow[];
-    return call;
+  findDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
+    return this.deliveryOf(id, 'true');
   }
 
   /** The call, if its `call.started` webhook is owed. */
-  async findStartedDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
-    const [call] = (await this.manager.query(
-      `SELECT c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed
-         FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1 AND c.started_webhook_due`,
-      [id],
-    )) as CallDeliveryRow[];
-    return call;
+  findStartedDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
+    return this.deliveryOf(id, 'c.started_webhook_due');
   }
 
   /** The call, if a `call.analyzed` delivery of its analysis is owed. */
-  async findAnalyzedDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
+  findAnalyzedDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
+    return this.deliveryOf(id, 'c.analysis_webhook_due');
+  }
+
+  /** The call with its assistant's webhook, if `owed` (a condition of this file's) holds. */
+  private async deliveryOf(
+    id: number,
+    owed: 'true' | 'c.started_webhook_due' | 'c.analysis_webhook_due',
+  ): Promise<CallDeliveryRow | undefined> {
     const [call] = (await this.manager.query(
       `SELECT c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed
-         FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1 AND c.analysis_webhook_due`,
+         FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1 AND ${owed}`,
       [id],
     )) as CallDeliveryRow[];
     return call;
