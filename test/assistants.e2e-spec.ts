@@ -153,6 +153,11 @@ describe('Assistants, folders and labels', () => {
         webhook_secret: null,
         variables: { company: 'Acme', priority: 2, vip: true },
         post_call_schema: [{ name: 'callback', type: 'boolean', description: 'Wants a call back' }],
+        analysis: {
+          summary: { enabled: true, prompt: null },
+          structured_data: { enabled: true },
+          success: { enabled: true, rubric: 'pass_fail', criteria: null },
+        },
         max_duration: 600,
         record: false,
         status: 'active',

@@ -55,7 +55,7 @@ describe('Call retention (CALL_RETENTION_DAYS)', () => {
                   GROUP BY bucket HAVING sum(total) <> 0) kept) AS kept,
               (SELECT jsonb_object_agg(bucket, total) FROM (
                  SELECT bucket, count(*)::int AS total FROM calls,
-                        unnest(call_count_buckets(status, type, assistant_id, campaign_id, created_at)) AS bucket
+                        unnest(call_count_buckets(status, type, assistant_id, campaign_id, created_at, analysis_success)) AS bucket
                   WHERE user_id = $1 GROUP BY bucket) counted) AS counted`,
       [account.id],
     );

@@ -67,8 +67,12 @@ export async function seedCalls(
     await client.query(`
       INSERT INTO call_counts (user_id, bucket, shard, total)
       SELECT user_id, bucket, 0, count(*) FROM calls,
-             unnest(call_count_buckets(status, type, assistant_id, campaign_id, created_at)) AS bucket
+             unnest(call_count_buckets(status, type, assistant_id, campaign_id, created_at, analysis_success)) AS bucket
        GROUP BY user_id, bucket`);
+    await client.query(`DELETE FROM call_usage_daily`);
+    await client.query(`
+      INSERT INTO call_usage_daily (user_id, day, shard, calls, seconds)
+      SELECT user_id, (created_at AT TIME ZONE 'UTC')::date, 0, count(*), sum(duration) FROM calls GROUP BY 1, 2`);
     await client.query(`VACUUM ANALYZE calls`);
     await client.query(`VACUUM ANALYZE call_counts`);
     return {

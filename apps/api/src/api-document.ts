@@ -27,7 +27,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Labels: 'Coloured labels to mark assistants with',
   Campaigns: 'Outbound campaigns: an assistant calling a list of leads, started and stopped',
   Leads: 'The people a campaign calls, one by one or imported from CSV',
-  Calls: 'Calls placed and answered, their transcripts, and single calls placed now',
+  Calls: 'Calls placed and answered, their transcripts and post-call analyses, and single calls placed now',
+  Usage: 'What the account used, day by day: calls, minutes and the model provider’s tokens',
   'Voice runtime': 'What the voice runtime calls while it answers and places calls',
 };
 

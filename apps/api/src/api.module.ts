@@ -29,6 +29,7 @@ import { LanguagesModule } from './languages/languages.module';
 import { RuntimeModule } from './runtime/runtime.module';
 import { TelephonyModule } from './telephony/telephony.module';
 import { ToolsModule } from './tools/tools.module';
+import { UsageModule } from './usage/usage.module';
 
 /** The HTTP API. It produces jobs and never consumes them. */
 @Module({})
@@ -68,6 +69,7 @@ export class ApiModule {
         AssistantsModule,
         CampaignsModule,
         CallsModule,
+        UsageModule,
         RuntimeModule,
         ...extraModules,
       ],

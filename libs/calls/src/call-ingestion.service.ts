@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
+import { AppConfig } from '@app/config';
 import {
   callStatusRank,
   CallRow,
@@ -45,6 +46,8 @@ interface Written {
   row: CallRow;
   created: boolean;
   deliver: boolean;
+  /** The call's analysis is pending: its job is queued (again; its id keeps it single). */
+  analyse: boolean;
   freedCampaignSlot: boolean;
 }
 
@@ -52,7 +55,8 @@ interface Written {
  * The voice runtime's record of a call, written by external id: the first write creates it (201) from everything
  * that makes a call, later writes update what they give (200). The owner is the assistant's account. A status only
  * moves forward; the first final status settles the call's lead and, when the assistant's webhook is on, queues the
- * signed delivery. A call token never changes its call's assistant, campaign or lead (422), and after the call's
+ * signed delivery; with a model provider configured it also requests the call's analysis (queued when there is a
+ * transcript to analyse). A call token never changes its call's assistant, campaign or lead (422), and after the call's
  * final status it may only repeat a write that changes nothing (anything else is 401, as a wrong token is).
  *
  * A write reads everything it decides on in one statement, decides, and then writes only if the call is still
@@ -69,6 +73,7 @@ export class CallIngestion {
     private readonly calls: CallWritesRepository,
     private readonly transactions: Transactions,
     private readonly jobs: JobQueue,
+    private readonly config: AppConfig,
   ) {}
 
   /** Writes the call; answers the route's body, and the row as written for callers that go on with it. */
@@ -81,6 +86,8 @@ export class CallIngestion {
     const outcome = await this.writeWhenUnchanged(externalId, request, credential);
     // Queued after the commit. If Redis refuses, the runtime gets a 503 and its retry of the write queues it.
     if (outcome.deliver) await this.jobs.enqueue(Jobs.deliverCallWebhook, { callId: outcome.row.id });
+    if (outcome.analyse)
+      await this.jobs.enqueue(Jobs.analyzeCall, { callId: outcome.row.id, run: outcome.row.analysis_run });
     if (outcome.freedCampaignSlot) await this.dialNext(outcome.row.campaign_id!);
     return {
       created: outcome.created,
@@ -187,6 +194,7 @@ export class CallIngestion {
       row,
       created: !exists,
       deliver: terminal && deliveryOwed(row, seen),
+      analyse: terminal && analysisPending(row),
       // A campaign call that ended frees one of its parallel slots: its next lead can be dialled at once.
       freedCampaignSlot: newlyEnded && row.campaign_id !== null,
     };
@@ -211,6 +219,7 @@ export class CallIngestion {
       row: found.row,
       created: false,
       deliver: deliveryOwed(found.row, seen),
+      analyse: analysisPending(found.row),
       freedCampaignSlot: false,
     };
   }
@@ -245,6 +254,8 @@ export class CallIngestion {
       },
       transcriptOfTurns: request.transcript == null && TERMINAL_CALL_STATUSES.includes(status),
       ending: this.ending(newlyEnded, seen),
+      // Without a model provider a call's analysis stays null: nothing would ever run it.
+      analyse: newlyEnded && this.config.modelProvider !== undefined,
     };
   }
 
@@ -293,6 +304,11 @@ function movedOwnership(request: IngestCallRequest, seen: CallBeforeWrite): (typ
 
 function webhookOn(seen: CallBeforeWrite): boolean {
   return Boolean(seen.webhook_url) && seen.is_webhook_active === true;
+}
+
+/** Until its job has settled it, a final write (or its repeat) queues the analysis again; the job id keeps it single. */
+function analysisPending(row: CallRow): boolean {
+  return row.analysis?.status === 'pending';
 }
 
 /** Until a delivery has answered, a final write (or its repeat) queues it again; the job id keeps it single. */

@@ -163,6 +163,11 @@ export class AppConfig {
   readonly crawlDelayMs: number;
   /** The model provider; unset (no LLM_BASE_URL): no post-call analysis and no search by meaning. */
   readonly modelProvider?: ModelProviderSettings;
+  /**
+   * The most of a transcript a post-call analysis sends the model, in tokens counted as UTF-8 bytes (no token is
+   * shorter than a byte, so a transcript within it fits whatever its language); longer ones are cut in the middle.
+   */
+  readonly analysisTranscriptMaxTokens: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -319,6 +324,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     callRetentionDays: env.CALL_RETENTION_DAYS,
     extractionTimeoutSeconds: env.EXTRACTION_TIMEOUT_SECONDS,
     crawlDelayMs: env.CRAWL_DELAY_MS,
+    analysisTranscriptMaxTokens: env.ANALYSIS_TRANSCRIPT_MAX_TOKENS,
     modelProvider:
       env.LLM_BASE_URL && env.LLM_MODEL
         ? {

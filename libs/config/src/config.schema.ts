@@ -194,6 +194,7 @@ export const environmentSchema = z
     EMBEDDINGS_MODEL: z.string().max(256, 'must be at most 256 characters').optional(),
     // pgvector's limit on a stored vector's dimensions.
     EMBEDDINGS_DIMENSIONS: integer(1, 16_000).optional(),
+    ANALYSIS_TRANSCRIPT_MAX_TOKENS: integer(1000, 2_000_000).default(100_000),
   })
   .superRefine((env, context) => {
     for (const setting of ['SIP_PROVISIONER', 'CALL_DIALER'] as const) {

@@ -17,6 +17,8 @@ export * from './dto/campaign.dto';
 export * from './dto/lead.dto';
 export * from './phone-numbers';
 export * from './dto/call.dto';
+export * from './dto/call-analysis.dto';
+export * from './dto/usage.dto';
 export * from './dto/call-response';
 export * from './dto/runtime.dto';
 export * from './dto/request-example';

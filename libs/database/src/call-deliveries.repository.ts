@@ -68,13 +68,35 @@ export class CallDeliveriesRepository extends SqlRepository {
   }
 
   /** The call with its assistant's webhook and its lead, if its `call.started` webhook is owed. */
-  async findStartedDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
+  findStartedDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
+    return this.deliveryOf(id, 'c.started_webhook_due');
+  }
+
+  /** The call with its assistant's webhook and its lead, if a `call.analyzed` delivery of its analysis is owed. */
+  findAnalyzedDeliveryById(id: number): Promise<CallDeliveryRow | undefined> {
+    return this.deliveryOf(id, 'c.analysis_webhook_due');
+  }
+
+  /** The call with its assistant's webhook and its lead, if `owed` (a condition of this file's) holds. */
+  private async deliveryOf(
+    id: number,
+    owed: 'c.started_webhook_due' | 'c.analysis_webhook_due',
+  ): Promise<CallDeliveryRow | undefined> {
     const [call] = (await this.manager.query(
       `SELECT ${DELIVERY_COLUMNS}
-         FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1 AND c.started_webhook_due`,
+         FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1 AND ${owed}`,
       [id],
     )) as CallDeliveryRow[];
     return call;
+  }
+
+  /** The `call.analyzed` event `eventId` is delivered or given up; a newer run's event stays owed. */
+  async settleAnalyzedWebhook(id: number, eventId: string | null): Promise<void> {
+    await this.manager.query(
+      `UPDATE calls SET analysis_webhook_due = false
+        WHERE id = $1 AND analysis_webhook_due AND analysis_event_id IS NOT DISTINCT FROM $2`,
+      [id, eventId],
+    );
   }
 
   /** No `call.ended` delivery is owed any more (the webhook was turned off, or the call is gone). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { CallRow } from '@app/contracts';
+import { type CallAnalysis, type CallRow, NO_TRANSCRIPT_TO_ANALYSE, PENDING_ANALYSIS } from '@app/contracts';
 import { type EndedCall, markLeadInCall, settleLeadOfEndedCall } from './call-outcomes';
 import { noteAccountWrite, ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
@@ -59,6 +59,26 @@ export interface CallWrite {
   transcriptOfTurns: boolean;
   /** What the first final write sets, and a later one keeps: the webhook event, the end, the delivery owed. */
   ending: { webhook_event_id: string | null; ended_at: Date | null; webhook_due: boolean };
+  /**
+   * The first final write, with a model provider configured: the call's analysis is requested (`pending`, its first
+   * run) when the call ends with a transcript, else settled `skipped`.
+   */
+  analyse: boolean;
+}
+
+/** The analysis a call that ends with the transcript `transcript` (an SQL expression) starts with. */
+const requestedAnalysis = (transcript: string) =>
+  `CASE WHEN ${transcript} ~ '\\S' THEN ${jsonOf(PENDING_ANALYSIS)}
+        ELSE ${jsonOf(PENDING_ANALYSIS)} || jsonb_build_object('status', 'skipped', 'error', ${literal(NO_TRANSCRIPT_TO_ANALYSE)},
+                                                      'analyzed_at', to_jsonb(now())) END`;
+
+function jsonOf(value: object): string {
+  return `${literal(JSON.stringify(value))}::jsonb`;
+}
+
+/** A constant of this file as an SQL literal (never a value of a request: those are parameters). */
+function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
 }
 
 /**
@@ -68,6 +88,16 @@ export interface CallWrite {
 const TRANSCRIPT_OF_TURNS = `(SELECT string_agg(CASE WHEN turn.data->>'role' = 'assistant' THEN 'Assistant: ' ELSE 'Customer: ' END
                                  || (turn.data->>'text'), E'\n' ORDER BY turn.seq)
      FROM call_events turn WHERE turn.call_id = calls.id AND turn.type = 'transcript')`;
+
+/** The transcript a later write sets: the call's turns joined, or the one given, else the call's own. */
+function transcriptOf(write: CallWrite, parameter: (value: unknown) => string): [string, string] {
+  return [
+    'transcript',
+    write.transcriptOfTurns
+      ? `COALESCE(${TRANSCRIPT_OF_TURNS}, transcript)`
+      : `COALESCE(${parameter(write.given.transcript ?? null)}::text, transcript)`,
+  ];
+}
 
 /**
  * The columns a later write sets (`[column, expression]`), each an SQL expression over the call's row with the
@@ -102,9 +132,7 @@ function laterWrite(
     ...(derived ? [keep('campaign_name', given.campaign_name, 'varchar')] : []),
     keep('lead_id', given.lead_id, 'int'),
     keep('duration', given.duration, 'int'),
-    write.transcriptOfTurns
-      ? set('transcript', `COALESCE(${TRANSCRIPT_OF_TURNS}, transcript)`)
-      : keep('transcript', given.transcript, 'text'),
+    transcriptOf(write, parameter),
     set('variables', `variables || COALESCE(${parameter(json(given.variables))}::jsonb, '{}')`),
     keep('evaluation', json(given.evaluation), 'jsonb'),
     keep('carrier_cost', given.carrier_cost, 'numeric(12, 4)'),
@@ -183,6 +211,7 @@ export class CallWritesRepository extends SqlRepository {
       answered_by: given.answered_by ?? null,
       recording_url: given.recording_url ?? null,
       ...write.ending,
+      ...(write.analyse ? firstAnalysis(given.transcript ?? '') : {}),
     };
     const columns = Object.keys(values);
     const [written] = (await this.manager.query(
@@ -210,6 +239,7 @@ export class CallWritesRepository extends SqlRepository {
       `webhook_event_id = COALESCE(webhook_event_id, ${parameter(ending.webhook_event_id)})`,
       `ended_at = COALESCE(ended_at, ${parameter(ending.ended_at)}::timestamptz)`,
       `webhook_due = webhook_due OR ${parameter(ending.webhook_due)}`,
+      ...(write.analyse ? analysisRequest(transcriptOf(write, parameter)[1]) : []),
       'updated_at = now()',
     ];
     // An UPDATE wrapped in a SELECT, so that both kinds of write return their rows the same way.
@@ -258,4 +288,34 @@ export class CallWritesRepository extends SqlRepository {
   markLeadInCall(call: Pick<CallRow, 'lead_id' | 'secondary_contact_id'>): Promise<void> {
     return markLeadInCall(this.manager, call);
   }
+}
+
+/**
+ * The assignments of a later write that requests the call's analysis (SET's right-hand sides read the row as it was):
+ * its first run, unless the call has an analysis already (a write that raced this one requested it).
+ */
+function analysisRequest(transcript: string): string[] {
+  const first = `analysis IS NULL`;
+  return [
+    `analysis = CASE WHEN ${first} THEN ${requestedAnalysis(transcript)} ELSE analysis END`,
+    `analysis_run = CASE WHEN ${first} AND ${transcript} ~ '\\S' THEN analysis_run + 1 ELSE analysis_run END`,
+    `analysis_changed_at = CASE WHEN ${first} THEN now() ELSE analysis_changed_at END`,
+  ];
+}
+
+/** The analysis columns of a call whose first write ends it. */
+function firstAnalysis(transcript: string): {
+  analysis: string;
+  analysis_run: number;
+  analysis_changed_at: Date;
+} {
+  const now = new Date();
+  const analysis: CallAnalysis = /\S/.test(transcript)
+    ? PENDING_ANALYSIS
+    : { ...PENDING_ANALYSIS, status: 'skipped', error: NO_TRANSCRIPT_TO_ANALYSE, analyzed_at: now.toISOString() };
+  return {
+    analysis: JSON.stringify(analysis),
+    analysis_run: analysis.status === 'pending' ? 1 : 0,
+    analysis_changed_at: now,
+  };
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { CallEventRow, CallListQuery, CallRow } from '@app/contracts';
+import type { CallAnalysis, CallEventRow, CallListQuery, CallRow } from '@app/contracts';
 import { ReadReplicas } from './read-replicas';
 import { SqlFilter } from './sql-filter';
 import { SqlRepository } from './sql-repository';
@@ -8,8 +8,16 @@ import { SqlRepository } from './sql-repository';
 /** What a call's list may be filtered by. */
 export type CallFilter = Pick<
   CallListQuery,
-  'status' | 'type' | 'phone_number' | 'assistant_id' | 'campaign_id' | 'date_from' | 'date_to'
+  'status' | 'type' | 'phone_number' | 'assistant_id' | 'campaign_id' | 'date_from' | 'date_to' | 'success'
 >;
+
+/** What decides whether a call's analysis can be run again. */
+export interface CallAnalysisState {
+  status: string;
+  has_transcript: boolean;
+  analysis_status: string | null;
+  analysis_run: number;
+}
 
 /**
  * An account's calls and their events, as the account reads and deletes them (by their owner id first), and the
@@ -31,6 +39,7 @@ export class CallsRepository extends SqlRepository {
     if (query.phone_number) filter.numberContaining('client_phone_number', 'user_id', query.phone_number);
     if (query.assistant_id !== undefined) add((p) => `assistant_id = ${p}`, query.assistant_id);
     if (query.campaign_id !== undefined) add((p) => `campaign_id = ${p}`, query.campaign_id);
+    if (query.success !== undefined) add((p) => `analysis_success = ${p}`, query.success);
     if (query.date_from) add((p) => `created_at >= ${p}::date`, query.date_from);
     if (query.date_to) add((p) => `created_at < ${p}::date + 1`, query.date_to);
     const where = filter.sql;
@@ -53,6 +62,7 @@ export class CallsRepository extends SqlRepository {
       query.type && `t:${query.type}`,
       query.assistant_id !== undefined && `a:${query.assistant_id}`,
       query.campaign_id !== undefined && `c:${query.campaign_id}`,
+      query.success !== undefined && `x:${query.success}`,
     ].filter((bucket): bucket is string => Boolean(bucket));
     const dated = Boolean(query.date_from || query.date_to);
     if (!query.phone_number && buckets.length + (dated ? 1 : 0) <= 1) {
@@ -105,6 +115,33 @@ export class CallsRepository extends SqlRepository {
         ORDER BY at, seq NULLS LAST, id LIMIT $2 OFFSET $3`,
       [id, limit, offset],
     );
+  }
+
+  /** Whether the account's call has ended with a transcript, and where its analysis stands; undefined: no such call. */
+  async findAnalysisState(ownerId: number, id: number): Promise<CallAnalysisState | undefined> {
+    const [row] = (await this.manager.query(
+      `SELECT status, transcript ~ '\\S' AS has_transcript, analysis->>'status' AS analysis_status, analysis_run
+         FROM calls WHERE id = $1 AND user_id = $2`,
+      [id, ownerId],
+    )) as CallAnalysisState[];
+    return row;
+  }
+
+  /**
+   * Starts a new run of the call's analysis (`analysis`, pending), if the call's current run is still `run` (as read);
+   * its grade leaves the `success` filter until the run settles, and a `call.analyzed` of the run it replaces that is
+   * still owed is no longer sent. Undefined when another request changed the analysis meanwhile.
+   */
+  async requestAnalysis(ownerId: number, id: number, run: number, pending: CallAnalysis): Promise<CallRow | undefined> {
+    const [row] = (await this.manager.query(
+      `WITH requested AS (
+         UPDATE calls SET analysis = $4, analysis_run = analysis_run + 1, analysis_success = NULL,
+                analysis_webhook_due = false, analysis_changed_at = now(), updated_at = now()
+          WHERE id = $1 AND user_id = $2 AND analysis_run = $3 RETURNING *
+       ) SELECT * FROM requested`,
+      [id, ownerId, run, JSON.stringify(pending)],
+    )) as CallRow[];
+    return row;
   }
 
   /** Returns false when the account has no such call. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type QueryFailedError } from 'typeorm';
-import type { CallEventRow, CallRow, LanguageResponse } from '@app/contracts';
+import type { CallEventRow, CallRow, LanguageResponse, PostCallField } from '@app/contracts';
 import { queryPool } from './pool-query';
 import { isUniqueViolation } from './query-errors';
 import { noteAccountWrite, ReadReplicas } from './read-replicas';
@@ -34,7 +34,7 @@ export interface SessionAssistantRow {
   max_duration: number;
   record: boolean;
   variables: Record<string, unknown>;
-  post_call_schema: { name: string; type: string; description: string }[];
+  post_call_schema: PostCallField[];
   webhook_on: boolean;
   language: LanguageResponse;
   secondary_languages: LanguageResponse[];

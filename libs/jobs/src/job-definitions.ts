@@ -11,6 +11,8 @@ export const Queues = {
   dialer: 'dialer',
   /** Website re-crawls, apart so that many due at once never hold up new uploads. */
   refreshes: 'refreshes',
+  /** Post-call analyses: each waits seconds on the model provider, so they never hold up webhook deliveries. */
+  analysis: 'analysis',
 } as const;
 
 export type QueueName = (typeof Queues)[keyof typeof Queues];
@@ -66,6 +68,12 @@ const retried = (attempts: number): JobsOptions => ({ ...keepHistory, attempts, 
 
 export interface CallJob {
   callId: number;
+}
+
+/** One run of a call's analysis: the call's end, or a re-run (`calls.analysis_run`). */
+export interface CallAnalysisJob {
+  callId: number;
+  run: number;
 }
 
 export interface LeadImportJob {
@@ -146,6 +154,31 @@ export const Jobs = {
     'deliver-call-started-webhook',
     retried(5),
     ({ callId }) => `webhook-started-${callId}`,
+  ),
+  /**
+   * Runs one run of a call's post-call analysis against the model provider and settles it (done, failed or
+   * skipped). A provider's outage is waited out: 14 attempts with backoff (5 s doubling, about a day in all by
+   * default), kept in the queue across worker restarts; a run another has settled, or a newer run replaced, is left.
+   */
+  analyzeCall: defineJob<CallAnalysisJob>(
+    Queues.analysis,
+    'analyze-call',
+    retried(14),
+    ({ callId, run }) => `analysis-${callId}-${run}`,
+  ),
+  /**
+   * Tells a call's assistant webhook that its analysis settled (`call.analyzed`), signed like `call.ended` and
+   * retried as long. One job a call: a delivery queued while another is waiting sends the newest analysis.
+   */
+  deliverCallAnalyzedWebhook: defineJob<CallJob>(
+    Queues.calls,
+    'deliver-call-analyzed-webhook',
+    retried(14),
+    ({ callId }) => `webhook-analyzed-${callId}`,
+  ),
+  /** Queues again the analyses and `call.analyzed` deliveries still owed whose job was lost. */
+  sweepCallAnalyses: defineScheduledJob(Queues.maintenance, 'sweep-call-analyses', retried(3), (config) =>
+    config.modelProvider ? twicePer(config.webhookStuckAfterSeconds) : undefined,
   ),
   /** Queues again the webhook deliveries still owed whose job was lost. */
   sweepUndeliveredWebhooks: defineScheduledJob(Queues.maintenance, 'sweep-undelivered-webhooks', retried(3), (config) =>

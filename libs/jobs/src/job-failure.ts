@@ -40,6 +40,11 @@ export const FailureReasons = {
   // Lead imports
   notCsv: reason('not valid CSV'),
   noPhoneColumn: reason('no phone_number column'),
+  // Post-call analysis
+  modelRefusedRequest: (status: number | undefined) =>
+    reason(`model provider refused the request${status === undefined ? '' : `: HTTP ${whole(status)}`}`),
+  modelUnavailable: reason('model provider unavailable'),
+  invalidAnalysis: reason('the model gave no valid analysis'),
   // Any job
   timeout: (seconds: number) => reason(`timeout after ${whole(seconds)} s`),
   /** The last attempt's class when retries ran out. */

@@ -14,7 +14,9 @@ export type WebhookCallEvent = Omit<Schemas['CallEventResponse'], 'type'>;
  */
 export type CallWebhookEvent =
   | { event: 'call.started'; call: WebhookCall }
-  | { event: 'call.ended'; call: WebhookCall & { turns: WebhookCallEvent[]; tool_calls: WebhookCallEvent[] } };
+  | { event: 'call.ended'; call: WebhookCall & { turns: WebhookCallEvent[]; tool_calls: WebhookCallEvent[] } }
+  /** The call's post-call analysis settled (`done` or `failed`): `call.analysis` says how. */
+  | { event: 'call.analyzed'; call: WebhookCall & { analysis: Schemas['CallAnalysisResponse'] } };
 
 export type WebhookCall = Omit<Schemas['CallResponse'], 'webhook_response'> & {
   lead: {

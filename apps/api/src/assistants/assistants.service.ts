@@ -4,11 +4,13 @@ import type { Request } from 'express';
 import { In } from 'typeorm';
 import { AppConfig } from '@app/config';
 import {
+  analysisPlanOf,
   AssistantEnvelope,
   AssistantListQuery,
   AssistantMessageEnvelope,
   AssistantResponse,
   CreateAssistantRequest,
+  DEFAULT_ANALYSIS_PLAN,
   Errors,
   humaniseAttribute,
   LengthAwarePage,
@@ -117,6 +119,7 @@ export class AssistantsService implements OnModuleInit {
         webhookSecretSealed: null,
         variables: request.variables ?? {},
         postCallSchema: request.post_call_schema ?? [],
+        analysis: request.analysis ? analysisPlanOf(request.analysis) : null,
         maxDuration: request.max_duration ?? 600,
         record: request.record ?? false,
         status: request.status ?? 'active',
@@ -164,6 +167,8 @@ export class AssistantsService implements OnModuleInit {
       set('isWebhookActive', request.is_webhook_active);
       set('variables', request.variables);
       set('postCallSchema', request.post_call_schema);
+      // Null (or a plan that is all defaults, stored whole) reads as the defaults.
+      if (request.analysis !== undefined) fields.analysis = request.analysis ? analysisPlanOf(request.analysis) : null;
       set('maxDuration', request.max_duration);
       set('record', request.record);
       set('status', request.status);
@@ -332,6 +337,7 @@ export class AssistantsService implements OnModuleInit {
         : null,
       variables: row.variables,
       post_call_schema: row.postCallSchema,
+      analysis: row.analysis ?? DEFAULT_ANALYSIS_PLAN,
       max_duration: row.maxDuration,
       record: row.record,
       status: row.status,

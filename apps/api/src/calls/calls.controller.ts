@@ -1,8 +1,15 @@
-import { Body, Controller, Delete, Get, Param, Query, Req } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Query, Req } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+} from '@nestjs/swagger';
 import type { Request } from 'express';
 import {
   ApiLengthAwarePage,
+  CallAnalysisQueuedResponse,
   CallEnvelope,
   CallEventResponse,
   CallListQuery,
@@ -69,6 +76,25 @@ export class CallsController {
     @Req() request: Request,
   ): Promise<LengthAwarePage<CallEventResponse>> {
     return this.calls.events(user, id, query, request);
+  }
+
+  @UserPost('calls/:id/analysis')
+  @HttpCode(202)
+  @ApiOperation({
+    operationId: 'reanalyseCall',
+    summary: 'Run the call’s post-call analysis again, on its assistant’s plan as it is now',
+  })
+  @ApiAcceptedResponse({
+    type: CallAnalysisQueuedResponse,
+    description: 'Queued: the call, its `analysis` pending; `call.analyzed` follows when it settles',
+  })
+  @ApiConflictResponse({
+    type: MessageResponse,
+    description: 'The call has not ended, has no transcript, or no model provider is configured',
+  })
+  @ApiNotFoundAs('message', 'Call not found.')
+  reanalyse(@CurrentUser() user: AuthenticatedUser, @CallId() id: number): Promise<CallAnalysisQueuedResponse> {
+    return this.calls.reanalyse(user, id);
   }
 
   @Delete('calls/:id')

@@ -2,10 +2,12 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { Request } from 'express';
 import { AppConfig } from '@app/config';
 import {
+  CallAnalysisQueuedResponse,
   CallEnvelope,
   type CallEventResponse,
   CallListQuery,
   CallResponse,
+  DomainError,
   Errors,
   LengthAwarePage,
   lengthAwarePage,
@@ -16,6 +18,8 @@ import {
   MakeCallResponse,
   toCallEventResponse,
   toCallResponse,
+  PENDING_ANALYSIS,
+  TERMINAL_CALL_STATUSES,
   toE164,
   ValidationFailed,
 } from '@app/contracts';
@@ -24,6 +28,9 @@ import { JobQueue, Jobs } from '@app/jobs';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
+
+/** Why a call's analysis cannot run now. */
+const analysisConflict = (message: string) => new DomainError('analysis_conflict', 409, { message });
 
 /** Strictly E.164: a plus, the country code and the number, nothing else. */
 const E164 = /^\+[1-9]\d{1,14}$/;
@@ -130,6 +137,36 @@ export class CallsService implements OnModuleInit {
       { page: query.page, perPage: query.per_page },
       pageLocation(request, this.config.appUrl),
     );
+  }
+
+  /**
+   * Runs the call's analysis again, on the assistant's plan as it is now: a new run, pending, queued once committed.
+   * A run still pending is the one that answers (queued again in case its job was lost). A call that has not ended,
+   * or has no transcript, or a deployment without a model provider, is 409.
+   */
+  async reanalyse(user: AuthenticatedUser, id: number): Promise<CallAnalysisQueuedResponse> {
+    if (!this.config.modelProvider) throw analysisConflict('No model provider is configured: calls are not analysed.');
+    for (let attempt = 1; ; attempt++) {
+      const state = await this.calls.findAnalysisState(user.id, id);
+      if (!state) throw Errors.callNotFound();
+      if (!TERMINAL_CALL_STATUSES.includes(state.status))
+        throw analysisConflict('The call has not ended yet: it is analysed when it ends.');
+      if (!state.has_transcript) throw analysisConflict('The call has no transcript to analyse.');
+      const row =
+        state.analysis_status === 'pending'
+          ? await this.calls.find(user.id, id)
+          : await this.calls.requestAnalysis(user.id, id, state.analysis_run, PENDING_ANALYSIS);
+      // Another request changed the analysis since it was read: read it again.
+      if (!row || row.analysis?.status !== 'pending') {
+        if (attempt === 3) throw Errors.conflict();
+        continue;
+      }
+      await this.jobs.enqueue(Jobs.analyzeCall, { callId: row.id, run: row.analysis_run }).catch((error: Error) => {
+        // The run is recorded: the worker's sweep queues it once its job is found missing.
+        this.logger.warn({ callId: row.id, error: error.message }, 'could not queue the analysis; the sweep will');
+      });
+      return { message: 'The call’s analysis is queued.', data: toCallResponse(row) };
+    }
   }
 
   async delete(user: AuthenticatedUser, id: number): Promise<MessageResponse> {

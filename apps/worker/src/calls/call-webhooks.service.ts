@@ -101,8 +101,39 @@ export class CallWebhooks {
     }
     const body = JSON.stringify({ event: 'call.started', call: this.callWithLead(call) });
     // Named whenever the mark is set (see the API's CallSessions.announce).
-    const { failure } = await this.send(call, call.started_event_id!, body);
-    if (!failure || failure.final || isFinalAttempt(job)) await this.calls.settleStartedWebhook(call.id);
+    return this.deliverOnce(call, call.started_event_id!, body, job, () => this.calls.settleStartedWebhook(call.id));
+  }
+
+  /**
+   * POSTs `call.analyzed` to the assistant's webhook, signed like `call.ended`, once the call's analysis settled
+   * (done or failed): the call with its `analysis`. The event is the analysis run's, so a re-run's is a new one; a
+   * re-run that replaced the run before its delivery leaves nothing owed.
+   */
+  @HandlesJob(Jobs.deliverCallAnalyzedWebhook)
+  async deliverAnalyzed({ callId }: CallJob, job: Job): Promise<{ status: string }> {
+    const call = await this.calls.findAnalyzedDeliveryById(callId);
+    const eventId = call?.analysis_event_id ?? null;
+    if (!call || !call.webhook_url || !call.is_webhook_active || !call.webhook_secret_sealed || !eventId) {
+      await this.calls.settleAnalyzedWebhook(callId, eventId);
+      return { status: 'skipped' };
+    }
+    const body = JSON.stringify({ event: 'call.analyzed', call: this.callWithLead(call) });
+    return this.deliverOnce(call, eventId, body, job, () => this.calls.settleAnalyzedWebhook(call.id, eventId));
+  }
+
+  /**
+   * One attempt of an event retried by its job alone: delivered, or refused for good (the guard), or the job's last
+   * attempt settles what was owed (`settle`); a failure otherwise throws, for the job's next attempt.
+   */
+  private async deliverOnce(
+    call: CallDeliveryRow,
+    eventId: string,
+    body: string,
+    job: Job,
+    settle: () => Promise<void>,
+  ): Promise<{ status: string }> {
+    const { failure } = await this.send(call, eventId, body);
+    if (!failure || failure.final || isFinalAttempt(job)) await settle();
     if (!failure) return { status: 'delivered' };
     if (failure.final) throw new UnrecoverableError(failure.reason);
     throw new Error(`Webhook delivery failed: ${failure.reason}`);

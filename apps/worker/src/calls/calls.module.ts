@@ -1,15 +1,20 @@
 import { Module } from '@nestjs/common';
 import { CallsRepository } from '@app/database';
+import { ModelProviderModule } from '@app/model-provider';
 import { OutboundHttpModule } from '@app/outbound-http';
+import { CallAnalysisRunner } from './call-analysis-runner.service';
 import { CallRetention } from './call-retention.service';
 import { CallWebhooks } from './call-webhooks.service';
 
 /** How webhook deliveries introduce themselves to the receiver. */
 export const WEBHOOK_USER_AGENT = 'VoiceAssistantWebhooks/1.0';
 
-/** Calls after they end: their signed webhooks, the owed-webhook sweep, the stale-call reaper and the retention. */
+/**
+ * Calls after they end: their post-call analysis, their signed webhooks, the sweeps of lost jobs, the stale-call reaper
+ * and the retention.
+ */
 @Module({
-  imports: [OutboundHttpModule.forRoot(WEBHOOK_USER_AGENT)],
-  providers: [CallsRepository, CallWebhooks, CallRetention],
+  imports: [OutboundHttpModule.forRoot(WEBHOOK_USER_AGENT), ModelProviderModule],
+  providers: [CallsRepository, CallWebhooks, CallRetention, CallAnalysisRunner],
 })
 export class CallsModule {}

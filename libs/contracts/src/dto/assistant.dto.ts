@@ -1,5 +1,7 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ValidateBy } from 'class-validator';
+import { ValidateBy, ValidateIf } from 'class-validator';
+import { AnalysisPlanRequest, AnalysisPlanResponse } from './call-analysis.dto';
 import { PageQuery } from './pagination.dto';
 import { COLORS } from './organisation.dto';
 import { Rule } from '../validation';
@@ -7,7 +9,19 @@ import { RequestExample } from './request-example';
 
 export const ASSISTANT_TYPES = ['inbound', 'outbound'] as const;
 export const ASSISTANT_STATUSES = ['active', 'inactive'] as const;
-export const POST_CALL_FIELD_TYPES = ['string', 'number', 'integer', 'boolean'] as const;
+/** A post-call field's type: JSON Schema's scalars, one of given texts (`enum`), or a list of either (`array`). */
+export const POST_CALL_FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'enum', 'array'] as const;
+/** What a list field's items may be: no list of lists. */
+export const POST_CALL_ITEM_TYPES = ['string', 'number', 'integer', 'boolean', 'enum'] as const;
+/** An enum's values: each at most this long, at most this many a field and in the whole schema. */
+export const MAX_ENUM_VALUE_LENGTH = 100;
+export const MAX_ENUM_VALUES = 100;
+/**
+ * Strict structured outputs refuse a schema of more than 1000 enum values, or whose names and values total more than
+ * 120,000 characters (OpenAI's Structured Outputs guide): 500 values of at most 100 characters and 100 names of 64
+ * keep every post-call schema within both.
+ */
+export const MAX_SCHEMA_ENUM_VALUES = 500;
 export const DEFAULT_ASSISTANTS_PER_PAGE = 10;
 export const MAX_LINKED_ITEMS = 100;
 export const MAX_VARIABLES = 100;
@@ -44,21 +58,83 @@ export const ScalarMap = () =>
     { message: `The :attribute field must be an object of at most ${MAX_VARIABLES} text, number or boolean values.` },
   );
 
+/** `values` of an `enum` field (or list items): required for `enum`, prohibited otherwise. */
+const EnumValues = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: String,
+      isArray: true,
+      minItems: 1,
+      maxItems: MAX_ENUM_VALUES,
+      maxLength: MAX_ENUM_VALUE_LENGTH,
+      description: 'Required with `type: enum`, and only then: the values the field may take',
+    }),
+    ValidateIf((field: { type?: unknown; values?: unknown }) => field.type === 'enum' || field.values != null),
+    Rule.RequiredWhen('type', 'enum'),
+    Rule.ProhibitedUnless('type', 'enum'),
+    Rule.Array(),
+    Rule.ArrayMin(1),
+    Rule.ArrayMax(MAX_ENUM_VALUES),
+    Rule.EachText(MAX_ENUM_VALUE_LENGTH),
+    Rule.DistinctBy(),
+  );
+
+/** What a list field holds. */
+export class PostCallItems {
+  @ApiProperty({ enum: POST_CALL_ITEM_TYPES })
+  @Rule.Required()
+  @Rule.OneOf(POST_CALL_ITEM_TYPES)
+  type: (typeof POST_CALL_ITEM_TYPES)[number];
+
+  @EnumValues()
+  values?: string[];
+}
+
 export class PostCallField {
   @ApiProperty({ type: String, maxLength: 64 })
   @Rule.RequiredText(64)
   @Rule.Pattern(/^[A-Za-z_][A-Za-z0-9_]*$/)
   name: string;
 
-  @ApiProperty({ enum: POST_CALL_FIELD_TYPES })
+  @ApiProperty({
+    enum: POST_CALL_FIELD_TYPES,
+    description: '`enum` takes one of `values`; `array` a list of `items`',
+  })
   @Rule.Required()
   @Rule.OneOf(POST_CALL_FIELD_TYPES)
-  type: string;
+  type: (typeof POST_CALL_FIELD_TYPES)[number];
 
   @ApiProperty({ type: String, maxLength: 1000 })
   @Rule.RequiredText(1000)
   description: string;
+
+  @EnumValues()
+  values?: string[];
+
+  @ApiPropertyOptional({ type: PostCallItems, description: 'Required with `type: array`, and only then' })
+  @ValidateIf((field: PostCallField) => field.type === 'array' || field.items != null)
+  @Rule.RequiredWhen('type', 'array')
+  @Rule.ProhibitedUnless('type', 'array')
+  @Rule.Nested(() => PostCallItems)
+  items?: PostCallItems;
 }
+
+/** Every enum value of a post-call schema, its fields' and their items'. */
+export function enumValueCount(schema: unknown): number {
+  if (!Array.isArray(schema)) return 0;
+  const count = (field: unknown) => {
+    const values = (field as { values?: unknown } | null)?.values;
+    return Array.isArray(values) ? values.length : 0;
+  };
+  return schema.reduce<number>((sum, field) => sum + count(field) + count((field as { items?: unknown })?.items), 0);
+}
+
+/** The whole schema's enum values within MAX_SCHEMA_ENUM_VALUES. */
+const SchemaEnumValues = () =>
+  ValidateBy(
+    { name: 'schemaEnumValues', validator: { validate: (value) => enumValueCount(value) <= MAX_SCHEMA_ENUM_VALUES } },
+    { message: `The :attribute field must not have more than ${MAX_SCHEMA_ENUM_VALUES} enum values in all.` },
+  );
 
 /** Everything but the three fields required on create. */
 class AssistantOptionalFields {
@@ -145,7 +221,19 @@ class AssistantOptionalFields {
   @Rule.ArrayMax(MAX_LINKED_ITEMS)
   @Rule.EachNested(() => PostCallField)
   @Rule.DistinctBy('name')
+  @SchemaEnumValues()
   post_call_schema?: PostCallField[];
+
+  @ApiPropertyOptional({
+    type: AnalysisPlanRequest,
+    nullable: true,
+    description:
+      'The post-call analysis plan: replaces the stored one, what it leaves out taking its default; `null` restores ' +
+      'the defaults (a summary, the `post_call_schema` fields, a pass/fail grade)',
+  })
+  @Rule.Optional()
+  @Rule.Nested(() => AnalysisPlanRequest)
+  analysis?: AnalysisPlanRequest | null;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 7200, default: 600, description: 'Seconds' })
   @Rule.Sometimes()
@@ -261,6 +349,7 @@ export class AssistantResponse {
   webhook_secret: string | null;
   @ApiProperty({ type: 'object', additionalProperties: true }) variables: Record<string, unknown>;
   @ApiProperty({ type: [PostCallField] }) post_call_schema: PostCallField[];
+  @ApiProperty({ type: AnalysisPlanResponse }) analysis: AnalysisPlanResponse;
   @ApiProperty({ type: 'integer' }) max_duration: number;
   @ApiProperty({ type: Boolean }) record: boolean;
   @ApiProperty({ enum: ASSISTANT_STATUSES }) status: string;

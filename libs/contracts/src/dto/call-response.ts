@@ -1,3 +1,4 @@
+import type { CallAnalysis, CallAnalysisResponse } from './call-analysis.dto';
 import type { CallResponse } from './call.dto';
 import { utcDateTime } from './lead.dto';
 
@@ -42,6 +43,21 @@ export interface CallRow {
   /** A placed call's dial: pending, dialing (since `dial_started_at`), dialed or failed; null for others. */
   dial_state: string | null;
   dial_started_at: Date | null;
+  /** The post-call analysis: null until the call ends (or without a model provider), then pending and settled. */
+  analysis: CallAnalysis | null;
+  /**
+   * Which request of the analysis is the current one (the end's, then each re-run's): a run's job writes its outcome
+   * only while it is still the current one and pending, so nothing is analysed twice and an older run never
+   * overwrites a newer.
+   */
+  analysis_run: number;
+  /** `analysis.success.passed`, kept apart for the list's `success` filter and its counters. */
+  analysis_success: boolean | null;
+  /** The `call.analyzed` event's id of the current run, and whether its delivery is owed. */
+  analysis_event_id: string | null;
+  analysis_webhook_due: boolean;
+  /** When the analysis was last requested or settled: the sweep of lost jobs reads it. */
+  analysis_changed_at: Date | null;
   ended_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -71,7 +87,23 @@ export function toCallResponse(row: CallRow): CallResponse {
     total_cost: Number(row.total_cost),
     answered_by: row.answered_by ?? 'unknown',
     ...(row.recording_url ? { recording_url: row.recording_url } : {}),
+    analysis: toCallAnalysisResponse(row.analysis),
     created_at: utcDateTime(row.created_at),
     updated_at: utcDateTime(row.updated_at),
+  };
+}
+
+/** The stored analysis as a read shows it: its fields only, `analyzed_at` as the call's other times are. */
+export function toCallAnalysisResponse(stored: CallAnalysis | null): CallAnalysisResponse | null {
+  if (!stored) return null;
+  return {
+    status: stored.status,
+    summary: stored.summary,
+    structured_data: stored.structured_data,
+    success: stored.success,
+    model: stored.model,
+    tokens: stored.tokens,
+    error: stored.error,
+    analyzed_at: stored.analyzed_at ? utcDateTime(new Date(stored.analyzed_at)) : null,
   };
 }

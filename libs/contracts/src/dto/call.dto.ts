@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Rule } from '../validation';
 import { ScalarMap } from './assistant.dto';
+import { CallAnalysisResponse } from './call-analysis.dto';
 import { PageQuery } from './pagination.dto';
 import { RequestExample } from './request-example';
 
@@ -203,6 +204,16 @@ export class CallListQuery extends PageQuery {
   @Rule.Optional()
   @Rule.DateYmd()
   date_to?: string;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    description:
+      'Only calls whose analysis graded them a success (`true`) or not (`false`): a pass, a score of 6 or more, ' +
+      '`excellent` or `good`; calls without a grade are in neither',
+  })
+  @Rule.Optional()
+  @Rule.BooleanText()
+  success?: boolean;
 }
 
 export class CallResponse {
@@ -229,6 +240,13 @@ export class CallResponse {
     description: 'Only when a recording exists and the call’s assistant records (`record: true`)',
   })
   recording_url?: string;
+  @ApiProperty({
+    type: CallAnalysisResponse,
+    nullable: true,
+    description:
+      'The post-call analysis by the platform’s model provider: null until the call ends, and always without one',
+  })
+  analysis: CallAnalysisResponse | null;
   @ApiProperty({ type: String, example: '2026-01-02 03:04:05' }) created_at: string;
   @ApiProperty({ type: String, example: '2026-01-02 03:04:05' }) updated_at: string;
 }
@@ -263,4 +281,10 @@ export class MakeCallResponse {
   @ApiProperty({ type: String, example: 'Call initiated successfully.' }) message: string;
   @ApiProperty({ type: 'integer', description: 'The call’s id, as in GET /user/calls/{id}' }) call_id: number;
   @ApiProperty({ type: String, enum: ['initiated'] }) status: 'initiated';
+}
+
+/** POST /user/calls/{id}/analysis: the call, its analysis pending again. */
+export class CallAnalysisQueuedResponse {
+  @ApiProperty({ type: String, example: 'The call’s analysis is queued.' }) message: string;
+  @ApiProperty({ type: CallResponse }) data: CallResponse;
 }

@@ -36,13 +36,6 @@ export class SecondaryContactRequest {
   variables?: Record<string, string | number | boolean | null>;
 }
 
-const asBoolean = ({ value }: { value: unknown }) =>
-  value === 'true' || value === '1' || value === 1
-    ? true
-    : value === 'false' || value === '0' || value === 0
-      ? false
-      : value;
-
 @RequestExample({ phone_number: '+14155550123', campaign_id: 1 })
 export class CreateLeadRequest {
   @ApiProperty({ type: String, maxLength: 32, description: 'International format; stored as E.164' })
@@ -67,7 +60,7 @@ export class CreateLeadRequest {
 
   @ApiPropertyOptional({ type: Boolean, default: false, description: 'Allow a number already in the campaign' })
   @Rule.Optional()
-  @Transform(asBoolean)
+  @Transform(Rule.toBoolean)
   @Rule.Boolean()
   allow_duplicate?: boolean;
 
@@ -77,7 +70,7 @@ export class CreateLeadRequest {
     deprecated: true,
   })
   @Rule.Optional()
-  @Transform(asBoolean)
+  @Transform(Rule.toBoolean)
   @Rule.Boolean()
   allow_dupplicate?: boolean;
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateIf } from 'class-validator';
 import { Rule } from '../validation';
-import { ScalarMap } from './assistant.dto';
+import { POST_CALL_FIELD_TYPES, POST_CALL_ITEM_TYPES, type PostCallField, ScalarMap } from './assistant.dto';
 import { CALL_TYPES, CallResponse } from './call.dto';
 import { LanguageResponse } from './language.dto';
 import { TOOL_CALL_ERROR_CODES, TOOL_ERROR_DESCRIPTION, type ToolCallErrorCode, notAToolParameter } from './tool.dto';
@@ -103,11 +103,26 @@ export class SessionAssistant {
     type: 'array',
     items: {
       type: 'object',
-      properties: { name: { type: 'string' }, type: { type: 'string' }, description: { type: 'string' } },
+      properties: {
+        name: { type: 'string' },
+        type: { type: 'string', enum: [...POST_CALL_FIELD_TYPES] },
+        description: { type: 'string' },
+        values: { type: 'array', items: { type: 'string' }, description: 'With `type: enum`: the values it takes' },
+        items: {
+          type: 'object',
+          properties: {
+            type: { type: 'string', enum: [...POST_CALL_ITEM_TYPES] },
+            values: { type: 'array', items: { type: 'string' } },
+          },
+          description: 'With `type: array`: what it lists',
+        },
+      },
     },
-    description: 'What to extract from the call when it ends, for the final write’s `evaluation`',
+    description:
+      'What to extract from the call when it ends, for the final write’s `evaluation` (the service also extracts ' +
+      'it itself into the call’s `analysis.structured_data` when a model provider is configured)',
   })
-  post_call_schema: { name: string; type: string; description: string }[];
+  post_call_schema: PostCallField[];
 }
 
 export class SessionTool {

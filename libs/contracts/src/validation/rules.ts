@@ -234,24 +234,32 @@ export const Between = (min: number, max: number) =>
 /** The constraint name of `DistinctBy`, whose message lists the item paths (`1.name`) that repeat an earlier one. */
 export const DISTINCT_CONSTRAINT = 'distinct';
 
-/** Paths (`index.key`) of the items of `list` whose `key` repeats that of an earlier item. */
-export function repeatedItemPaths(list: unknown, key: string): string[] {
+/**
+ * Paths (`index.key`) of the items of `list` whose `key` repeats that of an earlier item; without a key, the paths
+ * (`index`) of the text items that repeat an earlier one.
+ */
+export function repeatedItemPaths(list: unknown, key?: string): string[] {
   if (!Array.isArray(list)) return [];
   const seen = new Set<unknown>();
   return list.flatMap((item, index) => {
-    const value = item !== null && typeof item === 'object' ? (item as Record<string, unknown>)[key] : undefined;
+    const value =
+      key === undefined
+        ? item
+        : item !== null && typeof item === 'object'
+          ? (item as Record<string, unknown>)[key]
+          : undefined;
     if (typeof value !== 'string') return [];
-    if (seen.has(value)) return [`${index}.${key}`];
+    if (seen.has(value)) return [key === undefined ? `${index}` : `${index}.${key}`];
     seen.add(value);
     return [];
   });
 }
 
 /**
- * Laravel's `distinct` on `field.*.key`: no two items of the list may have the same `key`. Each repeat is reported
- * on its own path (`schema.1.name`), as Laravel does.
+ * Laravel's `distinct` on `field.*.key` (or, without a key, on `field.*`): no two items of the list may have the same
+ * `key` (be the same text). Each repeat is reported on its own path (`schema.1.name`, `values.2`), as Laravel does.
  */
-export const DistinctBy = (key: string) =>
+export const DistinctBy = (key?: string) =>
   ValidateBy({
     name: DISTINCT_CONSTRAINT,
     validator: {
@@ -286,6 +294,64 @@ export const EachNested = (type: () => new () => object) =>
     ValidateNested({ each: true }),
     Type(type),
   );
+
+/**
+ * One object validated with the given DTO class (its errors on their paths: `analysis.success.rubric`); anything but
+ * a plain object is "must be an object".
+ */
+export const Nested = (type: () => new () => object) =>
+  applyDecorators(
+    ValidateBy(
+      {
+        name: 'isObject',
+        validator: { validate: (value) => value !== null && typeof value === 'object' && !Array.isArray(value) },
+      },
+      field('must be an object.'),
+    ),
+    ValidateNested(),
+    Type(type),
+  );
+
+/**
+ * A boolean as a query string carries it: `true`, `false`, `1` or `0` (Laravel's `boolean`, with the words most
+ * clients send); anything else stays as it is and fails as "must be true or false".
+ */
+export const toBoolean = ({ value }: { value: unknown }): unknown =>
+  value === 'true' || value === '1' || value === 1
+    ? true
+    : value === 'false' || value === '0' || value === 0
+      ? false
+      : value;
+export const BooleanText = () => applyDecorators(Transform(toBoolean), Boolean());
+
+/**
+ * The constraint name of `EachText`, whose message lists the items that fail (`index:message`, one a line), each
+ * reported on its own path (`values.2`) as Laravel reports `field.*` rules.
+ */
+export const EACH_TEXT_CONSTRAINT = 'eachText';
+
+const textItemProblems = (list: unknown, max: number): string[] =>
+  Array.isArray(list)
+    ? list.flatMap((item, index) =>
+        item === null || item === undefined
+          ? [`${index}:is required.`]
+          : typeof item !== 'string'
+            ? [`${index}:must be a string.`]
+            : item.length > max
+              ? [`${index}:must not be greater than ${max} characters.`]
+              : [],
+      )
+    : [];
+
+/** Laravel's `field.*` => `required|string|max:n` on a list of texts (an empty text arrives as null: required). */
+export const EachText = (max: number) =>
+  ValidateBy({
+    name: EACH_TEXT_CONSTRAINT,
+    validator: {
+      validate: (value) => textItemProblems(value, max).length === 0,
+      defaultMessage: (args) => textItemProblems(args?.value, max).join('\n'),
+    },
+  });
 
 /** An HTTP header field name: an RFC 9110 token. */
 export const HeaderName = () => Pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/);

@@ -3,6 +3,7 @@ import {
   cappedLists,
   DISTINCT_CONSTRAINT,
   EACH_OBJECT_CONSTRAINT,
+  EACH_TEXT_CONSTRAINT,
   REQUIRED_CONSTRAINT,
   tooManyItemsMessage,
 } from './rules';
@@ -36,6 +37,7 @@ export function flattenValidationErrors(errors: ValidationError[], parentPath = 
     const {
       [DISTINCT_CONSTRAINT]: repeated,
       [EACH_OBJECT_CONSTRAINT]: notObjects,
+      [EACH_TEXT_CONSTRAINT]: notTexts,
       ...constraints
     } = error.constraints ?? {};
     for (const item of repeated ? repeated.split(',') : []) {
@@ -43,6 +45,10 @@ export function flattenValidationErrors(errors: ValidationError[], parentPath = 
     }
     for (const index of notObjects ? notObjects.split(',') : []) {
       result[`${path}.${index}`] = [`The ${humaniseAttribute(`${path}.${index}`)} field must be an object.`];
+    }
+    for (const problem of notTexts ? notTexts.split('\n') : []) {
+      const [index, text] = [problem.slice(0, problem.indexOf(':')), problem.slice(problem.indexOf(':') + 1)];
+      result[`${path}.${index}`] = [`The ${humaniseAttribute(`${path}.${index}`)} field ${text}`];
     }
     const keys = Object.keys(constraints).reverse();
     const bail = BAIL_CONSTRAINTS.find((key) => key in constraints);

@@ -1,11 +1,6 @@
 import { Column, CreateDateColumn, Entity, UpdateDateColumn } from 'typeorm';
+import type { AnalysisPlan, PostCallField } from '@app/contracts';
 import { OwnedEntity } from './owned.entity';
-
-export interface PostCallField {
-  name: string;
-  type: string;
-  description: string;
-}
 
 /** An AI voice assistant. Its labels, tools and secondary languages live in join tables. */
 @Entity({ name: 'assistants' })
@@ -55,6 +50,10 @@ export class Assistant extends OwnedEntity {
 
   @Column({ name: 'post_call_schema', type: 'jsonb' })
   postCallSchema: PostCallField[];
+
+  /** The post-call analysis plan as last sent, complete; null (never sent): the defaults. */
+  @Column({ type: 'jsonb', nullable: true })
+  analysis: AnalysisPlan | null;
 
   @Column({ name: 'max_duration', type: 'integer' })
   maxDuration: number;

@@ -37,6 +37,9 @@ import { ModelUsageDaily1764129500000 } from './1764129500000-model-usage-daily'
 import { CallEventConflicts1764131400000 } from './1764131400000-call-event-conflicts';
 import { PhoneNumbersByNationalNumber1764131500000 } from './1764131500000-phone-numbers-by-national-number';
 import { LocalCallControlRequests1764131700000 } from './1764131700000-local-call-control-requests';
+import { CallAnalysis1764140000000 } from './1764140000000-call-analysis';
+import { CallAnalysisIndexes1764140000001 } from './1764140000001-call-analysis-indexes';
+import { CallUsageDaily1764140000002 } from './1764140000002-call-usage-daily';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -79,4 +82,7 @@ export const migrations = [
   CallEventConflicts1764131400000,
   PhoneNumbersByNationalNumber1764131500000,
   LocalCallControlRequests1764131700000,
+  CallAnalysis1764140000000,
+  CallAnalysisIndexes1764140000001,
+  CallUsageDaily1764140000002,
 ];

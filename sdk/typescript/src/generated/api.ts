@@ -786,6 +786,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/user/calls/{id}/analysis': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Run the call’s post-call analysis again, on its assistant’s plan as it is now */
+    post: operations['reanalyseCall'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account’s calls, minutes and model tokens per day (UTC), from counters kept as they are used */
+    get: operations['getUsage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1426,11 +1460,42 @@ export interface components {
       /** @enum {string|null} */
       color: 'gray' | 'slate' | 'red' | 'orange' | 'amber' | 'green' | 'teal' | 'blue' | 'purple' | 'pink' | null;
     };
+    PostCallItems: {
+      /** @enum {string} */
+      type: 'string' | 'number' | 'integer' | 'boolean' | 'enum';
+      /** @description Required with `type: enum`, and only then: the values the field may take */
+      values?: string[];
+    };
     PostCallField: {
       name: string;
-      /** @enum {string} */
-      type: 'string' | 'number' | 'integer' | 'boolean';
+      /**
+       * @description `enum` takes one of `values`; `array` a list of `items`
+       * @enum {string}
+       */
+      type: 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'array';
       description: string;
+      /** @description Required with `type: enum`, and only then: the values the field may take */
+      values?: string[];
+      /** @description Required with `type: array`, and only then */
+      items?: components['schemas']['PostCallItems'];
+    };
+    AnalysisSummaryPlanResponse: {
+      enabled: boolean;
+      prompt: string | null;
+    };
+    AnalysisStructuredDataPlanResponse: {
+      enabled: boolean;
+    };
+    AnalysisSuccessPlanResponse: {
+      enabled: boolean;
+      /** @enum {string} */
+      rubric: 'pass_fail' | 'score_1_10' | 'descriptive';
+      criteria: string | null;
+    };
+    AnalysisPlanResponse: {
+      summary: components['schemas']['AnalysisSummaryPlanResponse'];
+      structured_data: components['schemas']['AnalysisStructuredDataPlanResponse'];
+      success: components['schemas']['AnalysisSuccessPlanResponse'];
     };
     AssistantResponse: {
       id: number;
@@ -1459,6 +1524,7 @@ export interface components {
         [key: string]: unknown;
       };
       post_call_schema: components['schemas']['PostCallField'][];
+      analysis: components['schemas']['AnalysisPlanResponse'];
       max_duration: number;
       record: boolean;
       /** @enum {string} */
@@ -1467,6 +1533,36 @@ export interface components {
       created_at: string;
       /** Format: date-time */
       updated_at: string;
+    };
+    AnalysisSummaryPlanRequest: {
+      /** @default true */
+      enabled?: boolean;
+      /** @description How to summarise, replacing the default instruction ("2-3 sentences: why the caller called, ...") */
+      prompt?: string | null;
+    };
+    AnalysisStructuredDataPlanRequest: {
+      /**
+       * @description Extract the `post_call_schema` fields (nothing to do while it has none)
+       * @default true
+       */
+      enabled?: boolean;
+    };
+    AnalysisSuccessPlanRequest: {
+      /** @default true */
+      enabled?: boolean;
+      /**
+       * @description `pass_fail`: true or false; `score_1_10`: an integer, 6 and up a success; `descriptive`: `excellent`, `good` (a success), `fair` or `poor`
+       * @default pass_fail
+       * @enum {string}
+       */
+      rubric?: 'pass_fail' | 'score_1_10' | 'descriptive';
+      /** @description What a successful call achieves; none: the assistant’s system prompt says what it is for */
+      criteria?: string | null;
+    };
+    AnalysisPlanRequest: {
+      summary?: components['schemas']['AnalysisSummaryPlanRequest'];
+      structured_data?: components['schemas']['AnalysisStructuredDataPlanRequest'];
+      success?: components['schemas']['AnalysisSuccessPlanRequest'];
     };
     /**
      * @example {
@@ -1526,6 +1622,8 @@ export interface components {
         [key: string]: unknown;
       };
       post_call_schema?: components['schemas']['PostCallField'][];
+      /** @description The post-call analysis plan: replaces the stored one, what it leaves out taking its default; `null` restores the defaults (a summary, the `post_call_schema` fields, a pass/fail grade) */
+      analysis?: components['schemas']['AnalysisPlanRequest'] | null;
       /**
        * @description Seconds
        * @default 600
@@ -1598,6 +1696,8 @@ export interface components {
         [key: string]: unknown;
       };
       post_call_schema?: components['schemas']['PostCallField'][];
+      /** @description The post-call analysis plan: replaces the stored one, what it leaves out taking its default; `null` restores the defaults (a summary, the `post_call_schema` fields, a pass/fail grade) */
+      analysis?: components['schemas']['AnalysisPlanRequest'] | null;
       /**
        * @description Seconds
        * @default 600
@@ -1908,6 +2008,41 @@ export interface components {
       success: boolean;
       data: components['schemas']['CampaignStatusData'];
     };
+    CallSuccessResponse: {
+      /** @enum {string} */
+      rubric: 'pass_fail' | 'score_1_10' | 'descriptive';
+      /** @description `true`/`false` (pass_fail), 1-10 (score_1_10), or `excellent`, `good`, `fair`, `poor` (descriptive) */
+      value: boolean | number | ('excellent' | 'good' | 'fair' | 'poor');
+      /** @description A pass, a score of 6 or more, or `excellent` or `good`: what the list’s `success` filter reads */
+      passed: boolean;
+      reason: string;
+    };
+    CallAnalysisTokensResponse: {
+      prompt: number;
+      completion: number;
+      total: number;
+    };
+    CallAnalysisResponse: {
+      /**
+       * @description `pending` until the worker has run it; `done`; `failed` (`error` says why); `skipped`: nothing to analyse (no transcript, or a plan that asks for nothing)
+       * @enum {string}
+       */
+      status: 'pending' | 'done' | 'failed' | 'skipped';
+      summary: string | null;
+      /** @description The `post_call_schema` fields, each its value or null when the call does not say */
+      structured_data: {
+        [key: string]: unknown;
+      } | null;
+      success: components['schemas']['CallSuccessResponse'] | null;
+      /** @description The model as the provider named it */
+      model: string | null;
+      /** @description Spent on this analysis, invalid answers included */
+      tokens: components['schemas']['CallAnalysisTokensResponse'] | null;
+      /** @description Why it failed or was skipped */
+      error: string | null;
+      /** @example 2026-01-02 03:04:05 */
+      analyzed_at: string | null;
+    };
     CallResponse: {
       id: number;
       external_id: string;
@@ -1951,6 +2086,8 @@ export interface components {
       answered_by: 'human' | 'machine' | 'unknown';
       /** @description Only when a recording exists and the call’s assistant records (`record: true`) */
       recording_url?: string;
+      /** @description The post-call analysis by the platform’s model provider: null until the call ends, and always without one */
+      analysis: components['schemas']['CallAnalysisResponse'] | null;
       /** @example 2026-01-02 03:04:05 */
       created_at: string;
       /** @example 2026-01-02 03:04:05 */
@@ -2043,6 +2180,34 @@ export interface components {
       duration_ms?: number;
       /** @description tool_call: why it failed (no answer, or an answer that is not a success); null when it succeeded; absent from tool calls recorded before it was kept */
       error?: components['schemas']['ToolCallFailure'] | null;
+    };
+    CallAnalysisQueuedResponse: {
+      /** @example The call’s analysis is queued. */
+      message: string;
+      data: components['schemas']['CallResponse'];
+    };
+    UsageDay: {
+      /**
+       * Format: date
+       * @description A UTC day
+       * @example 2026-01-02
+       */
+      date: string;
+      /** @description Calls created that day */
+      calls: number;
+      /**
+       * @description Their durations, in minutes (two decimals)
+       * @example 12.5
+       */
+      minutes: number;
+      /** @description Tokens the model provider spent on post-call analysis */
+      llm_tokens: number;
+      /** @description Tokens it spent on embeddings (documents and searches) */
+      embedding_tokens: number;
+    };
+    UsageEnvelope: {
+      /** @description Every day of the range, oldest first, days without use as zeros */
+      data: components['schemas']['UsageDay'][];
     };
   };
   responses: never;
@@ -7785,6 +7950,8 @@ export interface operations {
         campaign_id?: number;
         date_from?: string;
         date_to?: string;
+        /** @description Only calls whose analysis graded them a success (`true`) or not (`false`): a pass, a score of 6 or more, `excellent` or `good`; calls without a grade are in neither */
+        success?: boolean;
       };
       header?: never;
       path?: never;
@@ -8204,6 +8371,200 @@ export interface operations {
       };
       /** @description Call not found. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A query parameter is invalid */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  reanalyseCall: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Queued: the call, its `analysis` pending; `call.analyzed` follows when it settles */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallAnalysisQueuedResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Call not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The call has not ended, has no transcript, or no model provider is configured */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  getUsage: {
+    parameters: {
+      query?: {
+        /** @description The first day (UTC); default: 30 days up to `date_to` */
+        date_from?: string;
+        /** @description The last day (UTC), at most 366 days after `date_from`; default: today */
+        date_to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UsageEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
         headers: {
           [name: string]: unknown;
         };
