@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { CallRow } from '@app/contracts';
+import type { AssistantRequestOutcome, CallRow } from '@app/contracts';
 import { type EndedCall, markLeadInCall, settleLeadOfEndedCall } from './call-outcomes';
 import { noteAccountWrite, ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
@@ -59,6 +59,8 @@ export interface CallWrite {
   transcriptOfTurns: boolean;
   /** What the first final write sets, and a later one keeps: the webhook event, the end, the delivery owed. */
   ending: { webhook_event_id: string | null; ended_at: Date | null; webhook_due: boolean };
+  /** A first write's mark that the ring-time hook is being asked (`CallIngestion`'s `FirstWrite`). */
+  assistantRequest?: AssistantRequestOutcome;
 }
 
 /**
@@ -152,6 +154,11 @@ export class CallWritesRepository extends SqlRepository {
     return seen;
   }
 
+  async findByExternalId(externalId: string): Promise<CallRow | undefined> {
+    const [call] = (await this.manager.query(`SELECT * FROM calls WHERE external_id = $1`, [externalId])) as CallRow[];
+    return call;
+  }
+
   /** Holds the call (if it exists) until the transaction it is in ends. */
   async lockByExternalId(externalId: string): Promise<void> {
     await this.manager.query(`SELECT 1 FROM calls WHERE external_id = $1 FOR UPDATE`, [externalId]);
@@ -183,6 +190,7 @@ export class CallWritesRepository extends SqlRepository {
       answered_by: given.answered_by ?? null,
       recording_url: given.recording_url ?? null,
       ...write.ending,
+      ...(write.assistantRequest ? { assistant_request: JSON.stringify(write.assistantRequest) } : {}),
     };
     const columns = Object.keys(values);
     const [written] = (await this.manager.query(

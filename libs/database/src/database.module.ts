@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { AssistantLinksRepository } from './assistant-links.repository';
+import { AssistantRequestsRepository } from './assistant-requests.repository';
 import { CallDeliveriesRepository } from './call-deliveries.repository';
 import { CallWritesRepository } from './call-writes.repository';
 import { CallsRepository } from './calls.repository';
@@ -27,6 +28,7 @@ import { ReadReplicas } from './read-replicas';
 import { RuntimeCallsRepository } from './runtime-calls.repository';
 import { SipTrunksRepository } from './sip-trunks.repository';
 import { Transactions } from './transactions';
+import { UserSettingsRepository } from './user-settings.repository';
 import { UsersRepository } from './users.repository';
 
 export interface DatabaseModuleOptions {
@@ -51,6 +53,7 @@ function poolBounds(config: AppConfig, options: DatabaseModuleOptions): PoolBoun
 /** Every repository of SQL (one per aggregate), for any module of either app to inject. */
 const REPOSITORIES = [
   AssistantLinksRepository,
+  AssistantRequestsRepository,
   CallDeliveriesRepository,
   CallWritesRepository,
   CallsRepository,
@@ -73,6 +76,7 @@ const REPOSITORIES = [
   RateWindowsRepository,
   RuntimeCallsRepository,
   SipTrunksRepository,
+  UserSettingsRepository,
   UsersRepository,
 ];
 

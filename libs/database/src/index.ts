@@ -35,3 +35,5 @@ export * from './credentials.repository';
 export * from './phone-numbers.repository';
 export * from './model-usage.repository';
 export * from './rate-windows.repository';
+export * from './assistant-requests.repository';
+export * from './user-settings.repository';

@@ -1,11 +1,9 @@
 import { Module } from '@nestjs/common';
 import { CallsRepository } from '@app/database';
+import { WEBHOOK_USER_AGENT } from '@app/crypto';
 import { OutboundHttpModule } from '@app/outbound-http';
 import { CallRetention } from './call-retention.service';
 import { CallWebhooks } from './call-webhooks.service';
-
-/** How webhook deliveries introduce themselves to the receiver. */
-export const WEBHOOK_USER_AGENT = 'VoiceAssistantWebhooks/1.0';
 
 /** Calls after they end: their signed webhooks, the owed-webhook sweep, the stale-call reaper and the retention. */
 @Module({

@@ -1,4 +1,4 @@
-import type { CallResponse } from './call.dto';
+import type { AssistantRequestOutcome, CallResponse } from './call.dto';
 import { utcDateTime } from './lead.dto';
 
 /**
@@ -42,6 +42,8 @@ export interface CallRow {
   /** A placed call's dial: pending, dialing (since `dial_started_at`), dialed or failed; null for others. */
   dial_state: string | null;
   dial_started_at: Date | null;
+  /** What came of the ring-time hook; null when none was asked. */
+  assistant_request: AssistantRequestOutcome | null;
   ended_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -71,6 +73,10 @@ export function toCallResponse(row: CallRow): CallResponse {
     total_cost: Number(row.total_cost),
     answered_by: row.answered_by ?? 'unknown',
     ...(row.recording_url ? { recording_url: row.recording_url } : {}),
+    // Its status and reason: a refused call's row also keeps what the runtime says, which is not the owner's to read.
+    assistant_request: row.assistant_request
+      ? { status: row.assistant_request.status, reason: row.assistant_request.reason }
+      : null,
     created_at: utcDateTime(row.created_at),
     updated_at: utcDateTime(row.updated_at),
   };

@@ -37,6 +37,7 @@ import { ModelUsageDaily1764129500000 } from './1764129500000-model-usage-daily'
 import { CallEventConflicts1764131400000 } from './1764131400000-call-event-conflicts';
 import { PhoneNumbersByNationalNumber1764131500000 } from './1764131500000-phone-numbers-by-national-number';
 import { LocalCallControlRequests1764131700000 } from './1764131700000-local-call-control-requests';
+import { RingTimeHook1764133520000 } from './1764133520000-ring-time-hook';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -79,4 +80,5 @@ export const migrations = [
   CallEventConflicts1764131400000,
   PhoneNumbersByNationalNumber1764131500000,
   LocalCallControlRequests1764131700000,
+  RingTimeHook1764133520000,
 ];
