@@ -284,7 +284,7 @@ describe('Ring-time hook (server_url)', () => {
     expect(received('/account')).toHaveLength(1);
 
     // A rotated secret signs from then on; the old one no longer verifies.
-    const rotated = (await post(`phone-numbers/${frontDesk.numberId}/server-secret`, {}).expect(200)).body.data;
+    const rotated = (await post(`phone-numbers/server-secret/${frontDesk.numberId}`, {}).expect(200)).body.data;
     expect(rotated.server_secret).not.toBe(own.server_secret);
     await session(newCallId()).expect(201);
     const latest = received('/number').at(-1)!;
@@ -352,7 +352,7 @@ describe('Ring-time hook (server_url)', () => {
     expect(
       (await put(`phone-numbers/${frontDesk.numberId}`, { server_url: null }, other.auth).expect(404)).body,
     ).toEqual(notFound);
-    expect((await post(`phone-numbers/${frontDesk.numberId}/server-secret`, {}, other.auth).expect(404)).body).toEqual(
+    expect((await post(`phone-numbers/server-secret/${frontDesk.numberId}`, {}, other.auth).expect(404)).body).toEqual(
       notFound,
     );
     expect((await put('phone-numbers/0x1', { server_url: null }).expect(404)).body).toEqual(notFound);

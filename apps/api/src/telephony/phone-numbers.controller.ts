@@ -52,7 +52,8 @@ export class PhoneNumbersController {
     return this.numbers.update(user, id, body);
   }
 
-  @UserPost(':id/server-secret')
+  // Not `{id}/server-secret`: that path would read as `sip-trunks/{id}` too.
+  @UserPost('server-secret/:id')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'rotatePhoneNumberServerSecret',

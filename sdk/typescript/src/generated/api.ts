@@ -405,7 +405,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/user/phone-numbers/{id}/server-secret': {
+  '/api/user/phone-numbers/server-secret/{id}': {
     parameters: {
       query?: never;
       header?: never;
