@@ -215,8 +215,8 @@ describe('Ring-time hook (server_url)', () => {
     expect(opened.body.data.assistant.id).toBe(frontDesk.id);
     expect(foreignOutcome.status).toBe('fallback');
     // Word for word what an id no assistant has reads as.
-    expect(foreignOutcome.reason.replace(String(foreign.id), 'N')).toBe(
-      missing.call.assistant_request.reason.replace('2000000000', 'N'),
+    expect(foreignOutcome.reason.replace(`assistant ${foreign.id},`, 'assistant N,')).toBe(
+      missing.call.assistant_request.reason.replace('assistant 2000000000,', 'assistant N,'),
     );
     expect(foreignOutcome.reason).toMatch(/which is not one of this account’s assistants\.$/);
     expect(opened.text).not.toContain(foreign.name);
@@ -311,6 +311,27 @@ describe('Ring-time hook (server_url)', () => {
       status: 'fallback',
       reason: 'Refused to connect to 10.0.0.7: not a public address.',
     });
+  });
+
+  it('settles a call whose asking session died before recording an answer: the number’s assistant takes it', async () => {
+    await hookAt('/answer');
+    const externalId = newCallId();
+    const opened = (await session(externalId).expect(201)).body.data;
+    // As a session that died after writing the call would have left it, a while ago.
+    await stack.dataSource.query(
+      `UPDATE calls SET assistant_request = '{"status": "pending", "reason": "asking"}', assistant_id = $2,
+              assistant_name = 'Front desk', variables = '{}', created_at = now() - interval '1 minute'
+        WHERE id = $1`,
+      [opened.call.id, frontDesk.id],
+    );
+    const asked = received('/answer').length;
+    const again = (await session(externalId).expect(200)).body.data;
+    expect(again.assistant.id).toBe(frontDesk.id);
+    expect(again.call.assistant_request).toEqual({
+      status: 'fallback',
+      reason: 'The session that asked the server ended before recording its answer.',
+    });
+    expect(received('/answer')).toHaveLength(asked);
   });
 
   it('a number without a hook records none, and keeps its assistant', async () => {

@@ -29,7 +29,10 @@ export const ASSISTANT_REQUEST_PENDING: AssistantRequestOutcome = {
 /** What a refused call's stored outcome keeps beside status and reason: what the runtime says before hanging up. */
 type StoredOutcome = AssistantRequestOutcome & { message?: string | null };
 
-/** How long a session waits for another session's hook before it records that none came: the longest hook, and more. */
+/**
+ * How long after a call's creation a session waits for another session's hook before it records that none came: the
+ * longest hook, and more.
+ */
 const WAIT_FOR_OTHER_SESSION_MS = MAX_SERVER_TIMEOUT_MS + 2000;
 const WAIT_STEP_MS = 20;
 /** The status a refused call ends with: the runtime hangs up on it, as the assistant side. */
@@ -67,7 +70,8 @@ export class AssistantRequests {
    */
   async settled(call: CallRow): Promise<CallRow> {
     let current = call;
-    const deadline = Date.now() + WAIT_FOR_OTHER_SESSION_MS;
+    // From the call's creation, when the asking began: a call left pending long ago is settled at once.
+    const deadline = Math.min(Date.now(), new Date(call.created_at).getTime()) + WAIT_FOR_OTHER_SESSION_MS;
     while (current.assistant_request?.status === 'pending') {
       if (Date.now() >= deadline) {
         // The session asking died before recording anything: the number's assistant takes the call.
