@@ -20,11 +20,16 @@
  * (BENCH_INTERVAL_MS, 500), --sessions (BENCH_SESSIONS, 200 a run), --session-concurrency (BENCH_SESSION_CONCURRENCY,
  * 10; a list such as `2,5,10` makes one run each), --session-rate (BENCH_SESSION_RATE, none; sessions starting at a
  * steady rate a second whatever the answers, e.g. `50,100,200`, one run each), --numbers (BENCH_NUMBERS, 10: SIP
- * trunk numbers, one inbound assistant each; sessions take them in turn). `--profile` runs the API under
+ * trunk numbers, one inbound assistant each; sessions take them in turn), --hook-ms (BENCH_HOOK_MS, none: the account's
+ * ring-time hook, a server on 127.0.0.1 started here that answers every `call.assistant_request` after that many ms
+ * with another inbound assistant of the account and a variable; every session must then run that assistant, and the
+ * report gives the sessions' latency above the hook's own). `--profile` runs the API under
  * `node --cpu-prof` and prints its heaviest functions and packages (per request of the whole run). The whole run is
  * stopped, and cleaned up, after BENCH_DEADLINE_SECONDS (default 300 plus three times the events' duration).
  */
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -89,6 +94,12 @@ const SESSION_CONCURRENCIES = list('session-concurrency', 'BENCH_SESSION_CONCURR
 const SESSION_RATES = list('session-rate', 'BENCH_SESSION_RATE', '');
 const SESSION_CONCURRENCY = Math.max(...SESSION_CONCURRENCIES);
 const NUMBERS = setting('numbers', 'BENCH_NUMBERS', 10);
+/** The ring-time hook's answer time, when the run has one (`--hook-ms` or BENCH_HOOK_MS). */
+const HOOK_MS =
+  process.argv.some((argument) => argument === '--hook-ms' || argument.startsWith('--hook-ms=')) ||
+  process.env.BENCH_HOOK_MS
+    ? setting('hook-ms', 'BENCH_HOOK_MS', 50)
+    : undefined;
 const TOOLS = 10;
 const SESSION_WARM_UPS = 20;
 const SQL_SAMPLES = 500;
@@ -274,6 +285,37 @@ interface OpenedCall {
   token: string;
 }
 
+/**
+ * The owner's ring-time hook on 127.0.0.1: answers each request `delayMs` after its body arrived with `answer()`, and
+ * counts the requests.
+ */
+async function startHookServer(
+  delayMs: number,
+  answer: () => unknown,
+): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
+  let requests = 0;
+  const server: Server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      requests++;
+      setTimeout(
+        () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer())),
+        delayMs,
+      );
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/ring`,
+    requests: () => requests,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const loadBefore = load();
   const startedAt = new Date();
@@ -294,7 +336,17 @@ async function main(): Promise<void> {
     RUNTIME_API_TOKEN: BENCH_RUNTIME_TOKEN,
     PORT: String(apiPort),
     WORKER_PORT: String(workerPort),
+    // The ring-time hook's server is this process's, on 127.0.0.1.
+    ...(HOOK_MS === undefined ? {} : { OUTBOUND_ALLOW_LOOPBACK: 'true' }),
   };
+  let vipId = 0;
+  const hook =
+    HOOK_MS === undefined
+      ? undefined
+      : await startHookServer(HOOK_MS, () => ({
+          assistant_id: vipId,
+          variables: { caller_tier: 'gold' },
+        }));
   if (PROFILE) {
     rmSync(PROFILE_DIR, { recursive: true, force: true });
     mkdirSync(PROFILE_DIR, { recursive: true });
@@ -388,6 +440,24 @@ async function main(): Promise<void> {
       );
       numbers.push(number.data.phone_number);
     }
+    if (hook) {
+      const vip = await client.request<{ data: { id: number } }>(
+        'POST',
+        '/api/user/assistant',
+        {
+          name: 'VIP desk',
+          type: 'inbound',
+          language_id: english,
+          tool_ids: toolIds,
+          initial_message: 'Welcome back to {{company}}, a {{caller_tier}} customer.',
+          variables: { company: 'Acme' },
+          max_duration: 600,
+        },
+        201,
+      );
+      vipId = vip.data.id;
+      await client.request('PUT', '/api/user/settings', { server_url: hook.url, server_timeout_ms: 2000 }, 200);
+    }
 
     // 1. Sessions.
     let opened = 0;
@@ -399,8 +469,13 @@ async function main(): Promise<void> {
         client_phone_number: `+1415${2000000 + index}`,
         assistant_phone_number: numbers[index % numbers.length],
       });
-      const ok = answer.status === 201 && answer.json?.data?.tools?.length === TOOLS;
-      if (!ok && answer.status === 201) answer.status = -1; // answered, but not with the 10 tools
+      const ok =
+        answer.status === 201 &&
+        answer.json?.data?.tools?.length === TOOLS &&
+        (!hook ||
+          (answer.json.data.assistant.id === vipId && answer.json.data.call.assistant_request?.status === 'answered'));
+      // Answered, but not with the 10 tools (or, with the hook, not with the assistant it named).
+      if (!ok && answer.status === 201) answer.status = -1;
       return {
         ms: answer.ms,
         status: answer.status,
@@ -680,8 +755,14 @@ async function main(): Promise<void> {
         `${fixed(run.machineBusy * 100, 0)}%`,
       ];
     };
+    const aboveHook = (run: Awaited<ReturnType<typeof sessionRun>>) => {
+      const summary = summarise(run.samples, sessionOk);
+      return `p50 ${fixed(summary.p50 - HOOK_MS!)} / p95 ${fixed(summary.p95 - HOOK_MS!)} ms`;
+    };
     printTable(
-      `Sessions (inbound, ${NUMBERS} numbers, each assistant with ${TOOLS} tools linked; target p95 <= 30 ms)`,
+      `Sessions (inbound, ${NUMBERS} numbers, each assistant with ${TOOLS} tools linked${
+        hook ? `, the ring-time hook answering in ${HOOK_MS} ms` : ''
+      }; target p95 <= 30 ms${hook ? ' above the hook' : ''})`,
       [
         'run',
         'sessions',
@@ -704,6 +785,14 @@ async function main(): Promise<void> {
       [
         `After ${SESSION_WARM_UPS} warm-up sessions. CPU per session from /proc (10 ms ticks). API busy: its CPU time as a`,
         'share of one core; machine busy: of every core, other work on the machine included.',
+        ...(hook
+          ? [
+              `The hook was asked ${hook.requests()} times (once a session, the statements' learning included). ` +
+                `Above its ${HOOK_MS} ms: one at a time ${aboveHook(sequential)}; ` +
+                concurrentRuns.map(({ concurrency, run }) => `${concurrency} at a time ${aboveHook(run)}`).join('; ') +
+                rateRuns.map(({ perSecond, run }) => `; ${perSecond}/s arriving ${aboveHook(run)}`).join(''),
+            ]
+          : []),
       ],
     );
     const events = summarise(samples, (sample) => sample.status === 200);
@@ -818,6 +907,7 @@ async function main(): Promise<void> {
     forgetClients();
     await closeClients();
     await Promise.allSettled(processes.map((server) => server.stop()));
+    await hook?.close();
     await environment.clean();
     clearTimeout(deadline);
   }

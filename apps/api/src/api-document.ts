@@ -19,6 +19,7 @@ const isHealthPath = (path: string) => path === '/api/health' || path.startsWith
 const TAG_DESCRIPTIONS: Record<string, string> = {
   Authentication: 'Register an account, and sign in and out with a session token',
   'API keys': 'Tokens for integrations: kept until deleted',
+  Settings: 'The account’s settings: the ring-time hook its numbers ask unless they name their own',
   Assistants: 'The AI voice assistants that answer and place calls, and the languages they speak',
   Knowledgebases: 'What assistants know: websites crawled and files parsed into passages, and their search',
   'Mid-call tools': 'HTTP endpoints an assistant calls during a call, and test calls to them',

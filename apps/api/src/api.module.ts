@@ -27,6 +27,7 @@ import { RequestInterceptorsModule } from './idempotency/request-interceptors.mo
 import { KnowledgebasesModule } from './knowledgebases/knowledgebases.module';
 import { LanguagesModule } from './languages/languages.module';
 import { RuntimeModule } from './runtime/runtime.module';
+import { SettingsModule } from './settings/settings.module';
 import { TelephonyModule } from './telephony/telephony.module';
 import { ToolsModule } from './tools/tools.module';
 import { UsageModule } from './usage/usage.module';
@@ -63,6 +64,7 @@ export class ApiModule {
         AuthModule,
         ApiKeysModule,
         LanguagesModule,
+        SettingsModule,
         KnowledgebasesModule,
         ToolsModule,
         TelephonyModule,

@@ -2,14 +2,15 @@ import { llm, log, voice } from '@livekit/agents';
 import { buildAgent } from './assistant-agent.js';
 import { type CallDispatch, type SipNumbers, sessionRequest } from './dispatch.js';
 import { evaluateCall } from './post-call.js';
-import type {
-  AnsweredBy,
-  CallClient,
-  CallReport,
-  CallSession,
-  CallStatus,
-  ServiceClient,
-  SessionAssistant,
+import {
+  type AnsweredBy,
+  type CallClient,
+  type CallReport,
+  type CallSession,
+  type CallStatus,
+  refusalOf,
+  type ServiceClient,
+  type SessionAssistant,
 } from './service-client.js';
 import { TranscriptStream } from './transcript-stream.js';
 
@@ -37,7 +38,10 @@ export interface CallOptions {
   dispatch: CallDispatch;
   line: CallLine;
   service: ServiceClient;
-  /** The session for the assistant (its language and voice pick the models), or for none: to say the service is away. */
+  /**
+   * The session for the assistant (its language and voice pick the models), or for none: to say the service is away,
+   * or the owner's refusal.
+   */
   createSession(assistant: SessionAssistant | null): voice.AgentSession;
   unavailableMessage: string;
 }
@@ -54,9 +58,16 @@ export async function runCall(options: CallOptions): Promise<void> {
   try {
     opened = await service.openSession(dispatch.externalId, sessionRequest(dispatch, line.numbers));
   } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal !== undefined) {
+      // The owner's server refused the caller: its words, if any, then the line is closed. The service ended the call.
+      log().info({ externalId: dispatch.externalId }, 'the owner refused the call');
+      await sayAndHangUp(options, refusal);
+      return;
+    }
     // Without the service there is no assistant to run: say so and hang up rather than make a conversation up.
     log().error({ error: (error as Error).message, externalId: dispatch.externalId }, 'no session for the call');
-    await sayUnavailable(options);
+    await sayAndHangUp(options, options.unavailableMessage);
     return;
   }
   const call = service.forCall(opened);
@@ -182,17 +193,18 @@ function report(opened: CallSession, outcome: Pick<CallReport, 'status'> & Parti
   };
 }
 
-async function sayUnavailable(options: CallOptions): Promise<void> {
+/** Says `message` (nothing when null) to the caller without running any assistant, then hangs up. */
+async function sayAndHangUp(options: CallOptions, message: string | null): Promise<void> {
   const { line } = options;
   try {
-    if ((await line.connected()).status !== 'connected') return;
+    if (message === null || (await line.connected()).status !== 'connected') return;
     const session = options.createSession(null);
     // No LLM and no ears: the agent can only say this.
     await line.start(session, new voice.Agent({ instructions: '', llm: null, stt: null }));
-    await session.say(options.unavailableMessage, { allowInterruptions: false }).waitForPlayout();
+    await session.say(message, { allowInterruptions: false }).waitForPlayout();
     await session.close();
   } catch (error) {
-    log().error({ error: (error as Error).message }, 'could not tell the caller the service is unavailable');
+    log().error({ error: (error as Error).message }, 'could not tell the caller why the call ends');
   } finally {
     await line.hangUp();
   }

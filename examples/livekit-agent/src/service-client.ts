@@ -128,6 +128,17 @@ export class ServiceError extends Error {
   }
 }
 
+/**
+ * What to say to a caller the owner's ring-time hook refused (the session's 403 `{message, reject: {message}}`): the
+ * sentence, or null to hang up without a word; undefined for any other failure.
+ */
+export function refusalOf(error: unknown): string | null | undefined {
+  if (!(error instanceof ServiceError) || error.status !== 403) return undefined;
+  const reject = (error.body as { reject?: { message?: unknown } } | undefined)?.reject;
+  if (reject === null || typeof reject !== 'object') return undefined;
+  return typeof reject.message === 'string' && reject.message.trim() !== '' ? reject.message : null;
+}
+
 export interface RetryPolicy {
   /** Tries in all, the first included. */
   attempts: number;

@@ -1,7 +1,7 @@
 import { initializeLogger, llm, voice } from '@livekit/agents';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LocalSite } from '../../../libs/outbound-http/test/local-site';
+import { type LocalSite, startLocalSite } from '../../../libs/outbound-http/test/local-site';
 import { createAccount, sipTrunkRequest, type TestAccount } from '../../../test/support/factories';
 import {
   campaignDials,
@@ -399,6 +399,73 @@ describe('The LiveKit agent, against the real API and worker', () => {
         ]);
         expect(model.requests).toHaveLength(0);
         expect(line.hangUps).toBe(1);
+      }
+    });
+  });
+
+  describe('an inbound call the owner’s ring-time hook refuses', () => {
+    it('says the owner’s words and hangs up, without a word from the model, and the service ends the call', async () => {
+      const refusal = 'Sorry, this number cannot take your call.';
+      const refusing = await startLocalSite({
+        '/ring': (_request, response) =>
+          response
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ reject: { message: refusal } })),
+      });
+      try {
+        const number = (await post('phone-numbers/sip-trunks', sipTrunkRequest()).expect(201)).body.data;
+        const screened = (
+          await post('assistant', {
+            name: 'Screened line',
+            type: 'inbound',
+            language_id: languages[0].id,
+            phone_number_id: number.id,
+          }).expect(201)
+        ).body.data;
+        await stack.http
+          .put(api(`phone-numbers/${number.id}`))
+          .set(owner.auth)
+          .send({ server_url: `${refusing.origin}/ring` })
+          .expect(200);
+        const room = `call-_${CALLER}_Screened${Date.now()}`;
+        const model = new ScriptedLLM([]);
+        const line = new FakeLine({ client: CALLER, trunk: null });
+        const asked: (string | null)[] = [];
+        await runCall({
+          dispatch: readDispatch(
+            JSON.stringify({
+              assistant_id: screened.id,
+              phone_number_id: number.id,
+              phone_number: number.phone_number,
+              external_id: '{room}',
+            }),
+            room,
+          ),
+          line,
+          service,
+          createSession: (forAssistant) => {
+            asked.push(forAssistant?.name ?? null);
+            return textSession(model);
+          },
+          unavailableMessage: 'Sorry, we cannot take your call right now.',
+        });
+        expect(asked).toEqual([null]);
+        expect(conversation(line.session!)).toEqual([{ role: 'assistant', text: refusal }]);
+        expect(model.requests).toHaveLength(0);
+        expect(line.hangUps).toBe(1);
+        const calls = (
+          await stack.http.get(api('calls')).query({ assistant_id: screened.id }).set(owner.auth).expect(200)
+        ).body.data;
+        expect(calls).toEqual([
+          expect.objectContaining({
+            external_id: room,
+            status: 'ended_by_assistant',
+            assistant_request: expect.objectContaining({ status: 'rejected' }),
+          }),
+        ]);
+        expect(refusing.requests).toHaveLength(1);
+      } finally {
+        await refusing.close();
       }
     });
   });

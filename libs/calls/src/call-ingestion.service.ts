@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import {
+  type AssistantRequestOutcome,
   callStatusRank,
   CallRow,
   countryOfNumber,
@@ -33,6 +34,15 @@ const WRITE_ATTEMPTS = 5;
 
 /** Who writes for the voice runtime: the deployment's RUNTIME_API_TOKEN, or the call token a session handed out. */
 export type RuntimeCredential = 'runtime-token' | 'call-token';
+
+/**
+ * A session's first write of an inbound call whose number has a ring-time hook: the call is written with the hook's
+ * pending mark, or, when a racing session wrote it first, left as that session wrote it (the row as it is), so
+ * that a second session never undoes what the hook's answer set.
+ */
+export interface FirstWrite {
+  assistantRequest: AssistantRequestOutcome;
+}
 
 /** What a call token can never change of its call. */
 const CALL_OWNERSHIP = ['assistant_id', 'campaign_id', 'lead_id'] as const;
@@ -81,9 +91,10 @@ export class CallIngestion {
     externalId: string,
     request: IngestCallRequest,
     credential: RuntimeCredential = 'runtime-token',
+    firstWrite?: FirstWrite,
   ): Promise<{ created: boolean; body: IngestCallResponse; row: CallRow }> {
     // The repository notes the call's account as written: its next reads find the write (read-your-writes).
-    const outcome = await this.writeWhenUnchanged(externalId, request, credential);
+    const outcome = await this.writeWhenUnchanged(externalId, request, credential, firstWrite);
     // Queued after the commit. If Redis refuses, the runtime gets a 503 and its retry of the write queues it.
     if (outcome.deliver) await this.jobs.enqueue(Jobs.deliverCallWebhook, { callId: outcome.row.id });
     if (outcome.analyse)
@@ -100,12 +111,13 @@ export class CallIngestion {
     externalId: string,
     request: IngestCallRequest,
     credential: RuntimeCredential,
+    firstWrite: FirstWrite | undefined,
   ): Promise<Written> {
     for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
       try {
         const written = await (attempt === 1
-          ? this.attempt(this.calls, externalId, request, credential)
-          : this.attemptLocked(externalId, request, credential));
+          ? this.attempt(this.calls, externalId, request, credential, firstWrite)
+          : this.attemptLocked(externalId, request, credential, firstWrite));
         if (written) return written;
       } catch (error) {
         if (!isTransientConflict(error) && !isForeignKeyViolation(error)) throw error;
@@ -122,11 +134,12 @@ export class CallIngestion {
     externalId: string,
     request: IngestCallRequest,
     credential: RuntimeCredential,
+    firstWrite: FirstWrite | undefined,
   ): Promise<Written | undefined> {
     return this.transactions.run(async (transaction) => {
       const calls = this.calls.within(transaction);
       await calls.lockByExternalId(externalId);
-      return this.attempt(calls, externalId, request, credential);
+      return this.attempt(calls, externalId, request, credential, firstWrite);
     });
   }
 
@@ -139,6 +152,7 @@ export class CallIngestion {
     externalId: string,
     request: IngestCallRequest,
     credential: RuntimeCredential,
+    firstWrite?: FirstWrite,
   ): Promise<Written | undefined> {
     const seen = await calls.readBeforeWriteByExternalId(
       externalId,
@@ -147,6 +161,10 @@ export class CallIngestion {
       request.lead_id ?? null,
     );
     const exists = seen.call_version !== null;
+    if (exists && firstWrite) {
+      const row = await calls.findByExternalId(externalId);
+      return row && { row, created: false, deliver: false, analyse: false, freedCampaignSlot: false };
+    }
     const wasTerminal = exists && TERMINAL_CALL_STATUSES.includes(seen.call_status!);
     if (wasTerminal && credential === 'call-token') return this.repeatOfFinalWrite(calls, externalId, request, seen);
     if (!exists) requireFirstWriteFields(request);
@@ -178,7 +196,7 @@ export class CallIngestion {
     const leadId = request.lead_id ?? seen.call_lead_id;
     const movesLead = leadId !== null && (newlyEnded || !terminal);
 
-    const write = this.decide(request, seen, status, newlyEnded);
+    const write = { ...this.decide(request, seen, status, newlyEnded), assistantRequest: firstWrite?.assistantRequest };
     const apply = async (writer: CallWritesRepository) => {
       const written = exists
         ? await writer.updateByExternalIdIfUnchanged(externalId, seen.call_version!, write)

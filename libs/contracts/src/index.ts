@@ -10,6 +10,7 @@ export * from './dto/document.dto';
 export * from './dto/knowledgebase.dto';
 export * from './idempotency';
 export * from './dto/tool.dto';
+export * from './dto/settings.dto';
 export * from './dto/telephony.dto';
 export * from './dto/organisation.dto';
 export * from './dto/assistant.dto';

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { type CallAnalysis, type CallRow, NO_TRANSCRIPT_TO_ANALYSE, PENDING_ANALYSIS } from '@app/contracts';
+import {
+  type AssistantRequestOutcome,
+  type CallAnalysis,
+  type CallRow,
+  NO_TRANSCRIPT_TO_ANALYSE,
+  PENDING_ANALYSIS,
+} from '@app/contracts';
 import { type EndedCall, markLeadInCall, settleLeadOfEndedCall } from './call-outcomes';
 import { noteAccountWrite, ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
@@ -64,6 +70,8 @@ export interface CallWrite {
    * run) when the call ends with a transcript, else settled `skipped`.
    */
   analyse: boolean;
+  /** A first write's mark that the ring-time hook is being asked (`CallIngestion`'s `FirstWrite`). */
+  assistantRequest?: AssistantRequestOutcome;
 }
 
 /** The analysis a call that ends with the transcript `transcript` (an SQL expression) starts with. */
@@ -180,6 +188,11 @@ export class CallWritesRepository extends SqlRepository {
     return seen;
   }
 
+  async findByExternalId(externalId: string): Promise<CallRow | undefined> {
+    const [call] = (await this.manager.query(`SELECT * FROM calls WHERE external_id = $1`, [externalId])) as CallRow[];
+    return call;
+  }
+
   /** Holds the call (if it exists) until the transaction it is in ends. */
   async lockByExternalId(externalId: string): Promise<void> {
     await this.manager.query(`SELECT 1 FROM calls WHERE external_id = $1 FOR UPDATE`, [externalId]);
@@ -212,6 +225,7 @@ export class CallWritesRepository extends SqlRepository {
       recording_url: given.recording_url ?? null,
       ...write.ending,
       ...(write.analyse ? firstAnalysis(given.transcript ?? '') : {}),
+      ...(write.assistantRequest ? { assistant_request: JSON.stringify(write.assistantRequest) } : {}),
     };
     const columns = Object.keys(values);
     const [written] = (await this.manager.query(

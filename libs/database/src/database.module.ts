@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { AssistantLinksRepository } from './assistant-links.repository';
 import { CallAnalysesRepository } from './call-analyses.repository';
+import { AssistantRequestsRepository } from './assistant-requests.repository';
 import { CallDeliveriesRepository } from './call-deliveries.repository';
 import { CallWritesRepository } from './call-writes.repository';
 import { CallsRepository } from './calls.repository';
@@ -29,6 +30,7 @@ import { RuntimeCallsRepository } from './runtime-calls.repository';
 import { SipTrunksRepository } from './sip-trunks.repository';
 import { Transactions } from './transactions';
 import { UsageRepository } from './usage.repository';
+import { UserSettingsRepository } from './user-settings.repository';
 import { UsersRepository } from './users.repository';
 
 export interface DatabaseModuleOptions {
@@ -54,6 +56,7 @@ function poolBounds(config: AppConfig, options: DatabaseModuleOptions): PoolBoun
 const REPOSITORIES = [
   AssistantLinksRepository,
   CallAnalysesRepository,
+  AssistantRequestsRepository,
   CallDeliveriesRepository,
   CallWritesRepository,
   CallsRepository,
@@ -77,6 +80,7 @@ const REPOSITORIES = [
   RuntimeCallsRepository,
   SipTrunksRepository,
   UsageRepository,
+  UserSettingsRepository,
   UsersRepository,
 ];
 

@@ -37,3 +37,5 @@ export * from './phone-numbers.repository';
 export * from './model-usage.repository';
 export * from './usage.repository';
 export * from './rate-windows.repository';
+export * from './assistant-requests.repository';
+export * from './user-settings.repository';

@@ -13,12 +13,26 @@ export interface RuntimeCallRow extends Pick<CallRow, 'id' | 'user_id' | 'assist
   lead_variables: Record<string, unknown> | null;
 }
 
-/** An active assistant holding a number, and the number. */
+/**
+ * The ring-time hook a call to a number asks: the number's own `server_url`, else its account's default, with the
+ * timeout and the sealed secret of the same (`source` says which, and so which secret context opens it).
+ */
+export interface ServerHookRow {
+  source: 'number' | 'account';
+  /** The number's id or the account's, as the secret's context names it. */
+  owner_id: number;
+  url: string;
+  timeout_ms: number;
+  secret_sealed: string | null;
+}
+
+/** An active assistant holding a number, and the number with its ring-time hook (null without one). */
 export interface InboundHolderRow {
   id: number;
   phone_number_id: number;
   phone_number: string;
   country_code: string | null;
+  hook: ServerHookRow | null;
 }
 
 /** The assistant of a session and everything it runs with, read in one statement. */
@@ -118,13 +132,21 @@ export class RuntimeCallsRepository extends SqlRepository {
 
   /**
    * The active assistants holding a number whose national number (`national_phone_number`, indexed) is one of
-   * `nationalNumbers`, with the number: an inbound assistant before an outbound one, then the oldest. The session
-   * keeps those whose number the dialled form names.
+   * `nationalNumbers`, with the number and its ring-time hook: an inbound assistant before an outbound one, then the
+   * oldest. The session keeps those whose number the dialled form names.
    */
   findInboundHoldersByNationalNumbers(nationalNumbers: string[]): Promise<InboundHolderRow[]> {
     return this.manager.query(
-      `SELECT a.id, p.id AS phone_number_id, p.phone_number, p.country_code
+      `SELECT a.id, p.id AS phone_number_id, p.phone_number, p.country_code,
+              CASE WHEN p.server_url IS NOT NULL
+                     THEN json_build_object('source', 'number', 'owner_id', p.id, 'url', p.server_url,
+                                            'timeout_ms', p.server_timeout_ms, 'secret_sealed', p.server_secret_sealed)
+                   WHEN s.server_url IS NOT NULL
+                     THEN json_build_object('source', 'account', 'owner_id', s.user_id, 'url', s.server_url,
+                                            'timeout_ms', s.server_timeout_ms, 'secret_sealed', s.server_secret_sealed)
+              END AS hook
          FROM phone_numbers p JOIN assistants a ON a.phone_number_id = p.id AND a.user_id = p.user_id
+         LEFT JOIN user_settings s ON s.user_id = p.user_id
         WHERE national_phone_number(p.phone_number) = ANY($1) AND a.status = 'active'
         ORDER BY a.type = 'inbound' DESC, a.id`,
       [nationalNumbers],

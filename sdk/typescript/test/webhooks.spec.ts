@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { signWebhook } from '../../../apps/worker/src/calls/call-webhooks.service';
+import { signWebhook } from '../../../libs/crypto/src/webhook-signing';
 import { verifyWebhook, WebhookVerificationError } from '../src/index.js';
 
 // A secret as the service issues them (see the assistants' `webhook_secret`), and a body as the worker sends it.

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { Request } from 'express';
 import { In } from 'typeorm';
@@ -19,7 +18,7 @@ import {
   UpdateAssistantRequest,
   ValidationFailed,
 } from '@app/contracts';
-import { SecretBox, SecretContexts } from '@app/crypto';
+import { newWebhookSecret, SecretBox, SecretContexts } from '@app/crypto';
 import { JobQueue, Jobs } from '@app/jobs';
 import {
   Assistant,
@@ -33,9 +32,6 @@ import {
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
-
-/** `whsec_` and 32 random bytes in base64, as Standard Webhooks signing secrets are written. */
-const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 interface Links {
   labels: Map<number, { id: number; name: string; color: string | null }[]>;

@@ -4,6 +4,7 @@ import type { RuntimeCallsRepository, SessionAssistantRow } from '@app/database'
 import { Jobs, type JobQueue } from '@app/jobs';
 import { hashToken } from '@app/platform';
 import { parsePhoneNumber } from 'libphonenumber-js/max';
+import type { AssistantRequests } from './assistant-requests.service';
 import { CALL_TOKEN_GRACE_SECONDS, CallSessions } from './call-sessions.service';
 
 const at = new Date('2026-01-02T03:04:05.000Z');
@@ -44,6 +45,7 @@ const callRow = (fields: Partial<CallRow>): CallRow => ({
   analysis_event_id: null,
   analysis_webhook_due: false,
   analysis_changed_at: null,
+  assistant_request: null,
   ended_at: null,
   created_at: at,
   updated_at: at,
@@ -136,10 +138,18 @@ function fakes(options: {
       log.push(['enqueue', job.name, payload]);
     },
   };
+  // No number here has a ring-time hook: nothing is asked (test/ring-time-hook.e2e-spec.ts asks real ones).
+  const assistantRequests = {
+    ask: async () => {
+      throw new Error('no hook to ask');
+    },
+    settled: async (call: CallRow) => call,
+  };
   const sessions = new CallSessions(
     repository as unknown as RuntimeCallsRepository,
     ingestion as unknown as CallIngestion,
     jobs as unknown as JobQueue,
+    assistantRequests as unknown as AssistantRequests,
   );
   return { sessions, log };
 }

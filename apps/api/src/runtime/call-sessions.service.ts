@@ -12,10 +12,11 @@ import {
   toCallResponse,
   ValidationFailed,
 } from '@app/contracts';
-import { RuntimeCallsRepository } from '@app/database';
+import { RuntimeCallsRepository, type ServerHookRow } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { generateToken, hashToken } from '@app/platform';
 import { toolParametersSchema } from '@app/tools';
+import { ASSISTANT_REQUEST_PENDING, AssistantRequests } from './assistant-requests.service';
 import { fillVariables, mergeCallVariables } from './call-variables';
 
 /** A call token outlives the longest the call may run by this much: the final write comes after the hang-up. */
@@ -37,6 +38,7 @@ export class CallSessions {
     private readonly calls: RuntimeCallsRepository,
     private readonly ingestion: CallIngestion,
     private readonly jobs: JobQueue,
+    private readonly assistantRequests: AssistantRequests,
   ) {}
 
   async open(
@@ -55,31 +57,41 @@ export class CallSessions {
         });
       }
       const holder = await this.assistantFor(request.type, own, request.assistant_id);
-      // The same write as the runtime's PUT, so a session racing another (or the PUT) still makes one call.
-      const written = await this.ingestion.write(externalId, {
-        assistant_id: holder.assistantId,
-        type: request.type,
-        status: 'in-progress',
-        client_phone_number: client,
-        assistant_phone_number: holder.number,
-        campaign_id: request.campaign_id ?? null,
-        lead_id: request.lead_id ?? null,
-        variables: request.variables,
-      });
+      // The same write as the runtime's PUT, so a session racing another (or the PUT) still makes one call; with a
+      // ring-time hook, marked as asking it, and left as it is when a racing session wrote it first.
+      const written = await this.ingestion.write(
+        externalId,
+        {
+          assistant_id: holder.assistantId,
+          type: request.type,
+          status: 'in-progress',
+          client_phone_number: client,
+          assistant_phone_number: holder.number,
+          campaign_id: request.campaign_id ?? null,
+          lead_id: request.lead_id ?? null,
+          variables: request.variables,
+        },
+        'runtime-token',
+        holder.hook ? { assistantRequest: ASSISTANT_REQUEST_PENDING } : undefined,
+      );
       created = written.created;
       call = written.row;
+      if (created && holder.hook) call = await this.assistantRequests.ask(call, holder.hook);
     }
+    // A call the hook was asked about: its outcome (waited for while another session asks; a refusal is a 403).
+    if (call.assistant_request) call = await this.assistantRequests.settled(call);
     if (TERMINAL_CALL_STATUSES.includes(call.status)) throw callEnded(call.status);
     // The dialer's call lost its assistant since it was placed: nothing can answer it.
     if (call.assistant_id === null) throw noAssistantAnswers();
     const assistant = await this.calls.findSessionAssistantById(call.assistant_id, call.lead_id);
     if (!assistant) throw noAssistantAnswers();
 
+    // The hook's variables are stored over the runtime's first ones: the runtime's layer does not undo them.
     const variables = mergeCallVariables(
       assistant.variables,
       assistant.lead_variables,
       call.variables,
-      request.variables,
+      call.assistant_request ? undefined : request.variables,
     );
     // A new token for this session; tokens of earlier sessions of the call stay valid until they expire. The first
     // session names the call's `call.started` event; every session queues the delivery still owed (the job id keeps
@@ -137,7 +149,7 @@ export class CallSessions {
     type: CallSessionRequest['type'],
     dialled: string,
     assistantId: number | null | undefined,
-  ): Promise<{ assistantId: number; number: string }> {
+  ): Promise<{ assistantId: number; number: string; hook?: ServerHookRow }> {
     if (type !== 'inbound') {
       if (assistantId == null) {
         throw ValidationFailed.field(
@@ -153,6 +165,6 @@ export class CallSessions {
     const asWritten = named.filter((holder) => holder.phone_number === reportedNumber(dialled).trim());
     const found = asWritten.length > 0 ? asWritten : named;
     if (new Set(found.map((holder) => holder.phone_number_id)).size !== 1) throw noAssistantAnswers();
-    return { assistantId: found[0].id, number: found[0].phone_number };
+    return { assistantId: found[0].id, number: found[0].phone_number, hook: found[0].hook ?? undefined };
   }
 }

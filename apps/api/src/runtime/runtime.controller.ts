@@ -16,6 +16,7 @@ import {
   ApiBearerAuth,
   ApiConflictResponse,
   ApiCreatedResponse,
+  ApiForbiddenResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
@@ -23,6 +24,7 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import {
+  CallRejectedResponse,
   CallSessionEnvelope,
   CallSessionRequest,
   Errors,
@@ -103,6 +105,12 @@ export class RuntimeController {
   @ApiValidatedInput()
   @ApiNotFoundAs('message', 'No assistant answers this number.')
   @ApiConflictResponse({ type: MessageResponse, description: 'The call has already ended' })
+  @ApiForbiddenResponse({
+    type: CallRejectedResponse,
+    description:
+      'The owner’s ring-time hook refused the inbound call: say `reject.message` (when not null) and hang up. The ' +
+      'call is recorded as ended; every later session of it answers the same',
+  })
   async session(
     @ExternalId() externalId: string,
     @Body() body: CallSessionRequest,

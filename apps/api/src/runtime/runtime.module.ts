@@ -1,7 +1,10 @@
 import { Module } from '@nestjs/common';
 import { CallIngestion } from '@app/calls';
+import { WEBHOOK_USER_AGENT } from '@app/crypto';
+import { OutboundHttpModule } from '@app/outbound-http';
 import { KnowledgebasesModule } from '../knowledgebases/knowledgebases.module';
 import { ToolsModule } from '../tools/tools.module';
+import { AssistantRequests } from './assistant-requests.service';
 import { CallRuntime } from './call-runtime.service';
 import { CallSessions } from './call-sessions.service';
 import { RuntimeController } from './runtime.controller';
@@ -9,8 +12,9 @@ import { RuntimeTokenGuard } from './runtime-token.guard';
 
 /** The voice runtime's API under /api/internal: sessions, knowledge, tools, events and the call's writes. */
 @Module({
-  imports: [KnowledgebasesModule, ToolsModule],
+  // The ring-time hook's requests introduce themselves as the call webhooks do.
+  imports: [KnowledgebasesModule, ToolsModule, OutboundHttpModule.forRoot(WEBHOOK_USER_AGENT)],
   controllers: [RuntimeController],
-  providers: [CallSessions, CallRuntime, CallIngestion, RuntimeTokenGuard],
+  providers: [CallSessions, CallRuntime, CallIngestion, RuntimeTokenGuard, AssistantRequests],
 })
 export class RuntimeModule {}

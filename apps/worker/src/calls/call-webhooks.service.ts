@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { AppConfig } from '@app/config';
@@ -9,7 +8,7 @@ import {
   toCallResponse,
   utcDateTime,
 } from '@app/contracts';
-import { SecretBox, SecretContexts } from '@app/crypto';
+import { SecretBox, SecretContexts, signedWebhookHeaders } from '@app/crypto';
 import { type CallDelivery, CallDeliveriesRepository, type CallDeliveryRow } from '@app/database';
 import { CallJob, HandlesJob, isFinalAttempt, JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
 import { OutboundHttp, OutboundRequestError } from '@app/outbound-http';
@@ -20,15 +19,6 @@ const RESPONSE_BODY_LIMIT = 4096;
 const DELIVERY_TIMEOUT_MS = 10_000;
 /** Refusals of the outbound guard that every retry would meet again. */
 const UNRETRIABLE_CODES: ReadonlySet<string> = new Set(['blocked_address', 'invalid_url', 'unsupported_protocol']);
-
-/**
- * Standard Webhooks signature: `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`, keyed with the
- * bytes of the `whsec_` secret.
- */
-export function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
-}
 
 @Injectable()
 export class CallWebhooks {
@@ -148,17 +138,11 @@ export class CallWebhooks {
     eventId: string,
     body: string,
   ): Promise<{ status?: number; body?: string; error?: string; failure?: { reason: string; final: boolean } }> {
-    const timestamp = Math.floor(Date.now() / 1000);
     const secret = this.secrets.open(call.webhook_secret_sealed!, SecretContexts.webhookSecret(call.assistant_id));
     try {
       const answer = await this.http.client.request(call.webhook_url!, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'webhook-id': eventId,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signWebhook(secret, eventId, timestamp, body),
-        },
+        headers: signedWebhookHeaders(secret, eventId, body),
         body,
         timeoutMs: DELIVERY_TIMEOUT_MS,
         maxBytes: RESPONSE_BODY_LIMIT,

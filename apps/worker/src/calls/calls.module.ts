@@ -1,13 +1,11 @@
 import { Module } from '@nestjs/common';
+import { WEBHOOK_USER_AGENT } from '@app/crypto';
 import { CallsRepository } from '@app/database';
 import { ModelProviderModule } from '@app/model-provider';
 import { OutboundHttpModule } from '@app/outbound-http';
 import { CallAnalysisRunner } from './call-analysis-runner.service';
 import { CallRetention } from './call-retention.service';
 import { CallWebhooks } from './call-webhooks.service';
-
-/** How webhook deliveries introduce themselves to the receiver. */
-export const WEBHOOK_USER_AGENT = 'VoiceAssistantWebhooks/1.0';
 
 /**
  * Calls after they end: their post-call analysis, their signed webhooks, the sweeps of lost jobs, the stale-call reaper

@@ -34,27 +34,27 @@ export const TimeZone = () =>
     { message: 'The :attribute field must be a valid timezone.' },
   );
 
-/** Key-value data for the call: at most MAX_VARIABLES keys of scalar values. */
+/** Key-value data for the call: at most MAX_VARIABLES keys (64 characters at most) of scalar values. */
+export function isScalarMap(value: unknown): value is Record<string, string | number | boolean | null> {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Object.keys(value).length <= MAX_VARIABLES &&
+    Object.entries(value).every(
+      ([key, item]) =>
+        key.length <= 64 &&
+        (item === null ||
+          typeof item === 'number' ||
+          typeof item === 'boolean' ||
+          (typeof item === 'string' && item.length <= 4096)),
+    )
+  );
+}
+
 export const ScalarMap = () =>
   ValidateBy(
-    {
-      name: 'scalarMap',
-      validator: {
-        validate: (value) =>
-          value !== null &&
-          typeof value === 'object' &&
-          !Array.isArray(value) &&
-          Object.keys(value).length <= MAX_VARIABLES &&
-          Object.entries(value).every(
-            ([key, item]) =>
-              key.length <= 64 &&
-              (item === null ||
-                typeof item === 'number' ||
-                typeof item === 'boolean' ||
-                (typeof item === 'string' && item.length <= 4096)),
-          ),
-      },
-    },
+    { name: 'scalarMap', validator: { validate: isScalarMap } },
     { message: `The :attribute field must be an object of at most ${MAX_VARIABLES} text, number or boolean values.` },
   );
 

@@ -1,5 +1,5 @@
 import type { CallAnalysis, CallAnalysisResponse } from './call-analysis.dto';
-import type { CallResponse } from './call.dto';
+import type { AssistantRequestOutcome, CallResponse } from './call.dto';
 import { utcDateTime } from './lead.dto';
 
 /**
@@ -58,6 +58,8 @@ export interface CallRow {
   analysis_webhook_due: boolean;
   /** When the analysis was last requested or settled: the sweep of lost jobs reads it. */
   analysis_changed_at: Date | null;
+  /** What came of the ring-time hook; null when none was asked. */
+  assistant_request: AssistantRequestOutcome | null;
   ended_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -88,6 +90,10 @@ export function toCallResponse(row: CallRow): CallResponse {
     answered_by: row.answered_by ?? 'unknown',
     ...(row.recording_url ? { recording_url: row.recording_url } : {}),
     analysis: toCallAnalysisResponse(row.analysis),
+    // Its status and reason: a refused call's row also keeps what the runtime says, which is not the owner's to read.
+    assistant_request: row.assistant_request
+      ? { status: row.assistant_request.status, reason: row.assistant_request.reason }
+      : null,
     created_at: utcDateTime(row.created_at),
     updated_at: utcDateTime(row.updated_at),
   };

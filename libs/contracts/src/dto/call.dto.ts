@@ -216,6 +216,26 @@ export class CallListQuery extends PageQuery {
   success?: boolean;
 }
 
+export const ASSISTANT_REQUEST_STATUSES = ['pending', 'answered', 'rejected', 'fallback'] as const;
+export type AssistantRequestStatus = (typeof ASSISTANT_REQUEST_STATUSES)[number];
+
+/** What came of the ring-time hook on an inbound call (`server_url` of the number, or the account's). */
+export class AssistantRequestOutcome {
+  @ApiProperty({
+    enum: ASSISTANT_REQUEST_STATUSES,
+    description:
+      '`answered`: the server’s answer was applied; `rejected`: the server refused the call; `fallback`: the ' +
+      'number’s own assistant answered instead (see `reason`); `pending` while the server is asked',
+  })
+  status: AssistantRequestStatus;
+  @ApiProperty({
+    type: String,
+    description: 'What happened, for the owner: names the server’s host at most, never its path or a secret',
+    example: 'crm.example.com answered in 48 ms: assistant 12 takes the call, with 2 variables.',
+  })
+  reason: string;
+}
+
 export class CallResponse {
   @ApiProperty({ type: 'integer' }) id: number;
   @ApiProperty({ type: String }) external_id: string;
@@ -247,6 +267,12 @@ export class CallResponse {
       'The post-call analysis by the platform’s model provider: null until the call ends, and always without one',
   })
   analysis: CallAnalysisResponse | null;
+  @ApiProperty({
+    type: AssistantRequestOutcome,
+    nullable: true,
+    description: 'The ring-time hook’s outcome; null when no hook was asked (no `server_url`, or not inbound)',
+  })
+  assistant_request: AssistantRequestOutcome | null;
   @ApiProperty({ type: String, example: '2026-01-02 03:04:05' }) created_at: string;
   @ApiProperty({ type: String, example: '2026-01-02 03:04:05' }) updated_at: string;
 }

@@ -167,6 +167,23 @@ export class CallSessionEnvelope {
   @ApiProperty({ type: CallSession }) data: CallSession;
 }
 
+export class CallRejection {
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    maxLength: 1000,
+    description: 'What the runtime says to the caller before it hangs up; null: hang up without a word',
+    example: 'Sorry, we cannot take your call. Goodbye.',
+  })
+  message: string | null;
+}
+
+/** 403 of a session: the owner's ring-time hook refused the call. */
+export class CallRejectedResponse {
+  @ApiProperty({ type: String, example: 'The owner’s server refused the call.' }) message: string;
+  @ApiProperty({ type: CallRejection }) reject: CallRejection;
+}
+
 /** POST /internal/calls/{external_id}/tools/{tool_id}/invoke */
 export class InvokeToolRequest {
   @ApiPropertyOptional({

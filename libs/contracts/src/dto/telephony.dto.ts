@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { ValidateBy, ValidateIf } from 'class-validator';
 import { Rule } from '../validation';
+import { ServerHookFields, ServerHookResponse, toServerHookResponse } from './settings.dto';
 
 export const SIP_TRUNK_TYPES = ['number', 'extension'] as const;
 export const SIP_CALLING_FORMATS = ['+e164', 'e164', 'national'] as const;
@@ -195,7 +196,7 @@ export class SipTrunkListResponse {
   @ApiProperty({ type: [SipTrunkResponse] }) data: SipTrunkResponse[];
 }
 
-export class PhoneNumberResponse {
+export class PhoneNumberResponse extends ServerHookResponse {
   @ApiProperty({ type: 'integer' }) id: number;
   @ApiProperty({ type: String, description: 'E.164 (an extension for SIP trunks of that type)' }) phone_number: string;
   @ApiProperty({ type: String, nullable: true }) nickname: string | null;
@@ -216,6 +217,14 @@ export class PhoneNumberListResponse {
   @ApiProperty({ type: [PhoneNumberResponse] }) data: PhoneNumberResponse[];
 }
 
+/** PUT /user/phone-numbers/{id}: the number's own ring-time hook, any subset; omitted fields stay as they are. */
+export class UpdatePhoneNumberRequest extends ServerHookFields {}
+
+export class PhoneNumberMessageEnvelope {
+  @ApiProperty({ type: String, example: 'Phone number updated successfully.' }) message: string;
+  @ApiProperty({ type: PhoneNumberResponse }) data: PhoneNumberResponse;
+}
+
 interface PhoneNumberLike {
   id: number;
   phoneNumber: string;
@@ -225,6 +234,8 @@ interface PhoneNumberLike {
   smsCapable: boolean;
   region: string | null;
   hasActiveSubscription: boolean;
+  serverUrl: string | null;
+  serverTimeoutMs: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -242,7 +253,8 @@ interface SipTrunkLike {
   updatedAt: Date;
 }
 
-export function toPhoneNumberResponse(number: PhoneNumberLike): PhoneNumberResponse {
+/** `serverSecret` is the number's hook secret, opened for its owner (null when it has none). */
+export function toPhoneNumberResponse(number: PhoneNumberLike, serverSecret: string | null): PhoneNumberResponse {
   return {
     id: number.id,
     phone_number: number.phoneNumber,
@@ -254,6 +266,7 @@ export function toPhoneNumberResponse(number: PhoneNumberLike): PhoneNumberRespo
     // The spec types it as a string: a number assigned without a region answers an empty one, never null.
     region: number.region ?? '',
     has_active_subscription: number.hasActiveSubscription,
+    ...toServerHookResponse({ ...number, serverSecret }),
     created_at: number.createdAt.toISOString(),
   };
 }

@@ -2,7 +2,9 @@
 export type ValidationErrorBody = { message: string; errors: Record<string, string[]> };
 export type MessageErrorBody = { message: string };
 export type ErrorFieldBody = { error: string };
-export type ErrorBody = ValidationErrorBody | MessageErrorBody | ErrorFieldBody;
+/** `{message}` with what the runtime acts on: a session the owner's ring-time hook refused (403). */
+export type RejectedCallBody = MessageErrorBody & { reject: { message: string | null } };
+export type ErrorBody = ValidationErrorBody | MessageErrorBody | RejectedCallBody | ErrorFieldBody;
 
 /**
  * An error the service means to show the caller. It carries its status and the exact body to render, so one

@@ -54,6 +54,9 @@ export const Errors = {
     new DomainError('call_account_conflict', 409, {
       message: 'The call belongs to another account; it cannot be moved to this assistant.',
     }),
+  /** The owner's ring-time hook refused an inbound call: the runtime says `message` (if any) and hangs up. */
+  callRejected: (message: string | null) =>
+    new DomainError('call_rejected', 403, { message: 'The owner’s server refused the call.', reject: { message } }),
   conflict: () =>
     new DomainError('conflict', 409, { message: 'The request conflicted with a concurrent change. Please try again.' }),
   serverError: () => new DomainError('server_error', 500, { message: 'Server Error.' }),

@@ -35,6 +35,17 @@ export class PhoneNumber extends OwnedEntity {
   @Column({ name: 'outbound_trunk_id', type: 'varchar', length: 64, nullable: true })
   outboundTrunkId: string | null;
 
+  /** The owner's server asked at ring time which assistant takes an inbound call to the number (null: the account's). */
+  @Column({ name: 'server_url', type: 'varchar', length: 2048, nullable: true })
+  serverUrl: string | null;
+
+  @Column({ name: 'server_timeout_ms', type: 'integer', default: 2000 })
+  serverTimeoutMs: number;
+
+  /** Signs the hook's requests; made when `server_url` is first set, sealed under the number's id. */
+  @Column({ name: 'server_secret_sealed', type: 'text', nullable: true })
+  serverSecretSealed: string | null;
+
   /** `provisioning` while a new SIP trunk is being set up at the provider; hidden from the account until `active`. */
   @Column({ type: 'varchar', length: 16, default: 'active' })
   status: 'provisioning' | 'active';

@@ -37,6 +37,7 @@ import { ModelUsageDaily1764129500000 } from './1764129500000-model-usage-daily'
 import { CallEventConflicts1764131400000 } from './1764131400000-call-event-conflicts';
 import { PhoneNumbersByNationalNumber1764131500000 } from './1764131500000-phone-numbers-by-national-number';
 import { LocalCallControlRequests1764131700000 } from './1764131700000-local-call-control-requests';
+import { RingTimeHook1764133520000 } from './1764133520000-ring-time-hook';
 import { CallAnalysis1764140000000 } from './1764140000000-call-analysis';
 import { CallAnalysisIndexes1764140000001 } from './1764140000001-call-analysis-indexes';
 import { CallUsageDaily1764140000002 } from './1764140000002-call-usage-daily';
@@ -82,6 +83,7 @@ export const migrations = [
   CallEventConflicts1764131400000,
   PhoneNumbersByNationalNumber1764131500000,
   LocalCallControlRequests1764131700000,
+  RingTimeHook1764133520000,
   CallAnalysis1764140000000,
   CallAnalysisIndexes1764140000001,
   CallUsageDaily1764140000002,

@@ -121,6 +121,41 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/user/settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account’s settings: its default ring-time hook */
+    get: operations['getSettings'];
+    /** Set the account’s default ring-time hook, for numbers that name no `server_url` of their own */
+    put: operations['updateSettings'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/settings/server-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Replace the secret that signs the account’s default ring-time hook requests */
+    post: operations['rotateSettingsServerSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/user/knowledgebases': {
     parameters: {
       query?: never;
@@ -360,10 +395,28 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    put?: never;
+    /** Set the number’s ring-time hook (`server_url`, `server_timeout_ms`), over the account’s default */
+    put: operations['updatePhoneNumber'];
     post?: never;
     /** Release a number; a SIP trunk also loses its provider trunks */
     delete: operations['deletePhoneNumber'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/phone-numbers/server-secret/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Replace the secret that signs the number’s ring-time hook requests */
+    post: operations['rotatePhoneNumberServerSecret'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -942,6 +995,35 @@ export interface components {
       /** @example en */
       iso_2: string;
     };
+    SettingsResponse: {
+      server_url: string | null;
+      /** @example 2000 */
+      server_timeout_ms: number;
+      /** @description Signs the hook’s requests (`whsec_...`); made when `server_url` is first set; owner only */
+      server_secret: string | null;
+    };
+    SettingsEnvelope: {
+      data: components['schemas']['SettingsResponse'];
+    };
+    /** @example {} */
+    UpdateSettingsRequest: {
+      /**
+       * Format: uri
+       * @description Asked at ring time which assistant takes an inbound call (`call.assistant_request`, signed); `null` clears it
+       * @example https://crm.example.com/voice/assistant-request
+       */
+      server_url?: string | null;
+      /**
+       * @description How long the session waits for the server’s answer before the number’s own assistant answers
+       * @default 2000
+       */
+      server_timeout_ms?: number;
+    };
+    SettingsMessageEnvelope: {
+      data: components['schemas']['SettingsResponse'];
+      /** @example Settings updated successfully. */
+      message: string;
+    };
     KnowledgebaseResponse: {
       id: number;
       name: string;
@@ -1411,6 +1493,11 @@ export interface components {
       sip_address?: string;
     };
     PhoneNumberResponse: {
+      server_url: string | null;
+      /** @example 2000 */
+      server_timeout_ms: number;
+      /** @description Signs the hook’s requests (`whsec_...`); made when `server_url` is first set; owner only */
+      server_secret: string | null;
       id: number;
       /** @description E.164 (an extension for SIP trunks of that type) */
       phone_number: string;
@@ -1429,6 +1516,25 @@ export interface components {
     };
     PhoneNumberListResponse: {
       data: components['schemas']['PhoneNumberResponse'][];
+    };
+    /** @example {} */
+    UpdatePhoneNumberRequest: {
+      /**
+       * Format: uri
+       * @description Asked at ring time which assistant takes an inbound call (`call.assistant_request`, signed); `null` clears it
+       * @example https://crm.example.com/voice/assistant-request
+       */
+      server_url?: string | null;
+      /**
+       * @description How long the session waits for the server’s answer before the number’s own assistant answers
+       * @default 2000
+       */
+      server_timeout_ms?: number;
+    };
+    PhoneNumberMessageEnvelope: {
+      /** @example Phone number updated successfully. */
+      message: string;
+      data: components['schemas']['PhoneNumberResponse'];
     };
     PageLink: {
       url: string | null;
@@ -2043,6 +2149,18 @@ export interface components {
       /** @example 2026-01-02 03:04:05 */
       analyzed_at: string | null;
     };
+    AssistantRequestOutcome: {
+      /**
+       * @description `answered`: the server’s answer was applied; `rejected`: the server refused the call; `fallback`: the number’s own assistant answered instead (see `reason`); `pending` while the server is asked
+       * @enum {string}
+       */
+      status: 'pending' | 'answered' | 'rejected' | 'fallback';
+      /**
+       * @description What happened, for the owner: names the server’s host at most, never its path or a secret
+       * @example crm.example.com answered in 48 ms: assistant 12 takes the call, with 2 variables.
+       */
+      reason: string;
+    };
     CallResponse: {
       id: number;
       external_id: string;
@@ -2088,6 +2206,8 @@ export interface components {
       recording_url?: string;
       /** @description The post-call analysis by the platform’s model provider: null until the call ends, and always without one */
       analysis: components['schemas']['CallAnalysisResponse'] | null;
+      /** @description The ring-time hook’s outcome; null when no hook was asked (no `server_url`, or not inbound) */
+      assistant_request: components['schemas']['AssistantRequestOutcome'] | null;
       /** @example 2026-01-02 03:04:05 */
       created_at: string;
       /** @example 2026-01-02 03:04:05 */
@@ -2841,6 +2961,256 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['LanguageResponse'][];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  getSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SettingsEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  updateSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateSettingsRequest'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SettingsMessageEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The given data was invalid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  rotateSettingsServerSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SettingsMessageEnvelope'];
         };
       };
       /** @description The body could not be parsed */
@@ -5105,6 +5475,110 @@ export interface operations {
       };
     };
   };
+  updatePhoneNumber: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdatePhoneNumberRequest'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PhoneNumberMessageEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Phone number not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The given data was invalid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
   deletePhoneNumber: {
     parameters: {
       query?: never;
@@ -5123,6 +5597,97 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Phone number not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorFieldResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  rotatePhoneNumberServerSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PhoneNumberMessageEnvelope'];
         };
       };
       /** @description The body could not be parsed */
