@@ -86,6 +86,9 @@ describe('SIP trunks and phone numbers', () => {
       sms_capable: false,
       region: 'sip.carrier.example.com',
       has_active_subscription: true,
+      server_url: null,
+      server_timeout_ms: 2000,
+      server_secret: null,
       created_at: trunk.created_at,
     });
     const legacy = await stack.http.get('/api/user/phone-numbers').set(account.auth).expect(200);
