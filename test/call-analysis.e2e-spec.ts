@@ -300,7 +300,7 @@ describe('Post-call analysis', () => {
       success: null,
       model: SNAPSHOT,
       error:
-        "No valid analysis in 3 answers. The last: The model's answer was cut at 4096 tokens (finish_reason length).",
+        "No valid analysis in 3 answers. The last: The model's answer was cut at 8192 tokens (finish_reason length).",
     });
     // The three answers were paid for: their tokens are the analysis' and the account's.
     expect(call.analysis.tokens.total).toBeGreaterThan(0);
