@@ -267,6 +267,8 @@ describe('Post-call analysis', () => {
     };
     expect(await listed('success=true')).toEqual({ ids: ['graded-3', 'graded-1'], total: 2 });
     expect(await listed('success=0')).toEqual({ ids: ['graded-2'], total: 1 });
+    // Sent empty, the filter is not set.
+    expect((await listed('success=')).total).toBe(3);
     // The success filter alone counts from the counters: every account's graded calls, this one's only.
     const passed = await stack.http.get('/api/user/calls?success=true').set(owner.auth).expect(200);
     expect(
