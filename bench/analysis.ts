@@ -17,7 +17,8 @@ import { PENDING_ANALYSIS } from '@app/contracts';
 import { JobQueue, Jobs } from '@app/jobs';
 import { FakeOpenAi } from '../test/support/openai.fake';
 import { processCpuMs } from './support/http-load';
-import { freePort, startServer, waitForHttp } from './support/processes';
+import { waitWhileProgressing } from '../test/support/wait-for';
+import { freePort, startServer } from './support/processes';
 import { fixed, median, nowMs, percentile, printTable, runMain } from './support/report';
 import { ApiClient, type BenchStack, startBenchStack } from './support/stack';
 
@@ -44,7 +45,23 @@ async function startWorker(stack: BenchStack, settings: Record<string, string>) 
       LOG_LEVEL: 'warn',
     },
   );
-  await waitForHttp(`http://127.0.0.1:${port}/api/health/ready`, worker.child);
+  // Compiling the sources on a loaded machine takes a while: as long as the process works at it (its CPU advances).
+  const ready = async () =>
+    fetch(`http://127.0.0.1:${port}/api/health/ready`).then(
+      (response) => (response.status === 200 ? true : undefined),
+      () => undefined,
+    );
+  await waitWhileProgressing(
+    async () => {
+      if (worker.child.exitCode !== null) throw new Error('the worker exited before it was ready');
+      return ready();
+    },
+    () => processCpuMs(worker.child.pid!),
+    30_000,
+  ).catch(async (error: unknown) => {
+    await worker.stop();
+    throw error;
+  });
   return { cpuMs: () => processCpuMs(worker.child.pid!), stop: worker.stop };
 }
 
