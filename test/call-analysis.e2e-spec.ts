@@ -248,6 +248,12 @@ describe('Post-call analysis', () => {
       .post(`/api/user/calls/${silent.id}/analysis`)
       .set(owner.auth)
       .expect(409, { message: 'The call has no transcript to analyse.' });
+    // The runtime sends the transcript after the final status: the analysis it lacked is requested then.
+    const later = await f
+      .ingest('rerun-silent', { status: 'no-answer', transcript: 'Customer: Hello? Is anyone there?' })
+      .expect(200);
+    expect(later.body.data.analysis).toMatchObject({ status: 'pending', error: null });
+    expect((await f.settled(owner, silent.id)).analysis.status).toBe('done');
   }, 60_000);
 
   it('filters calls by success on the rubric, with exact totals', async () => {
