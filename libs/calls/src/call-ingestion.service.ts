@@ -273,7 +273,7 @@ export class CallIngestion {
       transcriptOfTurns: request.transcript == null && TERMINAL_CALL_STATUSES.includes(status),
       ending: this.ending(newlyEnded, seen),
       // Without a model provider a call's analysis stays null: nothing would ever run it.
-      analyse: newlyEnded && this.config.modelProvider !== undefined,
+      analyse: TERMINAL_CALL_STATUSES.includes(status) && this.config.modelProvider !== undefined,
     };
   }
 

@@ -66,8 +66,9 @@ export interface CallWrite {
   /** What the first final write sets, and a later one keeps: the webhook event, the end, the delivery owed. */
   ending: { webhook_event_id: string | null; ended_at: Date | null; webhook_due: boolean };
   /**
-   * The first final write, with a model provider configured: the call's analysis is requested (`pending`, its first
-   * run) when the call ends with a transcript, else settled `skipped`.
+   * A final write, with a model provider configured: the call's analysis is requested (`pending`, its first run) when
+   * the call has a transcript, else settled `skipped`, unless it has one already (a `skipped` for want of a
+   * transcript gives way to a later write that brings one).
    */
   analyse: boolean;
   /** A first write's mark that the ring-time hook is being asked (`CallIngestion`'s `FirstWrite`). */
@@ -305,11 +306,14 @@ export class CallWritesRepository extends SqlRepository {
 }
 
 /**
- * The assignments of a later write that requests the call's analysis (SET's right-hand sides read the row as it was):
- * its first run, unless the call has an analysis already (a write that raced this one requested it).
+ * The assignments of a final write that requests the call's analysis (SET's right-hand sides read the row as it was):
+ * its first run when the call has none yet, or when it was skipped for want of a transcript and this write brings one;
+ * otherwise it stays as it is (a write that raced this one requested it, or it is under way or settled).
  */
 function analysisRequest(transcript: string): string[] {
-  const first = `analysis IS NULL`;
+  const first = `(analysis IS NULL OR (analysis->>'status' = 'skipped' AND analysis->>'error' = ${literal(
+    NO_TRANSCRIPT_TO_ANALYSE,
+  )} AND ${transcript} ~ '\\S'))`;
   return [
     `analysis = CASE WHEN ${first} THEN ${requestedAnalysis(transcript)} ELSE analysis END`,
     `analysis_run = CASE WHEN ${first} AND ${transcript} ~ '\\S' THEN analysis_run + 1 ELSE analysis_run END`,

@@ -39,7 +39,7 @@ export class CallsRepository extends SqlRepository {
     if (query.phone_number) filter.numberContaining('client_phone_number', 'user_id', query.phone_number);
     if (query.assistant_id !== undefined) add((p) => `assistant_id = ${p}`, query.assistant_id);
     if (query.campaign_id !== undefined) add((p) => `campaign_id = ${p}`, query.campaign_id);
-    if (query.success !== undefined) add((p) => `analysis_success = ${p}`, query.success);
+    if (typeof query.success === 'boolean') add((p) => `analysis_success = ${p}`, query.success);
     if (query.date_from) add((p) => `created_at >= ${p}::date`, query.date_from);
     if (query.date_to) add((p) => `created_at < ${p}::date + 1`, query.date_to);
     const where = filter.sql;
@@ -62,7 +62,7 @@ export class CallsRepository extends SqlRepository {
       query.type && `t:${query.type}`,
       query.assistant_id !== undefined && `a:${query.assistant_id}`,
       query.campaign_id !== undefined && `c:${query.campaign_id}`,
-      query.success !== undefined && `x:${query.success}`,
+      typeof query.success === 'boolean' && `x:${query.success}`,
     ].filter((bucket): bucket is string => Boolean(bucket));
     const dated = Boolean(query.date_from || query.date_to);
     if (!query.phone_number && buckets.length + (dated ? 1 : 0) <= 1) {

@@ -36,8 +36,11 @@ import { budgetTranscript } from './transcript-budget';
 
 /** Answers one run asks for at most: an invalid one (cut, refused, not the schema's) is asked again, twice. */
 export const ANSWERS_PER_RUN = 3;
-/** The longest answer asked for: a summary, the fields and a grade take far less. */
-const MAX_ANSWER_TOKENS = 4096;
+/**
+ * The longest answer asked for: a summary, the fields and a grade take far less, but a reasoning model counts its
+ * reasoning in it too.
+ */
+const MAX_ANSWER_TOKENS = 8192;
 /** How the answer's schema is named to the provider. */
 const SCHEMA_NAME = 'call_analysis';
 
@@ -140,7 +143,7 @@ export class CallAnalysisRunner {
         completion = await this.provider.complete({
           meter: { userId: call.user_id, purpose: 'analysis' },
           messages,
-          temperature: 0,
+          // No temperature: reasoning models refuse any but their own, and the schema holds the answer's shape.
           maxTokens: MAX_ANSWER_TOKENS,
           structuredOutput: { name: SCHEMA_NAME, schema },
         });
