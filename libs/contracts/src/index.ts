@@ -21,5 +21,6 @@ export * from './dto/call.dto';
 export * from './dto/call-analysis.dto';
 export * from './dto/usage.dto';
 export * from './dto/call-response';
+export * from './dto/call-webhook';
 export * from './dto/runtime.dto';
 export * from './dto/request-example';

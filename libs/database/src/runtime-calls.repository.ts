@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type QueryFailedError } from 'typeorm';
-import type { CallEventRow, CallRow, LanguageResponse, PostCallField } from '@app/contracts';
+import type { CallEventRow, CallRow, SessionAssistantLike } from '@app/contracts';
 import { queryPool } from './pool-query';
 import { isUniqueViolation } from './query-errors';
 import { noteAccountWrite, ReadReplicas } from './read-replicas';
@@ -35,25 +35,14 @@ export interface InboundHolderRow {
   hook: ServerHookRow | null;
 }
 
-/** The assistant of a session and everything it runs with, read in one statement. */
-export interface SessionAssistantRow {
-  id: number;
+/**
+ * The assistant of a session and everything it runs with, read in one statement: what the session hands out
+ * (`SessionAssistantLike`, beside its DTO), and what the service needs besides.
+ */
+export interface SessionAssistantRow extends SessionAssistantLike {
   user_id: number;
-  name: string;
-  type: string;
-  voice_id: string | null;
-  timezone: string;
-  initial_message: string | null;
-  system_prompt: string | null;
-  max_duration: number;
-  record: boolean;
   variables: Record<string, unknown>;
-  post_call_schema: PostCallField[];
   webhook_on: boolean;
-  language: LanguageResponse;
-  secondary_languages: LanguageResponse[];
-  knowledgebase: { id: number; name: string } | null;
-  tools: { id: number; name: string; description: string; schema: { name: string; type: string }[] }[];
   lead_variables: Record<string, unknown> | null;
 }
 

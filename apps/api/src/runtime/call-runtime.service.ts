@@ -11,6 +11,8 @@ import {
   type SearchResponse,
   TERMINAL_CALL_STATUSES,
   type ToolInvocationEnvelope,
+  toRuntimeEventsReceipt,
+  toToolInvocation,
   ValidationFailed,
 } from '@app/contracts';
 import { type NewCallEvent, type RuntimeCallRow, RuntimeCallsRepository } from '@app/database';
@@ -49,24 +51,15 @@ export class CallRuntime {
     if (!(await this.calls.assistantHasTool(call.assistant_id, toolId))) throw Errors.toolNotFound();
     const values = request.arguments ?? {};
     const { tool, result } = await this.tools.run(call.user_id, toolId, values, call.variables);
-    const status = result.response?.status ?? null;
     await this.calls.insertToolCall(call, {
       tool_id: tool.id,
       name: tool.name,
       arguments: values,
-      status,
+      status: result.response?.status ?? null,
       duration_ms: result.durationMs,
       error: toolCallFailure(result),
     });
-    return {
-      data: {
-        status,
-        body: result.response?.body ?? null,
-        duration_ms: result.durationMs,
-        error: result.error?.message ?? null,
-        error_code: result.error?.code ?? null,
-      },
-    };
+    return { data: toToolInvocation(result) };
   }
 
   /**
@@ -111,7 +104,7 @@ export class CallRuntime {
       case 'recorded':
         return {
           message: 'Events recorded.',
-          data: { recorded: outcome.recorded, duplicates: request.events.length - outcome.recorded },
+          data: toRuntimeEventsReceipt(outcome.recorded, request.events.length),
         };
     }
   }

@@ -4,18 +4,16 @@ import {
   type CallSessionEnvelope,
   type CallSessionRequest,
   DomainError,
-  type SessionTool,
   dialledNames,
   nationalNumberCandidates,
   reportedNumber,
   TERMINAL_CALL_STATUSES,
-  toCallResponse,
+  toCallSession,
   ValidationFailed,
 } from '@app/contracts';
 import { RuntimeCallsRepository, type ServerHookRow } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { generateToken, hashToken } from '@app/platform';
-import { toolParametersSchema } from '@app/tools';
 import { ASSISTANT_REQUEST_PENDING, AssistantRequests } from './assistant-requests.service';
 import { fillVariables, mergeCallVariables } from './call-variables';
 
@@ -104,37 +102,13 @@ export class CallSessions {
       assistant.webhook_on,
     );
     if (startedDue) await this.jobs.enqueue(Jobs.deliverCallStartedWebhook, { callId: call.id });
+    const texts = {
+      initial_message: fillVariables(assistant.initial_message, variables),
+      system_prompt: fillVariables(assistant.system_prompt, variables),
+    };
     return {
       created,
-      body: {
-        data: {
-          call: toCallResponse(call),
-          token,
-          expires_at: expiresAt.toISOString(),
-          assistant: {
-            id: assistant.id,
-            name: assistant.name,
-            type: assistant.type,
-            language: assistant.language,
-            secondary_languages: assistant.secondary_languages,
-            voice_id: assistant.voice_id,
-            timezone: assistant.timezone,
-            initial_message: fillVariables(assistant.initial_message, variables),
-            system_prompt: fillVariables(assistant.system_prompt, variables),
-            max_duration: assistant.max_duration,
-            record: assistant.record,
-            variables,
-            post_call_schema: assistant.post_call_schema,
-          },
-          tools: assistant.tools.map((tool): SessionTool => ({
-            id: tool.id,
-            name: tool.name,
-            description: tool.description,
-            parameters: toolParametersSchema(tool.schema),
-          })),
-          knowledgebase: assistant.knowledgebase,
-        },
-      },
+      body: { data: toCallSession({ call, token, expiresAt, assistant: { ...assistant, ...texts }, variables }) },
     };
   }
 

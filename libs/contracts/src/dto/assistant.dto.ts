@@ -1,7 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateBy, ValidateIf } from 'class-validator';
-import { AnalysisPlanRequest, AnalysisPlanResponse } from './call-analysis.dto';
+import {
+  type AnalysisPlan,
+  AnalysisPlanRequest,
+  AnalysisPlanResponse,
+  DEFAULT_ANALYSIS_PLAN,
+} from './call-analysis.dto';
 import { PageQuery } from './pagination.dto';
 import { COLORS } from './organisation.dto';
 import { Rule } from '../validation';
@@ -363,4 +368,75 @@ export class AssistantEnvelope {
 
 export class AssistantMessageEnvelope extends AssistantEnvelope {
   @ApiProperty({ type: String }) message: string;
+}
+
+/** An assistant as stored (libs/database's `Assistant`), read by the mapper below. */
+export interface AssistantLike {
+  id: number;
+  name: string;
+  type: string;
+  languageId: number;
+  voiceId: string | null;
+  timezone: string;
+  initialMessage: string | null;
+  systemPrompt: string | null;
+  knowledgebaseId: number | null;
+  phoneNumberId: number | null;
+  folderId: number | null;
+  webhookUrl: string | null;
+  isWebhookActive: boolean;
+  variables: Record<string, unknown>;
+  postCallSchema: PostCallField[];
+  analysis: AnalysisPlan | null;
+  maxDuration: number;
+  record: boolean;
+  status: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** What one assistant links to: read for a whole page of them at once, then handed over one assistant's worth. */
+export interface AssistantLinksLike {
+  secondaryLanguageIds: number[];
+  tools: LinkedItem[];
+  labels: LinkedColourItem[];
+  folder: LinkedColourItem | null;
+}
+
+/** `webhookSecret` is passed opened: only the owner ever receives an assistant. */
+export function toAssistantResponse(
+  row: AssistantLike,
+  links: AssistantLinksLike,
+  webhookSecret: string | null,
+): AssistantResponse {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    language_id: row.languageId,
+    secondary_language_ids: links.secondaryLanguageIds,
+    voice_id: row.voiceId,
+    timezone: row.timezone,
+    initial_message: row.initialMessage,
+    system_prompt: row.systemPrompt,
+    knowledgebase_id: row.knowledgebaseId,
+    phone_number_id: row.phoneNumberId,
+    tool_ids: links.tools.map((tool) => tool.id),
+    tools: links.tools,
+    folder_id: row.folderId,
+    folder: links.folder,
+    label_ids: links.labels.map((label) => label.id),
+    labels: links.labels,
+    webhook_url: row.webhookUrl,
+    is_webhook_active: row.isWebhookActive,
+    webhook_secret: webhookSecret,
+    variables: row.variables,
+    post_call_schema: row.postCallSchema,
+    analysis: row.analysis ?? DEFAULT_ANALYSIS_PLAN,
+    max_duration: row.maxDuration,
+    record: row.record,
+    status: row.status,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
 }

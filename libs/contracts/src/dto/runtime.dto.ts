@@ -3,8 +3,17 @@ import { ValidateIf } from 'class-validator';
 import { Rule } from '../validation';
 import { POST_CALL_FIELD_TYPES, POST_CALL_ITEM_TYPES, type PostCallField, ScalarMap } from './assistant.dto';
 import { CALL_TYPES, CallResponse } from './call.dto';
+import { type CallRow, toCallResponse } from './call-response';
 import { LanguageResponse } from './language.dto';
-import { TOOL_CALL_ERROR_CODES, TOOL_ERROR_DESCRIPTION, type ToolCallErrorCode, notAToolParameter } from './tool.dto';
+import {
+  TOOL_CALL_ERROR_CODES,
+  TOOL_ERROR_DESCRIPTION,
+  type ToolCallErrorCode,
+  type ToolCallOutcomeLike,
+  notAToolParameter,
+  toolCallError,
+  toolParametersSchema,
+} from './tool.dto';
 import { RequestExample } from './request-example';
 
 /** Events one request may carry: a runtime batches the turns of a few seconds, never a whole call. */
@@ -167,6 +176,66 @@ export class CallSessionEnvelope {
   @ApiProperty({ type: CallSession }) data: CallSession;
 }
 
+/** An assistant as a session reads it; its texts come with the call's `{{variables}}` already filled in. */
+export interface SessionAssistantLike {
+  id: number;
+  name: string;
+  type: string;
+  language: LanguageResponse;
+  secondary_languages: LanguageResponse[];
+  voice_id: string | null;
+  timezone: string;
+  initial_message: string | null;
+  system_prompt: string | null;
+  max_duration: number;
+  record: boolean;
+  post_call_schema: PostCallField[];
+  knowledgebase: SessionKnowledgebase | null;
+  tools: { id: number; name: string; description: string; schema: { name: string; type: string }[] }[];
+}
+
+/** What a session answers: the call, its new token, and the assistant to run with its tools and knowledgebase. */
+export function toCallSession(session: {
+  call: CallRow;
+  token: string;
+  expiresAt: Date;
+  assistant: SessionAssistantLike;
+  variables: Record<string, unknown>;
+}): CallSession {
+  const { assistant } = session;
+  return {
+    call: toCallResponse(session.call),
+    token: session.token,
+    expires_at: session.expiresAt.toISOString(),
+    assistant: {
+      id: assistant.id,
+      name: assistant.name,
+      type: assistant.type,
+      language: assistant.language,
+      secondary_languages: assistant.secondary_languages,
+      voice_id: assistant.voice_id,
+      timezone: assistant.timezone,
+      initial_message: assistant.initial_message,
+      system_prompt: assistant.system_prompt,
+      max_duration: assistant.max_duration,
+      record: assistant.record,
+      variables: session.variables,
+      post_call_schema: assistant.post_call_schema,
+    },
+    tools: assistant.tools.map(toSessionTool),
+    knowledgebase: assistant.knowledgebase,
+  };
+}
+
+export function toSessionTool(tool: SessionAssistantLike['tools'][number]): SessionTool {
+  return {
+    id: tool.id,
+    name: tool.name,
+    description: tool.description,
+    parameters: toolParametersSchema(tool.schema),
+  };
+}
+
 export class CallRejection {
   @ApiProperty({
     type: String,
@@ -223,6 +292,16 @@ export class ToolInvocation {
 
 export class ToolInvocationEnvelope {
   @ApiProperty({ type: ToolInvocation }) data: ToolInvocation;
+}
+
+/** The runtime's invocation answer: the endpoint's status and body, or why none came (never this route's status). */
+export function toToolInvocation(result: Pick<ToolCallOutcomeLike, 'response' | 'durationMs' | 'error'>): ToolInvocation {
+  return {
+    status: result.response?.status ?? null,
+    body: result.response?.body ?? null,
+    duration_ms: result.durationMs,
+    ...toolCallError(result),
+  };
 }
 
 export class RuntimeEvent {
@@ -295,6 +374,11 @@ export class RuntimeEventsReceipt {
 export class RuntimeEventsEnvelope {
   @ApiProperty({ type: String, example: 'Events recorded.' }) message: string;
   @ApiProperty({ type: RuntimeEventsReceipt }) data: RuntimeEventsReceipt;
+}
+
+/** Of `sent` events, `recorded` were new: the rest were already stored under their seq. */
+export function toRuntimeEventsReceipt(recorded: number, sent: number): RuntimeEventsReceipt {
+  return { recorded, duplicates: sent - recorded };
 }
 
 /** Why a tool the service called for a call failed, as its owner sees it. */
