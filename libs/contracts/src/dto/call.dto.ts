@@ -309,6 +309,24 @@ export class MakeCallResponse {
   @ApiProperty({ type: String, enum: ['initiated'] }) status: 'initiated';
 }
 
+/**
+ * 429 of a new call (`make_call`, a voice runtime's session) beyond the account's limit of calls in progress; nothing
+ * was written. Told apart from the rate limit's 429 by `max_concurrent_calls`.
+ */
+export class CallLimitResponse {
+  @ApiProperty({
+    type: String,
+    example: 'The account has reached its limit of 10 calls in progress at once; try again when one ends.',
+  })
+  message: string;
+  @ApiProperty({
+    type: 'integer',
+    example: 10,
+    description: 'The account’s limit: its own, set by an operator, else the deployment’s',
+  })
+  max_concurrent_calls: number;
+}
+
 /** POST /user/calls/{id}/analysis: the call, its analysis pending again. */
 export class CallAnalysisQueuedResponse {
   @ApiProperty({ type: String, example: 'The call’s analysis is queued.' }) message: string;

@@ -14,7 +14,7 @@ import {
   ApiUnprocessableEntityResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { ErrorFieldResponse, MessageResponse, ValidationErrorResponse } from '@app/contracts';
+import { CallLimitResponse, ErrorFieldResponse, MessageResponse, ValidationErrorResponse } from '@app/contracts';
 
 /**
  * OpenAPI decorators for the errors every route really answers, so the served document lists what a client
@@ -77,6 +77,20 @@ export const ApiUnavailableAs = (text: string) =>
     ApiServiceUnavailableResponse({
       description: `${text} (\`{error}\`), or a dependency is unavailable (\`{message}\`); retry later`,
       schema: { oneOf: [{ $ref: getSchemaPath(ErrorFieldResponse) }, { $ref: getSchemaPath(MessageResponse) }] },
+    }),
+  );
+
+/**
+ * A route that starts a call: beyond the account's limit of calls in progress it is 429 with `Retry-After` and the
+ * limit (`CallLimitResponse`), besides the rate limit's 429 `{message}` every route may answer.
+ */
+export const ApiCallLimit = (text: string) =>
+  applyDecorators(
+    ApiExtraModels(CallLimitResponse, MessageResponse),
+    ApiTooManyRequestsResponse({
+      description: `${text} (with \`max_concurrent_calls\`); or Too Many Attempts. (\`{message}\`)`,
+      headers: rateLimitHeaders,
+      schema: { oneOf: [{ $ref: getSchemaPath(CallLimitResponse) }, { $ref: getSchemaPath(MessageResponse) }] },
     }),
   );
 
