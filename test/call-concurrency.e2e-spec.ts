@@ -318,7 +318,7 @@ describe('An account’s limit of calls in progress', () => {
         });
         return {
           status: response.status,
-          body: await response.json(),
+          body: (await response.json()) as Record<string, unknown>,
           retryAfter: response.headers.get('retry-after'),
         };
       };

@@ -310,8 +310,8 @@ export class MakeCallResponse {
 }
 
 /**
- * 429 of a new call (`make_call`, a voice runtime's session) beyond the account's limit of calls in progress; nothing
- * was written. Told apart from the rate limit's 429 by `max_concurrent_calls`.
+ * 429 of a route that starts a call (`make_call`, a voice runtime's session): a new call beyond the account's limit
+ * of calls in progress (nothing was written), told apart by `max_concurrent_calls`; or the rate limit's `{message}`.
  */
 export class CallLimitResponse {
   @ApiProperty({
@@ -319,12 +319,14 @@ export class CallLimitResponse {
     example: 'The account has reached its limit of 10 calls in progress at once; try again when one ends.',
   })
   message: string;
-  @ApiProperty({
+  @ApiPropertyOptional({
     type: 'integer',
     example: 10,
-    description: 'The account’s limit: its own, set by an operator, else the deployment’s',
+    description:
+      'Present when the account’s limit of calls in progress refused the call: that limit (its own, set by an ' +
+      'operator, else the deployment’s); absent on the rate limit’s 429',
   })
-  max_concurrent_calls: number;
+  max_concurrent_calls?: number;
 }
 
 /** POST /user/calls/{id}/analysis: the call, its analysis pending again. */

@@ -85,14 +85,11 @@ export const ApiUnavailableAs = (text: string) =>
  * limit (`CallLimitResponse`), besides the rate limit's 429 `{message}` every route may answer.
  */
 export const ApiCallLimit = (text: string) =>
-  applyDecorators(
-    ApiExtraModels(CallLimitResponse, MessageResponse),
-    ApiTooManyRequestsResponse({
-      description: `${text} (with \`max_concurrent_calls\`); or Too Many Attempts. (\`{message}\`)`,
-      headers: rateLimitHeaders,
-      schema: { oneOf: [{ $ref: getSchemaPath(CallLimitResponse) }, { $ref: getSchemaPath(MessageResponse) }] },
-    }),
-  );
+  ApiTooManyRequestsResponse({
+    type: CallLimitResponse,
+    description: `${text} (with \`max_concurrent_calls\`); or Too Many Attempts. (without it)`,
+    headers: rateLimitHeaders,
+  });
 
 /** The extension that carries per-media-type bodies until the document is assembled (see api-document.ts). */
 export const REQUEST_BODIES_EXTENSION = 'x-request-bodies';
