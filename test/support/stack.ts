@@ -28,6 +28,8 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
     // Every test request comes from 127.0.0.1: one address's budget would be spent across suites within a minute.
     // The rate-limit tests set their own small limit.
     RATE_LIMIT_PER_MINUTE: '1000000',
+    // Suites place many calls of one account at once; the concurrency tests set their own small limit.
+    ACCOUNT_MAX_CONCURRENT_CALLS: '1000000',
     // Any free port: several stacks run in one process, and beside `npm start` on the machine.
     METRICS_PORT: '0',
     ...overrides,

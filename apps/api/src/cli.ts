@@ -5,19 +5,34 @@
  *                   [--region <text>] [--sms] [--no-subscription] [--type normal|caller_id] [--nickname <text>]
  *                   [--outbound-trunk <LiveKit outbound trunk id>]
  *   npm run cli -- phone-numbers:outbound-trunk --user <email> --number <E.164> (--outbound-trunk <id> | --none)
+ *   npm run cli -- accounts:max-concurrent-calls --user <email> (--limit <n> | --default)
  *
  * Buying numbers from a carrier happens outside this service; this gives an account a number it bought, which
  * then shows in its phone-number lists. Calls are placed from it through the provider's outbound trunk the operator
  * names (checked with LiveKit when LIVEKIT_URL and its key are set); without one, `make_call` and campaigns refuse
  * to call from it.
+ *
+ * An account may have at most ACCOUNT_MAX_CONCURRENT_CALLS calls in progress at once; `accounts:max-concurrent-calls`
+ * gives one account its own limit (0 stops it starting calls), or the deployment's again. It applies to the next call
+ * the account starts; calls already in progress go on.
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { DataSource } from 'typeorm';
 import { type AppConfig, loadConfig } from '@app/config';
-import { dataSourceOptions, PhoneNumbersRepository, ReadReplicas, UsersRepository, whenUnique } from '@app/database';
+import {
+  AccountCallSlotsRepository,
+  dataSourceOptions,
+  PhoneNumbersRepository,
+  ReadReplicas,
+  UsersRepository,
+  whenUnique,
+} from '@app/database';
 import { LiveKitCallDialer, OUTBOUND_TRUNK_ID } from '@app/telephony';
+
+/** The most an operator may give one account: the deployment's own bound (ACCOUNT_MAX_CONCURRENT_CALLS). */
+const MAX_CONCURRENT_CALLS_LIMIT = 1_000_000;
 
 /** Refused input: exits 2 with the message, as `fail` does. */
 class NumberHeldError extends Error {}
@@ -113,6 +128,36 @@ async function setOutboundTrunk(argv: string[]): Promise<void> {
   });
 }
 
+/** Sets (or clears, back to the deployment's) the account's own limit of calls in progress at once. */
+async function setMaxConcurrentCalls(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { user: { type: 'string' }, limit: { type: 'string' }, default: { type: 'boolean', default: false } },
+    strict: true,
+  });
+  if (!values.user) fail('--user <email> is required');
+  if ((values.limit === undefined) === !values.default) fail('either --limit <calls> or --default is required');
+  let limit: number | null = null;
+  if (values.limit !== undefined) {
+    if (!/^\d{1,7}$/.test(values.limit) || Number(values.limit) > MAX_CONCURRENT_CALLS_LIMIT)
+      fail(`--limit must be a whole number from 0 to ${MAX_CONCURRENT_CALLS_LIMIT}`);
+    limit = Number(values.limit);
+  }
+  const config = loadConfig();
+  await withDatabase(config, async (dataSource, reads) => {
+    const userId = await accountOf(dataSource, reads, values.user!);
+    const row = await new AccountCallSlotsRepository(dataSource, reads).setLimit(userId, limit);
+    console.log(
+      JSON.stringify({
+        user_id: userId,
+        max_concurrent_calls: row.max_concurrent_calls ?? config.accountMaxConcurrentCalls,
+        deployment_default: row.max_concurrent_calls === null,
+        calls_in_progress: row.in_progress,
+      }),
+    );
+  });
+}
+
 /**
  * An outbound trunk id as LiveKit makes them and, when this deployment reaches LiveKit (LIVEKIT_URL and its key), one
  * that LiveKit holds: a mistyped id would otherwise fail every call placed from the number.
@@ -147,6 +192,7 @@ async function accountOf(dataSource: DataSource, reads: ReadReplicas, email: str
 const commands: Record<string, (argv: string[]) => Promise<void>> = {
   'phone-numbers:assign': assignPhoneNumber,
   'phone-numbers:outbound-trunk': setOutboundTrunk,
+  'accounts:max-concurrent-calls': setMaxConcurrentCalls,
 };
 const [command, ...rest] = process.argv.slice(2);
 if (!commands[command])

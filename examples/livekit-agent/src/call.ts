@@ -4,6 +4,7 @@ import { type CallDispatch, type SipNumbers, sessionRequest } from './dispatch.j
 import { evaluateCall } from './post-call.js';
 import {
   type AnsweredBy,
+  atCallLimit,
   type CallClient,
   type CallReport,
   type CallSession,
@@ -12,6 +13,7 @@ import {
   type ServiceClient,
   type SessionAssistant,
 } from './service-client.js';
+import { LINES_BUSY_MESSAGE } from './settings.js';
 import { TranscriptStream } from './transcript-stream.js';
 
 /** Why the agent itself ends a call: the session's close reason then. */
@@ -44,6 +46,8 @@ export interface CallOptions {
    */
   createSession(assistant: SessionAssistant | null): voice.AgentSession;
   unavailableMessage: string;
+  /** Said before hanging up when the account has as many calls in progress as it may (`LINES_BUSY_MESSAGE`). */
+  busyMessage?: string;
 }
 
 /**
@@ -63,6 +67,13 @@ export async function runCall(options: CallOptions): Promise<void> {
       // The owner's server refused the caller: its words, if any, then the line is closed. The service ended the call.
       log().info({ externalId: dispatch.externalId }, 'the owner refused the call');
       await sayAndHangUp(options, refusal);
+      return;
+    }
+    if (atCallLimit(error)) {
+      // The owner's account is at its limit of calls in progress: the service recorded nothing, a retry would not
+      // help the caller on the line. A polite word, then the line is closed.
+      log().info({ externalId: dispatch.externalId }, 'the account has no call slot free; the caller is refused');
+      await sayAndHangUp(options, options.busyMessage ?? LINES_BUSY_MESSAGE);
       return;
     }
     // Without the service there is no assistant to run: say so and hang up rather than make a conversation up.

@@ -24,6 +24,7 @@ export default defineAgent({
       service: new ServiceClient({ baseUrl: settings.serviceUrl }, settings.runtimeToken),
       createSession: (assistant) => createSession(settings.models, assistant),
       unavailableMessage: settings.unavailableMessage,
+      busyMessage: settings.busyMessage,
     });
     // Hanging up deletes the room, which shuts the job down: the final write must still reach the service.
     ctx.addShutdownCallback(() => done);

@@ -122,10 +122,24 @@ export class ServiceError extends Error {
     this.name = 'ServiceError';
   }
 
-  /** Whether sending the same request again may succeed: no answer, a timeout, a rate limit or a server error. */
+  /**
+   * Whether sending the same request again may succeed: no answer, a timeout, a rate limit or a server error. A new
+   * call beyond its account's limit of calls in progress (`atCallLimit`) is not: the caller is on the line now.
+   */
   get retryable(): boolean {
+    if (atCallLimit(this)) return false;
     return this.status === undefined || this.status === 408 || this.status === 429 || this.status >= 500;
   }
+}
+
+/**
+ * Whether the service refused a new call because its account has as many calls in progress as it may: a 429 that
+ * names the limit (`{message, max_concurrent_calls}`), unlike the rate limit's `{message}`.
+ */
+export function atCallLimit(error: unknown): boolean {
+  if (!(error instanceof ServiceError) || error.status !== 429) return false;
+  const limit = (error.body as { max_concurrent_calls?: unknown } | undefined)?.max_concurrent_calls;
+  return typeof limit === 'number';
 }
 
 /**

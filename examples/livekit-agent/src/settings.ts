@@ -1,5 +1,8 @@
 /** The agent's configuration, read once from the environment when the worker starts. */
 
+/** What a caller hears when the owner's account has no call slot free, unless the deployment words it otherwise. */
+export const LINES_BUSY_MESSAGE = 'Sorry, all our lines are busy right now. Please call again in a few minutes.';
+
 const PROVIDERS = {
   stt: ['deepgram', 'openai', 'livekit'],
   llm: ['openai', 'livekit'],
@@ -45,6 +48,8 @@ export interface Settings {
   agentName: string;
   /** Said before hanging up when the service cannot tell the agent what to run. */
   unavailableMessage: string;
+  /** Said before hanging up when the owner's account has as many calls in progress as it may. */
+  busyMessage: string;
   /** The worker's health and status port (the framework's 8081 by default; one per worker on a host). */
   httpPort: number | undefined;
   models: ModelSettings;
@@ -72,6 +77,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     agentName: env.LIVEKIT_AGENT_NAME?.trim() || 'voice-assistant',
     unavailableMessage:
       env.SERVICE_UNAVAILABLE_MESSAGE?.trim() || 'Sorry, we cannot take your call right now. Please call again later.',
+    busyMessage: env.LINES_BUSY_MESSAGE?.trim() || LINES_BUSY_MESSAGE,
     httpPort,
     models: {
       stt: { provider: stt, model: env.STT_MODEL?.trim() || DEFAULT_MODELS.stt[stt] },

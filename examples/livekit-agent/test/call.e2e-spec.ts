@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type LocalSite, startLocalSite } from '../../../libs/outbound-http/test/local-site';
 import { createAccount, sipTrunkRequest, type TestAccount } from '../../../test/support/factories';
+import { operatorCommand } from '../../../test/support/operator-cli';
 import {
   campaignDials,
   createFaqKnowledgebase,
@@ -466,6 +467,73 @@ describe('The LiveKit agent, against the real API and worker', () => {
         expect(refusing.requests).toHaveLength(1);
       } finally {
         await refusing.close();
+      }
+    });
+  });
+
+  describe('an inbound call beyond the account’s limit of calls in progress', () => {
+    it('refuses the caller politely and hangs up, asking the service once, without a word from the model', async () => {
+      // An account of its own, which an operator allowed one call at a time, with one call under way.
+      const busy = await createAccount(stack);
+      expect(
+        await operatorCommand(stack, ['accounts:max-concurrent-calls', '--user', busy.email, '--limit', '1']),
+      ).toMatchObject({ code: 0 });
+      const number = (
+        await stack.http.post(api('phone-numbers/sip-trunks')).set(busy.auth).send(sipTrunkRequest()).expect(201)
+      ).body.data;
+      const desk = (
+        await stack.http
+          .post(api('assistant'))
+          .set(busy.auth)
+          .send({ name: 'Busy desk', type: 'inbound', language_id: languages[0].id, phone_number_id: number.id })
+          .expect(201)
+      ).body.data;
+      await stack.http
+        .post(`/api/internal/calls/call-in-progress-${Date.now()}/session`)
+        .set({ Authorization: `Bearer ${RUNTIME_TOKEN}` })
+        .send({ type: 'inbound', client_phone_number: '+14155550111', assistant_phone_number: number.phone_number })
+        .expect(201);
+
+      const proxy = await startLossyProxy(serviceUrl, () => false);
+      try {
+        const model = new ScriptedLLM([]);
+        const line = new FakeLine({ client: CALLER, trunk: null });
+        const asked: (string | null)[] = [];
+        const room = `call-_${CALLER}_Busy${Date.now()}`;
+        await runCall({
+          dispatch: readDispatch(
+            JSON.stringify({
+              assistant_id: desk.id,
+              phone_number_id: number.id,
+              phone_number: number.phone_number,
+              external_id: '{room}',
+            }),
+            room,
+          ),
+          line,
+          service: new ServiceClient({ baseUrl: proxy.origin }, RUNTIME_TOKEN),
+          createSession: (forAssistant) => {
+            asked.push(forAssistant?.name ?? null);
+            return textSession(model);
+          },
+          unavailableMessage: 'unused',
+        });
+        expect(asked).toEqual([null]);
+        expect(conversation(line.session!)).toEqual([
+          { role: 'assistant', text: 'Sorry, all our lines are busy right now. Please call again in a few minutes.' },
+        ]);
+        expect(model.requests).toHaveLength(0);
+        expect(line.hangUps).toBe(1);
+        // A refusal the service answers at once is not retried: the caller would only wait longer for it.
+        expect(proxy.forwarded.map(({ method, path }) => `${method} ${path}`)).toEqual([
+          `POST /api/internal/calls/${encodeURIComponent(room)}/session`,
+        ]);
+        // Nothing was recorded of the refused call; the call in progress goes on.
+        const calls = (await stack.http.get(api('calls')).set(busy.auth).expect(200)).body.data;
+        expect(calls.map((call: { external_id: string }) => call.external_id)).not.toContain(room);
+        expect(calls).toHaveLength(1);
+      } finally {
+        await proxy.close();
       }
     });
   });

@@ -14,6 +14,7 @@ describe('readSettings', () => {
       runtimeToken: 'runtime-token',
       agentName: 'voice-assistant',
       unavailableMessage: expect.any(String),
+      busyMessage: 'Sorry, all our lines are busy right now. Please call again in a few minutes.',
       httpPort: undefined,
       models: {
         stt: { provider: 'deepgram', model: 'nova-3' },

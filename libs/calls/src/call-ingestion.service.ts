@@ -18,6 +18,7 @@ import {
 } from '@app/contracts';
 import {
   type CallBeforeWrite,
+  CallLimitReached,
   type CallWrite,
   CallWritesRepository,
   isForeignKeyViolation,
@@ -43,6 +44,12 @@ export type RuntimeCredential = 'runtime-token' | 'call-token';
 export interface FirstWrite {
   assistantRequest: AssistantRequestOutcome;
 }
+
+/**
+ * Whether a write that creates a call in progress must find its account a free call slot (a session: a new call
+ * starting), or records one whatever the count (the runtime's own report of a call it already runs).
+ */
+export type NewCallSlot = 'within-account-limit' | 'unchecked';
 
 /** What a call token can never change of its call. */
 const CALL_OWNERSHIP = ['assistant_id', 'campaign_id', 'lead_id'] as const;
@@ -92,9 +99,10 @@ export class CallIngestion {
     request: IngestCallRequest,
     credential: RuntimeCredential = 'runtime-token',
     firstWrite?: FirstWrite,
+    newCallSlot: NewCallSlot = 'unchecked',
   ): Promise<{ created: boolean; body: IngestCallResponse; row: CallRow }> {
     // The repository notes the call's account as written: its next reads find the write (read-your-writes).
-    const outcome = await this.writeWhenUnchanged(externalId, request, credential, firstWrite);
+    const outcome = await this.writeWhenUnchanged(externalId, request, credential, firstWrite, newCallSlot);
     // Queued after the commit. If Redis refuses, the runtime gets a 503 and its retry of the write queues it.
     if (outcome.deliver) await this.jobs.enqueue(Jobs.deliverCallWebhook, { callId: outcome.row.id });
     if (outcome.analyse)
@@ -112,12 +120,13 @@ export class CallIngestion {
     request: IngestCallRequest,
     credential: RuntimeCredential,
     firstWrite: FirstWrite | undefined,
+    newCallSlot: NewCallSlot,
   ): Promise<Written> {
     for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
       try {
         const written = await (attempt === 1
-          ? this.attempt(this.calls, externalId, request, credential, firstWrite)
-          : this.attemptLocked(externalId, request, credential, firstWrite));
+          ? this.attempt(this.calls, externalId, request, credential, firstWrite, newCallSlot)
+          : this.attemptLocked(externalId, request, credential, firstWrite, newCallSlot));
         if (written) return written;
       } catch (error) {
         if (!isTransientConflict(error) && !isForeignKeyViolation(error)) throw error;
@@ -135,11 +144,12 @@ export class CallIngestion {
     request: IngestCallRequest,
     credential: RuntimeCredential,
     firstWrite: FirstWrite | undefined,
+    newCallSlot: NewCallSlot,
   ): Promise<Written | undefined> {
     return this.transactions.run(async (transaction) => {
       const calls = this.calls.within(transaction);
       await calls.lockByExternalId(externalId);
-      return this.attempt(calls, externalId, request, credential, firstWrite);
+      return this.attempt(calls, externalId, request, credential, firstWrite, newCallSlot);
     });
   }
 
@@ -152,7 +162,8 @@ export class CallIngestion {
     externalId: string,
     request: IngestCallRequest,
     credential: RuntimeCredential,
-    firstWrite?: FirstWrite,
+    firstWrite: FirstWrite | undefined,
+    newCallSlot: NewCallSlot,
   ): Promise<Written | undefined> {
     const seen = await calls.readBeforeWriteByExternalId(
       externalId,
@@ -197,16 +208,25 @@ export class CallIngestion {
     const movesLead = leadId !== null && (newlyEnded || !terminal);
 
     const write = { ...this.decide(request, seen, status, newlyEnded), assistantRequest: firstWrite?.assistantRequest };
+    // A new call in progress takes one of its account's call slots, in the statement that writes it.
+    const callLimit =
+      newCallSlot === 'within-account-limit' && !terminal ? this.config.accountMaxConcurrentCalls : undefined;
     const apply = async (writer: CallWritesRepository) => {
       const written = exists
         ? await writer.updateByExternalIdIfUnchanged(externalId, seen.call_version!, write)
-        : await writer.insertByExternalIdIfAbsent(externalId, write);
-      if (written && movesLead) await this.moveLead(writer, written, newlyEnded);
+        : await writer.insertByExternalIdIfAbsent(externalId, write, callLimit);
+      if (written && !(written instanceof CallLimitReached) && movesLead)
+        await this.moveLead(writer, written, newlyEnded);
       return written;
     };
     const row = await (movesLead && !calls.inTransaction
       ? this.transactions.run((transaction) => apply(this.calls.within(transaction)))
       : apply(calls));
+    if (row instanceof CallLimitReached) {
+      // The last slot may have gone to a racing session of this very call: then it is that call, read again.
+      if (await calls.findByExternalId(externalId)) return undefined;
+      throw Errors.callLimitReached(row.maxConcurrentCalls);
+    }
     if (!row) return undefined;
     return {
       row,

@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       outboundAllowLoopback: false,
       sipProvisioner: 'local',
       sessionTtlSeconds: 7 * 86_400,
+      accountMaxConcurrentCalls: 10,
     });
     expect(config.encryptionKey).toHaveLength(32);
   });

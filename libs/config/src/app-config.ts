@@ -98,6 +98,8 @@ export class AppConfig {
   readonly livekit?: { url: string; apiKey: string; apiSecret: string; requestTimeoutSeconds: number };
   /** A call with no final status after this long is ended as `failed` by the reaper. */
   readonly callStaleAfterMinutes: number;
+  /** Calls an account may have in progress at once, unless an operator set its own limit. */
+  readonly accountMaxConcurrentCalls: number;
   /** Where outbound calls are placed: `local` records them (and, in demo mode, plays them out); `livekit` dials. */
   readonly callDialer: 'local' | 'livekit';
   /** The agent LiveKit dispatches into each call's room, outbound and inbound. */
@@ -278,6 +280,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         : undefined,
     sipProvisionTimeoutSeconds: env.SIP_PROVISION_TIMEOUT_SECONDS,
     callStaleAfterMinutes: env.CALL_STALE_AFTER_MINUTES,
+    accountMaxConcurrentCalls: env.ACCOUNT_MAX_CONCURRENT_CALLS,
     callDialer: env.CALL_DIALER,
     livekitAgentName: env.LIVEKIT_AGENT_NAME,
     sipReconcileIntervalSeconds: env.SIP_RECONCILE_INTERVAL_SECONDS,

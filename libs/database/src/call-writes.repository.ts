@@ -8,6 +8,7 @@ import {
   PENDING_ANALYSIS,
 } from '@app/contracts';
 import { type EndedCall, markLeadInCall, settleLeadOfEndedCall } from './call-outcomes';
+import { CallLimitReached, lockedCallSlot } from './account-call-slots.repository';
 import { noteAccountWrite, ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
 
@@ -199,8 +200,16 @@ export class CallWritesRepository extends SqlRepository {
     await this.manager.query(`SELECT 1 FROM calls WHERE external_id = $1 FOR UPDATE`, [externalId]);
   }
 
-  /** The call's first write; undefined if a concurrent first write won the race. */
-  async insertByExternalIdIfAbsent(externalId: string, write: CallWrite): Promise<CallRow | undefined> {
+  /**
+   * The call's first write; undefined if a concurrent first write won the race. With `callLimit` (the deployment's
+   * limit of calls in progress), the call is written only while its account has a call slot free, taken in the same
+   * statement; else nothing is written and the answer is `CallLimitReached`.
+   */
+  async insertByExternalIdIfAbsent(
+    externalId: string,
+    write: CallWrite,
+    callLimit?: number,
+  ): Promise<CallRow | CallLimitReached | undefined> {
     const { assistant, given } = write;
     if (!assistant || !given.type || !given.client_phone_number || !given.assistant_phone_number) {
       throw new Error('A call’s first write names its assistant, type and numbers');
@@ -229,14 +238,33 @@ export class CallWritesRepository extends SqlRepository {
       ...(write.assistantRequest ? { assistant_request: JSON.stringify(write.assistantRequest) } : {}),
     };
     const columns = Object.keys(values);
-    const [written] = (await this.manager.query(
-      `INSERT INTO calls (external_id, ${columns.join(', ')})
-            VALUES ($1, ${columns.map((_, index) => `$${index + 2}`).join(', ')})
-            ON CONFLICT (external_id) DO NOTHING RETURNING *`,
-      [externalId, ...Object.values(values)],
-    )) as CallRow[];
-    if (written) noteAccountWrite(written.user_id);
-    return written;
+    const parameters = [externalId, ...Object.values(values)];
+    const insert = `INSERT INTO calls (external_id, ${columns.join(', ')})
+            SELECT $1, ${columns.map((_, index) => `$${index + 2}`).join(', ')}`;
+    if (callLimit === undefined) {
+      const [written] = (await this.manager.query(
+        `${insert} ON CONFLICT (external_id) DO NOTHING RETURNING *`,
+        parameters,
+      )) as CallRow[];
+      if (written) noteAccountWrite(written.user_id);
+      return written;
+    }
+    const account = `$${parameters.push(assistant.user_id)}`;
+    const limit = `$${parameters.push(callLimit)}`;
+    const [row] = (await this.manager.query(
+      `WITH ${lockedCallSlot(account, limit)},
+            written AS (${insert} FROM slot WHERE slot.free > 0 ON CONFLICT (external_id) DO NOTHING RETURNING *)
+       SELECT written.*, slot.free AS slot_free, slot.max_concurrent_calls AS slot_limit
+         FROM slot LEFT JOIN written ON true`,
+      parameters,
+    )) as (CallRow & { slot_free: number; slot_limit: number })[];
+    if (!row) throw new Error(`Account ${assistant.user_id} has no call slot row`);
+    const { slot_free: free, slot_limit: maxConcurrentCalls, ...written } = row;
+    if (written.id !== null) {
+      noteAccountWrite(written.user_id);
+      return written;
+    }
+    return free > 0 ? undefined : new CallLimitReached(maxConcurrentCalls);
   }
 
   /** A later write, if the call is still at `version` (its `xmin` as read); else undefined. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { CallRow } from '@app/contracts';
+import { CallLimitReached, lockedCallSlot } from './account-call-slots.repository';
 import { settleLeadOfEndedCall } from './call-outcomes';
 import { outboundTrunkOf } from './phone-number-holders';
 import { ReadReplicas } from './read-replicas';
@@ -64,6 +65,8 @@ export interface ClaimedCampaignRow {
   max_calls_in_parallel: number;
   max_retries: number;
   dials_placed: number;
+  /** Calls the campaign's account may still start (its limit less its calls in progress). */
+  account_slots: number;
 }
 
 /** A lead due to be called. */
@@ -86,6 +89,38 @@ export interface ContactRow {
 export interface CallerNumberRow {
   id: number;
   phone_number: string;
+}
+
+/** The placed calls' insert, to be followed by `FROM <placed calls>`, as both ways of writing them share it. */
+const INSERT_PLACED_CALLS = `INSERT INTO calls (external_id, user_id, assistant_id, assistant_name, campaign_id, campaign_name, lead_id,
+                        secondary_contact_id, type, status, client_phone_number, assistant_phone_number, phone_number_id,
+                        variables, dial_state, dial_started_at, created_at, updated_at)
+     SELECT 'call-' || gen_random_uuid()::text, c.user_id, c.assistant_id, c.assistant_name, c.campaign_id,
+            c.campaign_name, c.lead_id, c.secondary_contact_id, 'outbound', 'initiated', c.to_number, c.from_number,
+            c.phone_number_id, c.variables, 'pending', clock_timestamp(), clock_timestamp(), clock_timestamp()`;
+
+/** The placed calls of `placedCallsJson`, as the first parameter, one row each (`c`). */
+const PLACED_CALLS = `jsonb_to_recordset($1::jsonb) AS c(user_id int, assistant_id int, assistant_name text, campaign_id int,
+            campaign_name text, lead_id int, secondary_contact_id int, to_number text, from_number text,
+            phone_number_id int, variables jsonb, position int)`;
+
+function placedCallsJson(calls: PlacedCall[]): string {
+  return JSON.stringify(
+    calls.map((call, position) => ({
+      user_id: call.userId,
+      assistant_id: call.assistantId,
+      assistant_name: call.assistantName,
+      campaign_id: call.campaignId,
+      campaign_name: call.campaignName,
+      lead_id: call.leadId,
+      secondary_contact_id: call.secondaryContactId,
+      to_number: call.to,
+      from_number: call.from,
+      phone_number_id: call.phoneNumberId,
+      variables: call.variables,
+      position,
+    })),
+  );
 }
 
 /**
@@ -118,42 +153,32 @@ export class DiallingRepository extends SqlRepository {
    * Writes placed calls as `initiated` with a pending dial, in the caller's transaction, and returns their ids. They
    * are stamped with the time of the write, not of the transaction's start (which may have waited for a lock). The
    * external id is minted here: it names the call's room at the provider and is what the voice runtime reports the
-   * call under, so the runtime's writes land on this row.
+   * call under, so the runtime's writes land on this row. The caller has made sure the account has slots for them
+   * (a campaign's claim holds its account's slot row, see `lockRunningCampaignById`).
    */
   async insertPlacedCalls(calls: PlacedCall[]): Promise<number[]> {
     if (calls.length === 0) return [];
     const rows = (await this.manager.query(
-      `INSERT INTO calls (external_id, user_id, assistant_id, assistant_name, campaign_id, campaign_name, lead_id,
-                        secondary_contact_id, type, status, client_phone_number, assistant_phone_number, phone_number_id,
-                        variables, dial_state, dial_started_at, created_at, updated_at)
-     SELECT 'call-' || gen_random_uuid()::text, c.user_id, c.assistant_id, c.assistant_name, c.campaign_id,
-            c.campaign_name, c.lead_id, c.secondary_contact_id, 'outbound', 'initiated', c.to_number, c.from_number,
-            c.phone_number_id, c.variables, 'pending', clock_timestamp(), clock_timestamp(), clock_timestamp()
-       FROM jsonb_to_recordset($1::jsonb) AS c(user_id int, assistant_id int, assistant_name text, campaign_id int,
-            campaign_name text, lead_id int, secondary_contact_id int, to_number text, from_number text,
-            phone_number_id int, variables jsonb, position int)
-      ORDER BY c.position
-     RETURNING id`,
-      [
-        JSON.stringify(
-          calls.map((call, position) => ({
-            user_id: call.userId,
-            assistant_id: call.assistantId,
-            assistant_name: call.assistantName,
-            campaign_id: call.campaignId,
-            campaign_name: call.campaignName,
-            lead_id: call.leadId,
-            secondary_contact_id: call.secondaryContactId,
-            to_number: call.to,
-            from_number: call.from,
-            phone_number_id: call.phoneNumberId,
-            variables: call.variables,
-            position,
-          })),
-        ),
-      ],
+      `${INSERT_PLACED_CALLS} FROM ${PLACED_CALLS} ORDER BY c.position RETURNING id`,
+      [placedCallsJson(calls)],
     )) as { id: number }[];
     return rows.map((row) => row.id);
+  }
+
+  /**
+   * Writes one placed call as `insertPlacedCalls` does, in the same statement as it takes one of its account's call
+   * slots (the account's limit, else `defaultLimit`): its id, or `CallLimitReached` when the account has as many
+   * calls in progress as it may, and nothing is written.
+   */
+  async insertPlacedCallWithinLimit(call: PlacedCall, defaultLimit: number): Promise<number | CallLimitReached> {
+    const [row] = (await this.manager.query(
+      `WITH ${lockedCallSlot('$2', '$3')},
+            placed AS (${INSERT_PLACED_CALLS} FROM ${PLACED_CALLS} JOIN slot ON slot.free > 0 RETURNING id)
+       SELECT slot.max_concurrent_calls, placed.id FROM slot LEFT JOIN placed ON true`,
+      [placedCallsJson([call]), call.userId, defaultLimit],
+    )) as { max_concurrent_calls: number; id: number | null }[];
+    if (!row) throw new Error(`Account ${call.userId} has no call slot row`);
+    return row.id ?? new CallLimitReached(row.max_concurrent_calls);
   }
 
   // Taking and settling a dial.
@@ -251,16 +276,22 @@ export class DiallingRepository extends SqlRepository {
 
   // A campaign's claim, in its transaction.
 
-  /** The campaign, if it is running, locked until the claim's transaction ends. */
-  async lockRunningCampaignById(campaignId: number): Promise<ClaimedCampaignRow | undefined> {
+  /**
+   * The campaign, if it is running, and its account's call slots (the account's limit, else `defaultLimit`), both
+   * locked until the claim's transaction ends: calls that end meanwhile wait to give their slot back, and no other
+   * writer takes one, so the claim may fill exactly the slots it read.
+   */
+  async lockRunningCampaignById(campaignId: number, defaultLimit: number): Promise<ClaimedCampaignRow | undefined> {
     const [campaign] = (await this.manager.query(
       `SELECT c.id, c.user_id, c.name, c.assistant_id, a.name AS assistant_name, a.phone_number_id AS assistant_number_id,
               c.timezone, c.allowed_hours_start_time, c.allowed_hours_end_time, c.allowed_days,
-              c.max_calls_in_parallel, c.max_retries, c.dials_placed
-         FROM campaigns c LEFT JOIN assistants a ON a.id = c.assistant_id
+              c.max_calls_in_parallel, c.max_retries, c.dials_placed,
+              GREATEST(COALESCE(s.max_concurrent_calls, $2::int) - s.in_progress, 0) AS account_slots
+         FROM campaigns c JOIN account_call_slots s ON s.user_id = c.user_id
+         LEFT JOIN assistants a ON a.id = c.assistant_id
         WHERE c.id = $1 AND c.status = 'in-progress'
-          FOR UPDATE OF c`,
-      [campaignId],
+          FOR UPDATE OF c, s`,
+      [campaignId, defaultLimit],
     )) as ClaimedCampaignRow[];
     return campaign;
   }

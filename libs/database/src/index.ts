@@ -24,6 +24,7 @@ export * from './campaigns.repository';
 export * from './leads.repository';
 export * from './lead-imports.repository';
 export * from './dialling.repository';
+export * from './account-call-slots.repository';
 export * from './local-call-control.repository';
 export * from './idempotency-keys.repository';
 export * from './named-colours.repository';

@@ -21,7 +21,14 @@ import {
   MessageResponse,
   PageQuery,
 } from '@app/contracts';
-import { ApiNotFoundAs, ApiUserResource, ApiValidatedInput, ApiValidatedQuery, ResourceIdPipe } from '@app/platform';
+import {
+  ApiCallLimit,
+  ApiNotFoundAs,
+  ApiUserResource,
+  ApiValidatedInput,
+  ApiValidatedQuery,
+  ResourceIdPipe,
+} from '@app/platform';
 import { AuthenticatedUser, CurrentUser } from '../auth/auth-context';
 import { CallsService } from './calls.service';
 import { UserPost } from '../idempotency/user-post.decorator';
@@ -57,6 +64,7 @@ export class CallsController {
   @ApiOperation({ operationId: 'makeCall', summary: 'Place one outbound call now, from the assistant’s number' })
   @ApiCreatedResponse({ type: MakeCallResponse })
   @ApiValidatedInput()
+  @ApiCallLimit('The account has as many calls in progress as it may; nothing was placed, try again when one ends')
   makeCall(@CurrentUser() user: AuthenticatedUser, @Body() body: MakeCallRequest): Promise<MakeCallResponse> {
     return this.calls.makeCall(user, body);
   }

@@ -23,7 +23,7 @@ import {
   toE164,
   ValidationFailed,
 } from '@app/contracts';
-import { CallsRepository, DiallingRepository, Transactions } from '@app/database';
+import { CallLimitReached, CallsRepository, DiallingRepository, Transactions } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
@@ -55,7 +55,7 @@ export class CallsService implements OnModuleInit {
 
   /**
    * One outbound call now, from the assistant's phone number: written as an initiated call with a pending dial,
-   * then queued for the worker. Should Redis refuse the job, the call is still placed: the dialer's periodic
+   * then queued for the worker; beyond the account's limit of calls in progress, 429 and nothing is written. Should Redis refuse the job, the call is still placed: the dialer's periodic
    * sweep picks up every dial nobody took, so the 201 holds either way.
    */
   async makeCall(user: AuthenticatedUser, request: MakeCallRequest): Promise<MakeCallResponse> {
@@ -73,7 +73,8 @@ export class CallsService implements OnModuleInit {
       else if (!assistant.outbound_trunk_id)
         errors.assistant_id = ["The assistant's phone number cannot place calls: it has no outbound SIP trunk."];
       if (!assistant || Object.keys(errors).length > 0) throw new ValidationFailed(errors);
-      const [id] = await dialling.insertPlacedCalls([
+      // Written only while the account has a call slot free, in the same statement that takes it.
+      const id = await dialling.insertPlacedCallWithinLimit(
         {
           userId: user.id,
           assistantId: assistant.id,
@@ -88,7 +89,9 @@ export class CallsService implements OnModuleInit {
           phoneNumberId: assistant.number_id,
           variables: request.variables ?? {},
         },
-      ]);
+        this.config.accountMaxConcurrentCalls,
+      );
+      if (id instanceof CallLimitReached) throw Errors.callLimitReached(id.maxConcurrentCalls);
       await this.creates.record(transaction, 'call', id);
       return id;
     });

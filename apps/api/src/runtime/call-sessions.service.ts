@@ -71,6 +71,8 @@ export class CallSessions {
         },
         'runtime-token',
         holder.hook ? { assistantRequest: ASSISTANT_REQUEST_PENDING } : undefined,
+        // A call starting: beyond its account's limit of calls in progress it is refused (429), and not written.
+        'within-account-limit',
       );
       created = written.created;
       call = written.row;

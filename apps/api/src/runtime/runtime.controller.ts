@@ -40,6 +40,7 @@ import {
 } from '@app/contracts';
 import { CallIngestion, type RuntimeCredential } from '@app/calls';
 import {
+  ApiCallLimit,
   ApiNotFoundAs,
   ApiPublicResource,
   ApiValidatedInput,
@@ -111,6 +112,10 @@ export class RuntimeController {
       'The owner’s ring-time hook refused the inbound call: say `reject.message` (when not null) and hang up. The ' +
       'call is recorded as ended; every later session of it answers the same',
   })
+  @ApiCallLimit(
+    'A new call beyond its account’s limit of calls in progress: nothing was recorded; refuse the caller politely ' +
+      'and hang up (trying again does not help the caller on the line)',
+  )
   async session(
     @ExternalId() externalId: string,
     @Body() body: CallSessionRequest,

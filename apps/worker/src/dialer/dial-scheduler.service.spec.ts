@@ -29,6 +29,7 @@ const campaign: ClaimedCampaignRow = {
   max_calls_in_parallel: 3,
   max_retries: 2,
   dials_placed: 5,
+  account_slots: 10,
 };
 
 /** One campaign's dialling state in memory: what a claim reads, and every write it makes, in order. */
@@ -69,7 +70,7 @@ function fakes(state: {
     { run: <T>(work: (transaction: unknown) => Promise<T>) => work({}) } as unknown as Transactions,
     new Clock(),
     undefined as unknown as JobQueue,
-    {} as AppConfig,
+    { accountMaxConcurrentCalls: 10 } as AppConfig,
     placer as unknown as CallPlacer,
   );
   return { scheduler, writes, placed };
@@ -143,5 +144,14 @@ describe('DialScheduler.run, with a fake repository', () => {
     expect(await fakes({ campaign: { ...campaign, assistant_id: null } }).scheduler.run(7)).toEqual({
       idle: 'not-running',
     });
+  });
+
+  it('places no more calls than its account may still start, and holds every lead while the account has none', async () => {
+    const some = fakes({ campaign: { ...campaign, account_slots: 1 }, leads: [lead(1), lead(2), lead(3)] });
+    await expect(some.scheduler.run(7)).resolves.toEqual({ claimed: [100] });
+    expect(some.writes).toContainEqual(['scheduled', [1]]);
+    const none = fakes({ campaign: { ...campaign, account_slots: 0 }, leads: [lead(1)] });
+    await expect(none.scheduler.run(7)).resolves.toEqual({ idle: 'account-at-limit' });
+    expect(none.writes).toEqual([]);
   });
 });

@@ -20,7 +20,16 @@ interface ClaimedCampaign extends ClaimedCampaignRow {
 
 export type ClaimOutcome =
   | { claimed: number[] }
-  | { idle: 'not-running' | 'outside-hours' | 'no-slot' | 'no-caller-number' | 'nothing-due' | 'completed' };
+  | {
+      idle:
+        | 'not-running'
+        | 'outside-hours'
+        | 'no-slot'
+        | 'account-at-limit'
+        | 'no-caller-number'
+        | 'nothing-due'
+        | 'completed';
+    };
 
 /**
  * Decides who a running campaign calls next. Claims happen in one transaction per campaign that holds the
@@ -92,7 +101,7 @@ export class DialScheduler {
 
   private async claim(dialling: DiallingRepository, campaignId: number): Promise<ClaimOutcome> {
     const now = this.clock.now();
-    const locked = await dialling.lockRunningCampaignById(campaignId);
+    const locked = await dialling.lockRunningCampaignById(campaignId, this.config.accountMaxConcurrentCalls);
     if (!locked || locked.assistant_id === null) return { idle: 'not-running' };
     const campaign: ClaimedCampaign = {
       ...locked,
@@ -100,9 +109,12 @@ export class DialScheduler {
     };
     const slots = campaign.max_calls_in_parallel - campaign.in_flight;
     if (slots <= 0) return { idle: 'no-slot' };
+    // The account's other calls (its other campaigns, make_call, inbound) share its limit: the leads wait, as they
+    // are, until a call of the account ends (its campaign's next look, or the periodic one).
+    if (campaign.account_slots <= 0) return { idle: 'account-at-limit' };
     if (!isWithinDialWindow(campaign, now)) return { idle: 'outside-hours' };
 
-    const leads = await dialling.lockDueLeads(campaign.id, now, slots);
+    const leads = await dialling.lockDueLeads(campaign.id, now, Math.min(slots, campaign.account_slots));
     if (leads.length === 0) return this.completeIfDone(dialling, campaign);
 
     const numbers = await this.callerNumbers(dialling, campaign);

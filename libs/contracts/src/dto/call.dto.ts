@@ -309,6 +309,26 @@ export class MakeCallResponse {
   @ApiProperty({ type: String, enum: ['initiated'] }) status: 'initiated';
 }
 
+/**
+ * 429 of a route that starts a call (`make_call`, a voice runtime's session): a new call beyond the account's limit
+ * of calls in progress (nothing was written), told apart by `max_concurrent_calls`; or the rate limit's `{message}`.
+ */
+export class CallLimitResponse {
+  @ApiProperty({
+    type: String,
+    example: 'The account has reached its limit of 10 calls in progress at once; try again when one ends.',
+  })
+  message: string;
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 10,
+    description:
+      'Present when the account’s limit of calls in progress refused the call: that limit (its own, set by an ' +
+      'operator, else the deployment’s); absent on the rate limit’s 429',
+  })
+  max_concurrent_calls?: number;
+}
+
 /** POST /user/calls/{id}/analysis: the call, its analysis pending again. */
 export class CallAnalysisQueuedResponse {
   @ApiProperty({ type: String, example: 'The call’s analysis is queued.' }) message: string;

@@ -4,7 +4,9 @@ export type MessageErrorBody = { message: string };
 export type ErrorFieldBody = { error: string };
 /** `{message}` with what the runtime acts on: a session the owner's ring-time hook refused (403). */
 export type RejectedCallBody = MessageErrorBody & { reject: { message: string | null } };
-export type ErrorBody = ValidationErrorBody | MessageErrorBody | RejectedCallBody | ErrorFieldBody;
+/** `{message}` with the limit a new call ran into: the account has as many calls in progress as it may (429). */
+export type CallLimitBody = MessageErrorBody & { max_concurrent_calls: number };
+export type ErrorBody = ValidationErrorBody | MessageErrorBody | RejectedCallBody | CallLimitBody | ErrorFieldBody;
 
 /**
  * An error the service means to show the caller. It carries its status and the exact body to render, so one

@@ -1,5 +1,8 @@
 import { DomainError, NotFound } from './domain-error';
 
+/** How long a call refused for the account's limit is asked to wait before it is tried again. */
+export const CALL_LIMIT_RETRY_AFTER_SECONDS = 5;
+
 /** Every coded error a route can answer with, in one place so texts stay consistent. */
 export const Errors = {
   unauthenticated: () => new DomainError('unauthenticated', 401, { message: 'Unauthenticated.' }),
@@ -57,6 +60,20 @@ export const Errors = {
   /** The owner's ring-time hook refused an inbound call: the runtime says `message` (if any) and hangs up. */
   callRejected: (message: string | null) =>
     new DomainError('call_rejected', 403, { message: 'The owner’s server refused the call.', reject: { message } }),
+  /**
+   * A new call (`make_call`, an inbound session) beyond the account's limit of calls in progress. Calls last minutes,
+   * not milliseconds: `Retry-After` asks for a pause before trying again, not a promise that a slot is free by then.
+   */
+  callLimitReached: (maxConcurrentCalls: number) =>
+    new DomainError(
+      'call_limit_reached',
+      429,
+      {
+        message: `The account has reached its limit of ${maxConcurrentCalls} calls in progress at once; try again when one ends.`,
+        max_concurrent_calls: maxConcurrentCalls,
+      },
+      { 'Retry-After': String(CALL_LIMIT_RETRY_AFTER_SECONDS) },
+    ),
   conflict: () =>
     new DomainError('conflict', 409, { message: 'The request conflicted with a concurrent change. Please try again.' }),
   serverError: () => new DomainError('server_error', 500, { message: 'Server Error.' }),

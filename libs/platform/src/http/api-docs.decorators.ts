@@ -14,7 +14,7 @@ import {
   ApiUnprocessableEntityResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { ErrorFieldResponse, MessageResponse, ValidationErrorResponse } from '@app/contracts';
+import { CallLimitResponse, ErrorFieldResponse, MessageResponse, ValidationErrorResponse } from '@app/contracts';
 
 /**
  * OpenAPI decorators for the errors every route really answers, so the served document lists what a client
@@ -79,6 +79,17 @@ export const ApiUnavailableAs = (text: string) =>
       schema: { oneOf: [{ $ref: getSchemaPath(ErrorFieldResponse) }, { $ref: getSchemaPath(MessageResponse) }] },
     }),
   );
+
+/**
+ * A route that starts a call: beyond the account's limit of calls in progress it is 429 with `Retry-After` and the
+ * limit (`CallLimitResponse`), besides the rate limit's 429 `{message}` every route may answer.
+ */
+export const ApiCallLimit = (text: string) =>
+  ApiTooManyRequestsResponse({
+    type: CallLimitResponse,
+    description: `${text} (with \`max_concurrent_calls\`); or Too Many Attempts. (without it)`,
+    headers: rateLimitHeaders,
+  });
 
 /** The extension that carries per-media-type bodies until the document is assembled (see api-document.ts). */
 export const REQUEST_BODIES_EXTENSION = 'x-request-bodies';

@@ -2246,6 +2246,15 @@ export interface components {
       /** @enum {string} */
       status: 'initiated';
     };
+    CallLimitResponse: {
+      /** @example The account has reached its limit of 10 calls in progress at once; try again when one ends. */
+      message: string;
+      /**
+       * @description Present when the account’s limit of calls in progress refused the call: that limit (its own, set by an operator, else the deployment’s); absent on the rate limit’s 429
+       * @example 10
+       */
+      max_concurrent_calls?: number;
+    };
     ToolCallFailure: {
       /**
        * @description `http_status`: the endpoint answered, not with a success
@@ -8856,7 +8865,7 @@ export interface operations {
           'application/json': components['schemas']['ValidationErrorResponse'];
         };
       };
-      /** @description Too Many Attempts. */
+      /** @description The account has as many calls in progress as it may; nothing was placed, try again when one ends (with `max_concurrent_calls`); or Too Many Attempts. (without it) */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -8868,7 +8877,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['MessageResponse'];
+          'application/json': components['schemas']['CallLimitResponse'];
         };
       };
       /** @description Server Error. */
