@@ -8,7 +8,7 @@ import {
   PENDING_ANALYSIS,
 } from '@app/contracts';
 import { type EndedCall, markLeadInCall, settleLeadOfEndedCall } from './call-outcomes';
-import { noteAccountWrite, ReadReplicas } from './read-replicas';
+import { ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
 
 /**
@@ -153,7 +153,7 @@ function laterWrite(
 
 /**
  * The runtime's writes of a call (`CallIngestion`): read, decide, then write only if the call is still as read, by
- * external id. The runtime acts for no account: a write notes the call's account (`noteAccountWrite`), so that
+ * external id. The runtime acts for no account: a write notes the call's account (`writeForAccount`), so that
  * account's next reads find it.
  */
 @Injectable()
@@ -229,13 +229,12 @@ export class CallWritesRepository extends SqlRepository {
       ...(write.assistantRequest ? { assistant_request: JSON.stringify(write.assistantRequest) } : {}),
     };
     const columns = Object.keys(values);
-    const [written] = (await this.manager.query(
+    const [written] = await this.writeForAccount<CallRow>(
       `INSERT INTO calls (external_id, ${columns.join(', ')})
             VALUES ($1, ${columns.map((_, index) => `$${index + 2}`).join(', ')})
-            ON CONFLICT (external_id) DO NOTHING RETURNING *`,
+            ON CONFLICT (external_id) DO NOTHING RETURNING *, user_id AS written_for`,
       [externalId, ...Object.values(values)],
-    )) as CallRow[];
-    if (written) noteAccountWrite(written.user_id);
+    );
     return written;
   }
 
@@ -258,13 +257,12 @@ export class CallWritesRepository extends SqlRepository {
       'updated_at = now()',
     ];
     // An UPDATE wrapped in a SELECT, so that both kinds of write return their rows the same way.
-    const [written] = (await this.manager.query(
+    const [written] = await this.writeForAccount<CallRow>(
       `WITH written AS (
               UPDATE calls SET ${assignments.join(', ')} WHERE external_id = $1 AND xmin = $2::text::xid RETURNING *
-            ) SELECT * FROM written`,
+            ) SELECT *, user_id AS written_for FROM written`,
       parameters,
-    )) as CallRow[];
-    if (written) noteAccountWrite(written.user_id);
+    );
     return written;
   }
 
@@ -283,14 +281,14 @@ export class CallWritesRepository extends SqlRepository {
     const same = laterWrite(write, parameter, { derived: false }).map(
       ([column, value]) => `${column} IS NOT DISTINCT FROM ${value}`,
     );
-    const [found] = (await this.manager.query(
-      `SELECT *, (${same.join(' AND ')}) AS unchanged FROM calls WHERE external_id = $1 AND xmin = $2::text::xid`,
+    // A repeat that changes nothing stands for the write it repeats, and is noted as that write was.
+    const [found] = await this.writeForAccount<CallRow & { unchanged: boolean }>(
+      `SELECT *, CASE WHEN unchanged THEN user_id END AS written_for
+         FROM (SELECT *, (${same.join(' AND ')}) AS unchanged FROM calls WHERE external_id = $1 AND xmin = $2::text::xid) found`,
       parameters,
-    )) as (CallRow & { unchanged: boolean })[];
+    );
     if (!found) return undefined;
     const { unchanged, ...row } = found;
-    // A repeat that changes nothing stands for the write it repeats, and is noted as that write was.
-    if (unchanged) noteAccountWrite(row.user_id);
     return { row, unchanged };
   }
 
