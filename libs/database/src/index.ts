@@ -11,7 +11,8 @@ export * from './call-outcomes';
 export * from './sql-filter';
 export * from './pool-query';
 export * from './phone-number-holders';
-export * from './read-replicas';
+// `noteAccountWrite` stays inside: a repository's `writeForAccount` is the one way a write notes another account.
+export { ReadReplicas, type ReplicaReport, type RequestReads } from './read-replicas';
 export * from './sip-trunks.repository';
 export * from './sql-repository';
 export { Transaction, Transactions } from './transactions';

@@ -3,7 +3,7 @@ import { DataSource, type QueryFailedError } from 'typeorm';
 import type { CallEventRow, CallRow, SessionAssistantLike } from '@app/contracts';
 import { queryPool } from './pool-query';
 import { isUniqueViolation } from './query-errors';
-import { noteAccountWrite, ReadReplicas } from './read-replicas';
+import { ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
 
 /** A call with what the voice runtime's routes need of it: its assistant's knowledgebase and the variables' layers. */
@@ -72,7 +72,7 @@ function conflictingEventSeq(error: unknown): number | undefined {
 /**
  * The voice runtime's statements on calls: the look-ups of its routes and sessions (by external id, the system's own),
  * a session's token and `call.started` mark, and the events and tool calls it records. It acts for no account, so
- * the writes an account reads (events, tool calls) note the call's account (`noteAccountWrite`): its next reads
+ * the writes an account reads (events, tool calls) note the call's account (`writeForAccount`): its next reads
  * find them. A session's token and mark, which no account read shows, are not noted.
  */
 @Injectable()
@@ -218,15 +218,13 @@ export class RuntimeCallsRepository extends SqlRepository {
     options: { whileOpen: boolean; finalStatuses: readonly string[]; tolerance: number },
   ): Promise<EventsOutcome> {
     try {
-      const [row] = await queryPool<{
-        user_id: number;
+      const [row] = await this.writeForAccount<{
         closed: boolean;
         earliest: Date;
         latest: Date;
         outside: { index: number; early: boolean }[] | null;
         recorded: number;
       }>(
-        this.dataSource,
         `WITH call AS (
                 SELECT id, user_id, $3 AND status = ANY($4) AS closed,
                        created_at - make_interval(secs => $5) AS earliest,
@@ -246,16 +244,17 @@ export class RuntimeCallsRepository extends SqlRepository {
                  WHERE (call_events.type, call_events.at, call_events.data)
                        IS DISTINCT FROM (excluded.type, excluded.at, excluded.data)
                 RETURNING 1)
-         SELECT user_id, closed, earliest, latest,
+         SELECT closed, earliest, latest,
+                CASE WHEN NOT closed AND NOT EXISTS (SELECT FROM outside) THEN user_id END AS written_for,
                 (SELECT json_agg(outside ORDER BY index) FROM outside) AS outside,
                 (SELECT count(*)::int FROM recorded) AS recorded
            FROM call`,
         [externalId, JSON.stringify(events), options.whileOpen, options.finalStatuses, options.tolerance],
+        { lean: true },
       );
       if (!row) return { kind: 'no-call' };
       if (row.closed) return { kind: 'closed' };
       if (row.outside) return { kind: 'outside', earliest: row.earliest, latest: row.latest, outside: row.outside };
-      noteAccountWrite(row.user_id);
       return { kind: 'recorded', recorded: row.recorded };
     } catch (error) {
       const seq = conflictingEventSeq(error);
@@ -266,10 +265,10 @@ export class RuntimeCallsRepository extends SqlRepository {
 
   /** Records a tool the service called for the call, now. */
   async insertToolCall(call: Pick<CallRow, 'id' | 'user_id'>, data: Record<string, unknown>): Promise<void> {
-    await this.manager.query(
-      `INSERT INTO call_events (call_id, seq, type, at, data) VALUES ($1, NULL, 'tool_call', now(), $2)`,
-      [call.id, JSON.stringify(data)],
+    await this.writeForAccount(
+      `INSERT INTO call_events (call_id, seq, type, at, data) VALUES ($1, NULL, 'tool_call', now(), $2)
+       RETURNING $3::int AS written_for`,
+      [call.id, JSON.stringify(data), call.user_id],
     );
-    noteAccountWrite(call.user_id);
   }
 }

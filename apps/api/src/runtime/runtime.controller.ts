@@ -1,17 +1,4 @@
-import {
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  Injectable,
-  Param,
-  type PipeTransform,
-  Post,
-  Put,
-  Query,
-  Res,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Res, UseGuards } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiConflictResponse,
@@ -51,21 +38,10 @@ import {
 } from '@app/platform';
 import { CallRuntime } from './call-runtime.service';
 import { CallSessions } from './call-sessions.service';
+import { ExternalIdPipe } from './external-id.pipe';
 import { CallTokenAccepted, RuntimeCaller, RuntimeTokenGuard } from './runtime-token.guard';
 
-/** The runtime's own id of a call: its room's name at the provider (LiveKit's are at most 256 bytes). */
-const EXTERNAL_ID = /^[A-Za-z0-9._:+-]{1,256}$/;
-
-/** An external id the service could never have stored answers like a call it does not have. */
-@Injectable()
-class ExternalIdPipe implements PipeTransform<string, string> {
-  transform(value: string): string {
-    if (!EXTERNAL_ID.test(value)) throw Errors.callNotFound();
-    return value;
-  }
-}
-
-const ExternalId = () => Param('externalId', ExternalIdPipe);
+const ExternalId = () => Param('externalId', new ExternalIdPipe(Errors.callNotFound));
 const ToolId = () => Param('toolId', new ResourceIdPipe(Errors.toolNotFound));
 
 /**
@@ -211,12 +187,12 @@ export class RuntimeController {
   })
   @ApiNotFoundAs('message', 'Not found.')
   async ingest(
-    @Param('externalId') externalId: string,
+    // A write's route answers a plain "not found" for an id no call could have, as for a path it does not know.
+    @Param('externalId', new ExternalIdPipe(Errors.routeNotFound)) externalId: string,
     @Body() body: IngestCallRequest,
     @RuntimeCaller() caller: RuntimeCredential,
     @Res({ passthrough: true }) response: Response,
   ): Promise<IngestCallResponse> {
-    if (!EXTERNAL_ID.test(externalId)) throw Errors.routeNotFound();
     const result = await this.ingestion.write(externalId, body, caller);
     response.status(result.created ? 201 : 200);
     return result.body;

@@ -112,6 +112,7 @@ export class SessionAssistant {
     type: 'array',
     items: {
       type: 'object',
+      required: ['name', 'type', 'description'],
       properties: {
         name: { type: 'string' },
         type: { type: 'string', enum: [...POST_CALL_FIELD_TYPES] },
