@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { JobQueue, Jobs } from '@app/jobs';
 import { AppProcess, startAll } from './support/app-process';
 import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
 import { operatorCommand } from './support/operator-cli';
@@ -41,6 +42,7 @@ describe('An account’s limit of calls in progress', () => {
   const api = (owner: TestAccount) => ({
     post: (path: string, body: object) => stack.http.post(`/api/user/${path}`).set(owner.auth).send(body),
     get: (path: string) => stack.http.get(`/api/user/${path}`).set(owner.auth),
+    delete: (path: string) => stack.http.delete(`/api/user/${path}`).set(owner.auth),
   });
   /** An account with an outbound assistant that can place calls and an inbound one answering its own number. */
   const account = async () => {
@@ -148,6 +150,25 @@ describe('An account’s limit of calls in progress', () => {
     const next = await Promise.all([makeCall(fixture, 100), makeCall(fixture, 101)]);
     expect(next.map((each) => each.status).sort()).toEqual([201, 429]);
     expect(await inProgress(fixture.owner)).toBe(DEPLOYMENT_LIMIT);
+  });
+
+  it('gives back the slot of a call the reaper ends, and of an open call its owner deletes', async () => {
+    const fixture = await account();
+    const placed = await Promise.all(Array.from({ length: DEPLOYMENT_LIMIT }, (_, index) => makeCall(fixture, index)));
+    expect(placed.map((each) => each.status)).toEqual(Array(DEPLOYMENT_LIMIT).fill(201));
+    expectRefused([await makeCall(fixture, 90)], DEPLOYMENT_LIMIT);
+
+    // A runtime that died mid-call: its call is ended `failed` by the reaper, and its slot is free again.
+    const [lost, deleted] = placed.map((each) => each.body.call_id as number);
+    await stack.dataSource.query(`UPDATE calls SET updated_at = now() - interval '1 day' WHERE id = $1`, [lost]);
+    await stack.api.get(JobQueue).enqueue(Jobs.reapStaleCalls, {});
+    await waitFor(async () => ((await inProgress(fixture.owner)) === DEPLOYMENT_LIMIT - 1 ? true : undefined));
+    expect((await makeCall(fixture, 91)).status).toBe(201);
+
+    await api(fixture.owner).delete(`calls/${deleted}`).expect(200);
+    expect(await inProgress(fixture.owner)).toBe(DEPLOYMENT_LIMIT - 1);
+    expect((await makeCall(fixture, 92)).status).toBe(201);
+    expectRefused([await makeCall(fixture, 93)], DEPLOYMENT_LIMIT);
   });
 
   it('lets an operator give one account its own limit, and the deployment’s again', async () => {
