@@ -5,7 +5,6 @@ import {
   ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiProduces,
   ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -122,7 +121,6 @@ export class CallsController {
     summary: 'Watch a live call: its events as they are stored, as server-sent events, until it ends',
     description: WATCH_DESCRIPTION,
   })
-  @ApiProduces('text/event-stream')
   @ApiOkResponse({
     description: 'The stream (`text/event-stream`), open until the call ends',
     content: { 'text/event-stream': { schema: { type: 'string', example: WATCH_EXAMPLE } } },

@@ -22,7 +22,6 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiProduces,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -205,7 +204,6 @@ export class RuntimeController {
       'meanwhile, nothing twice. A comment line every 15 seconds keeps the connection open; the call’s final write ' +
       'ends the stream with an `end` event.',
   })
-  @ApiProduces('text/event-stream')
   @ApiExtraModels(CallControlMessage)
   @ApiOkResponse({
     description: 'The stream (`text/event-stream`) of `CallControlMessage`s, open until the call ends',
