@@ -25,7 +25,7 @@ import {
   isTransientConflict,
   Transactions,
 } from '@app/database';
-import { JobQueue, Jobs } from '@app/jobs';
+import { JobQueue, Jobs, LiveSignals } from '@app/jobs';
 
 const statusConflict = (from: string, to: string) =>
   new DomainError('call_status_conflict', 409, { message: `The call is already ${from}; it cannot become ${to}.` });
@@ -91,6 +91,7 @@ export class CallIngestion {
     private readonly transactions: Transactions,
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
+    private readonly signals: LiveSignals,
   ) {}
 
   /** Writes the call; answers the route's body, and the row as written for callers that go on with it. */
@@ -108,6 +109,9 @@ export class CallIngestion {
     if (outcome.analyse)
       await this.jobs.enqueue(Jobs.analyzeCall, { callId: outcome.row.id, run: outcome.row.analysis_run });
     if (outcome.freedCampaignSlot) await this.dialNext(outcome.row.campaign_id!);
+    // A finished call's streams (the owner's view, the runtime's control) end: they are told to look.
+    if (TERMINAL_CALL_STATUSES.includes(outcome.row.status))
+      await this.signals.publish({ callId: outcome.row.id, fromId: 0 });
     return {
       created: outcome.created,
       body: { message: outcome.created ? 'Call recorded.' : 'Call updated.', data: toCallResponse(outcome.row) },

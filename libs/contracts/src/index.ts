@@ -23,4 +23,5 @@ export * from './dto/usage.dto';
 export * from './dto/call-response';
 export * from './dto/call-webhook';
 export * from './dto/runtime.dto';
+export * from './dto/call-control.dto';
 export * from './dto/request-example';

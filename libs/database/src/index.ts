@@ -18,6 +18,7 @@ export * from './sql-repository';
 export { Transaction, Transactions } from './transactions';
 export * from './calls.repository';
 export * from './runtime-calls.repository';
+export * from './live-calls.repository';
 export * from './call-writes.repository';
 export * from './call-deliveries.repository';
 export * from './call-analyses.repository';

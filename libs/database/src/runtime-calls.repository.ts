@@ -56,7 +56,8 @@ export interface NewCallEvent {
 
 /** What storing a batch of the runtime's events came to (`insertEventsByExternalId`). */
 export type EventsOutcome =
-  | { kind: 'recorded'; recorded: number }
+  /** `fromId`: the lowest id of the events stored (null: none new), for the streams that follow the call. */
+  | { kind: 'recorded'; recorded: number; callId: number; fromId: number | null }
   | { kind: 'no-call' }
   | { kind: 'closed' }
   | { kind: 'outside'; earliest: Date; latest: Date; outside: { index: number; early: boolean }[] }
@@ -210,15 +211,18 @@ export class RuntimeCallsRepository extends SqlRepository {
    * other content, the statement fails and the batch is undone (`conflict`, whether the other was stored before or
    * by a request racing this one). Nothing is stored when an event's `at` is outside the call's life, `tolerance`
    * seconds either side (from its creation to its end, or now while it runs: `outside`, by the events' `index`), or,
-   * with `whileOpen`, when the call's status is final (`closed`).
+   * with `whileOpen`, when the call's status is final (`closed`). With `notifyChannel` (the Postgres queue backend)
+   * the statement itself notifies the call's watchers of what it stored, at its commit, for no round trip more.
    */
   async insertEventsByExternalId(
     externalId: string,
     events: (NewCallEvent & { index: number })[],
-    options: { whileOpen: boolean; finalStatuses: readonly string[]; tolerance: number },
+    options: { whileOpen: boolean; finalStatuses: readonly string[]; tolerance: number; notifyChannel: string | null },
   ): Promise<EventsOutcome> {
     try {
       const [row] = await this.writeForAccount<{
+        id: number;
+        from_id: string | null;
         closed: boolean;
         earliest: Date;
         latest: Date;
@@ -243,19 +247,34 @@ export class RuntimeCallsRepository extends SqlRepository {
                 ON CONFLICT (call_id, seq) DO UPDATE SET seq = call_event_conflict(excluded.seq)
                  WHERE (call_events.type, call_events.at, call_events.data)
                        IS DISTINCT FROM (excluded.type, excluded.at, excluded.data)
-                RETURNING 1)
-         SELECT closed, earliest, latest,
+                RETURNING id),
+              stored AS (SELECT count(*)::int AS recorded, min(id) AS from_id FROM recorded)
+         SELECT call.id, closed, earliest, latest,
                 CASE WHEN NOT closed AND NOT EXISTS (SELECT FROM outside) THEN user_id END AS written_for,
                 (SELECT json_agg(outside ORDER BY index) FROM outside) AS outside,
-                (SELECT count(*)::int FROM recorded) AS recorded
-           FROM call`,
-        [externalId, JSON.stringify(events), options.whileOpen, options.finalStatuses, options.tolerance],
+                stored.recorded, stored.from_id,
+                CASE WHEN $6::text IS NOT NULL AND stored.from_id IS NOT NULL
+                     THEN pg_notify($6, call.id || ':' || stored.from_id) END AS notified
+           FROM call, stored`,
+        [
+          externalId,
+          JSON.stringify(events),
+          options.whileOpen,
+          options.finalStatuses,
+          options.tolerance,
+          options.notifyChannel,
+        ],
         { lean: true },
       );
       if (!row) return { kind: 'no-call' };
       if (row.closed) return { kind: 'closed' };
       if (row.outside) return { kind: 'outside', earliest: row.earliest, latest: row.latest, outside: row.outside };
-      return { kind: 'recorded', recorded: row.recorded };
+      return {
+        kind: 'recorded',
+        recorded: row.recorded,
+        callId: row.id,
+        fromId: row.from_id === null ? null : Number(row.from_id),
+      };
     } catch (error) {
       const seq = conflictingEventSeq(error);
       if (seq === undefined) throw error;
@@ -263,12 +282,13 @@ export class RuntimeCallsRepository extends SqlRepository {
     }
   }
 
-  /** Records a tool the service called for the call, now. */
-  async insertToolCall(call: Pick<CallRow, 'id' | 'user_id'>, data: Record<string, unknown>): Promise<void> {
-    await this.writeForAccount(
+  /** Records a tool the service called for the call, now; answers the event's id. */
+  async insertToolCall(call: Pick<CallRow, 'id' | 'user_id'>, data: Record<string, unknown>): Promise<number> {
+    const [row] = await this.writeForAccount<{ id: string }>(
       `INSERT INTO call_events (call_id, seq, type, at, data) VALUES ($1, NULL, 'tool_call', now(), $2)
-       RETURNING $3::int AS written_for`,
+       RETURNING id, $3::int AS written_for`,
       [call.id, JSON.stringify(data), call.user_id],
     );
+    return Number(row.id);
   }
 }

@@ -1,16 +1,30 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Res, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  Req,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiConflictResponse,
   ApiCreatedResponse,
+  ApiExtraModels,
   ApiForbiddenResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import {
+  CallControlMessage,
   CallRejectedResponse,
   CallSessionEnvelope,
   CallSessionRequest,
@@ -162,6 +176,40 @@ export class RuntimeController {
     @RuntimeCaller() caller: RuntimeCredential,
   ): Promise<RuntimeEventsEnvelope> {
     return this.runtime.record(externalId, body, caller);
+  }
+
+  @Get('control')
+  @CallTokenAccepted()
+  @ApiOperation({
+    operationId: 'followCallControl',
+    summary: 'The owner’s control of the call (hang up, say, instruct) as server-sent events, until the call ends',
+    description:
+      'Hold this stream open for the whole call. Each message is an event `control` whose `id` is the message’s and ' +
+      'whose `data` is a `CallControlMessage`: `hangup` (end the call now, then write its final status; unconfirmed ' +
+      'after 5 seconds, the service ends it at the provider), `say` (speak `text` as it is) or `instruct` (add ' +
+      '`text` to the model’s context). Reconnect with `Last-Event-ID` (as EventSource does) to get what was asked ' +
+      'meanwhile, nothing twice. A comment line every 15 seconds keeps the connection open; the call’s final write ' +
+      'ends the stream with an `end` event.',
+  })
+  @ApiExtraModels(CallControlMessage)
+  @ApiOkResponse({
+    description: 'The stream (`text/event-stream`) of `CallControlMessage`s, open until the call ends',
+    content: {
+      'text/event-stream': {
+        schema: {
+          type: 'string',
+          example:
+            'retry: 1000\n\nid: 42\nevent: control\ndata: {"id":42,"action":"say","text":"One moment please.",' +
+            '"at":"2026-01-02T03:04:05.678Z"}\n\n',
+        },
+      },
+    },
+  })
+  @ApiValidatedInput('`Last-Event-ID` is not an event id')
+  @ApiNotFoundAs('message', 'Call not found.')
+  @ApiConflictResponse({ type: MessageResponse, description: 'The call has already ended' })
+  control(@ExternalId() externalId: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+    return this.runtime.control(externalId, request, response);
   }
 
   @Put()

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { CallIngestion } from '@app/calls';
 import { WEBHOOK_USER_AGENT } from '@app/crypto';
 import { OutboundHttpModule } from '@app/outbound-http';
+import { CallsModule } from '../calls/calls.module';
 import { KnowledgebasesModule } from '../knowledgebases/knowledgebases.module';
 import { ToolsModule } from '../tools/tools.module';
 import { AssistantRequests } from './assistant-requests.service';
@@ -13,7 +14,7 @@ import { RuntimeTokenGuard } from './runtime-token.guard';
 /** The voice runtime's API under /api/internal: sessions, knowledge, tools, events and the call's writes. */
 @Module({
   // The ring-time hook's requests introduce themselves as the call webhooks do.
-  imports: [KnowledgebasesModule, ToolsModule, OutboundHttpModule.forRoot(WEBHOOK_USER_AGENT)],
+  imports: [CallsModule, KnowledgebasesModule, ToolsModule, OutboundHttpModule.forRoot(WEBHOOK_USER_AGENT)],
   controllers: [RuntimeController],
   providers: [CallSessions, CallRuntime, CallIngestion, RuntimeTokenGuard, AssistantRequests],
 })

@@ -296,7 +296,9 @@ export class ToolInvocationEnvelope {
 }
 
 /** The runtime's invocation answer: the endpoint's status and body, or why none came (never this route's status). */
-export function toToolInvocation(result: Pick<ToolCallOutcomeLike, 'response' | 'durationMs' | 'error'>): ToolInvocation {
+export function toToolInvocation(
+  result: Pick<ToolCallOutcomeLike, 'response' | 'durationMs' | 'error'>,
+): ToolInvocation {
   return {
     status: result.response?.status ?? null,
     body: result.response?.body ?? null,
@@ -394,13 +396,22 @@ export class ToolCallFailure {
   message: string;
 }
 
-/** One entry of GET /user/calls/{id}/events: a turn, a note or a tool invocation, in the order they happened. */
+/**
+ * One entry of GET /user/calls/{id}/events: a turn, a note, a tool invocation or the owner's live control, in the order
+ * they happened.
+ */
 export class CallEventResponse {
-  @ApiProperty({ enum: ['transcript', 'note', 'tool_call'] }) type: string;
+  @ApiProperty({ enum: ['transcript', 'note', 'tool_call', 'control'] }) type: string;
   @ApiProperty({ type: String, format: 'date-time' }) at: string;
   @ApiPropertyOptional({ type: 'integer', description: 'transcript and note' }) seq?: number;
   @ApiPropertyOptional({ enum: TRANSCRIPT_ROLES, description: 'transcript' }) role?: string;
-  @ApiPropertyOptional({ type: String, description: 'transcript and note' }) text?: string;
+  @ApiPropertyOptional({ type: String, description: 'transcript and note; control’s `say` and `instruct`' })
+  text?: string;
+  @ApiPropertyOptional({
+    enum: ['hangup', 'say', 'instruct'],
+    description: 'control: what the owner asked of the live call',
+  })
+  action?: string;
   @ApiPropertyOptional({ type: 'integer', description: 'transcript' }) start_ms?: number;
   @ApiPropertyOptional({ type: 'integer', description: 'transcript' }) end_ms?: number;
   @ApiPropertyOptional({ type: 'integer', description: 'tool_call' }) tool_id?: number;
@@ -422,7 +433,7 @@ export class CallEventResponse {
 
 /** A row of `call_events`: the columns every event has, and what its type carries. */
 export interface CallEventRow {
-  type: 'transcript' | 'note' | 'tool_call';
+  type: 'transcript' | 'note' | 'tool_call' | 'control';
   seq: number | null;
   at: Date;
   data: Record<string, unknown>;
