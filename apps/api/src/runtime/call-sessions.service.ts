@@ -3,6 +3,7 @@ import { CallIngestion } from '@app/calls';
 import {
   type CallSessionEnvelope,
   type CallSessionRequest,
+  DEFAULT_END_CALL,
   DomainError,
   type SessionTool,
   dialledNames,
@@ -17,6 +18,7 @@ import { JobQueue, Jobs } from '@app/jobs';
 import { generateToken, hashToken } from '@app/platform';
 import { toolParametersSchema } from '@app/tools';
 import { ASSISTANT_REQUEST_PENDING, AssistantRequests } from './assistant-requests.service';
+import { builtInActions, sessionVoicemail } from './built-in-actions';
 import { fillVariables, mergeCallVariables } from './call-variables';
 
 /** A call token outlives the longest the call may run by this much: the final write comes after the hang-up. */
@@ -132,6 +134,9 @@ export class CallSessions {
             description: tool.description,
             parameters: toolParametersSchema(tool.schema),
           })),
+          actions: builtInActions(assistant),
+          end_call: assistant.end_call ?? DEFAULT_END_CALL,
+          voicemail: sessionVoicemail(assistant.voicemail, variables),
           knowledgebase: assistant.knowledgebase,
         },
       },

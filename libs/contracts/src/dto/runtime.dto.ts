@@ -3,6 +3,7 @@ import { ValidateIf } from 'class-validator';
 import { Rule } from '../validation';
 import { POST_CALL_FIELD_TYPES, POST_CALL_ITEM_TYPES, type PostCallField, ScalarMap } from './assistant.dto';
 import { CALL_TYPES, CallResponse } from './call.dto';
+import { EndCallSettingsResponse, SessionAction, VoicemailSettingsResponse } from './call-control.dto';
 import { LanguageResponse } from './language.dto';
 import { TOOL_CALL_ERROR_CODES, TOOL_ERROR_DESCRIPTION, type ToolCallErrorCode, notAToolParameter } from './tool.dto';
 import { RequestExample } from './request-example';
@@ -160,6 +161,21 @@ export class CallSession {
   expires_at: string;
   @ApiProperty({ type: SessionAssistant }) assistant: SessionAssistant;
   @ApiProperty({ type: [SessionTool] }) tools: SessionTool[];
+  @ApiProperty({
+    type: [SessionAction],
+    description:
+      'Built-in actions to offer the model beside the tools: `transfer_call` (with the assistant’s destinations; ' +
+      'done through `POST .../transfer`), `end_call` (when the assistant may end the call) and `send_dtmf` (keys ' +
+      'pressed in the room, reported as `dtmf` events)',
+  })
+  actions: SessionAction[];
+  @ApiProperty({ type: EndCallSettingsResponse, description: 'Whether the assistant may end the call, and its goodbye' })
+  end_call: EndCallSettingsResponse;
+  @ApiProperty({
+    type: VoicemailSettingsResponse,
+    description: 'What to do when a machine answers; the message’s `{{variables}}` already filled in',
+  })
+  voicemail: VoicemailSettingsResponse;
   @ApiProperty({ type: SessionKnowledgebase, nullable: true }) knowledgebase: SessionKnowledgebase | null;
 }
 

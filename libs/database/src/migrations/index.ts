@@ -41,6 +41,7 @@ import { RingTimeHook1764133520000 } from './1764133520000-ring-time-hook';
 import { CallAnalysis1764140000000 } from './1764140000000-call-analysis';
 import { CallAnalysisIndexes1764140000001 } from './1764140000001-call-analysis-indexes';
 import { CallUsageDaily1764140000002 } from './1764140000002-call-usage-daily';
+import { CallControl1764150500000 } from './1764150500000-call-control';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -87,4 +88,5 @@ export const migrations = [
   CallAnalysis1764140000000,
   CallAnalysisIndexes1764140000001,
   CallUsageDaily1764140000002,
+  CallControl1764150500000,
 ];
