@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type QueryFailedError } from 'typeorm';
-import type { CallEventRow, CallRow, SessionAssistantLike } from '@app/contracts';
+import type {
+  CallEventRow,
+  CallRow,
+  SessionAssistantLike,
+  StoredEndCallSettings,
+  StoredTransferDestination,
+  StoredVoicemailSettings,
+} from '@app/contracts';
 import { queryPool } from './pool-query';
 import { isUniqueViolation } from './query-errors';
 import { ReadReplicas } from './read-replicas';
@@ -42,6 +49,9 @@ export interface InboundHolderRow {
 export interface SessionAssistantRow extends SessionAssistantLike {
   user_id: number;
   variables: Record<string, unknown>;
+  transfer_destinations: StoredTransferDestination[];
+  end_call: StoredEndCallSettings | null;
+  voicemail: StoredVoicemailSettings | null;
   webhook_on: boolean;
   lead_variables: Record<string, unknown> | null;
 }
@@ -147,8 +157,8 @@ export class RuntimeCallsRepository extends SqlRepository {
   async findSessionAssistantById(id: number, leadId: number | null): Promise<SessionAssistantRow | undefined> {
     const [row] = (await this.manager.query(
       `SELECT a.id, a.user_id, a.name, a.type, a.voice_id, a.timezone, a.initial_message, a.system_prompt,
-              a.max_duration, a.record, a.variables, a.post_call_schema,
-              (a.is_webhook_active AND a.webhook_url IS NOT NULL) AS webhook_on,
+              a.max_duration, a.record, a.variables, a.post_call_schema, a.transfer_destinations, a.end_call,
+              a.voicemail, (a.is_webhook_active AND a.webhook_url IS NOT NULL) AS webhook_on,
               json_build_object('id', l.id, 'name', l.name, 'iso_2', l.iso_2) AS language,
               COALESCE((SELECT json_agg(json_build_object('id', s.id, 'name', s.name, 'iso_2', s.iso_2)
                                         ORDER BY secondary.position)

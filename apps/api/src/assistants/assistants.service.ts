@@ -9,6 +9,7 @@ import {
   AssistantMessageEnvelope,
   AssistantResponse,
   CreateAssistantRequest,
+  endCallSettingsOf,
   Errors,
   humaniseAttribute,
   LengthAwarePage,
@@ -16,7 +17,9 @@ import {
   MessageResponse,
   toAssistantResponse,
   UpdateAssistantRequest,
+  toStoredTransferDestination,
   ValidationFailed,
+  voicemailSettingsOf,
 } from '@app/contracts';
 import { newWebhookSecret, SecretBox, SecretContexts } from '@app/crypto';
 import { JobQueue, Jobs } from '@app/jobs';
@@ -116,6 +119,9 @@ export class AssistantsService implements OnModuleInit {
         variables: request.variables ?? {},
         postCallSchema: request.post_call_schema ?? [],
         analysis: request.analysis ? analysisPlanOf(request.analysis) : null,
+        transferDestinations: (request.transfer_destinations ?? []).map(toStoredTransferDestination),
+        endCall: request.end_call ? endCallSettingsOf(request.end_call) : null,
+        voicemail: request.voicemail ? voicemailSettingsOf(request.voicemail) : null,
         maxDuration: request.max_duration ?? 600,
         record: request.record ?? false,
         status: request.status ?? 'active',
@@ -165,6 +171,11 @@ export class AssistantsService implements OnModuleInit {
       set('postCallSchema', request.post_call_schema);
       // Null (or a plan that is all defaults, stored whole) reads as the defaults.
       if (request.analysis !== undefined) fields.analysis = request.analysis ? analysisPlanOf(request.analysis) : null;
+      set('transferDestinations', request.transfer_destinations?.map(toStoredTransferDestination));
+      if (request.end_call !== undefined) fields.endCall = request.end_call ? endCallSettingsOf(request.end_call) : null;
+      if (request.voicemail !== undefined) {
+        fields.voicemail = request.voicemail ? voicemailSettingsOf(request.voicemail) : null;
+      }
       set('maxDuration', request.max_duration);
       set('record', request.record);
       set('status', request.status);

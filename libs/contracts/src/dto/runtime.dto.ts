@@ -4,6 +4,7 @@ import { Rule } from '../validation';
 import { POST_CALL_FIELD_TYPES, POST_CALL_ITEM_TYPES, type PostCallField, ScalarMap } from './assistant.dto';
 import { CALL_TYPES, CallResponse } from './call.dto';
 import { type CallRow, toCallResponse } from './call-response';
+import { EndCallSettingsResponse, SessionAction, VoicemailSettingsResponse } from './call-control.dto';
 import { LanguageResponse } from './language.dto';
 import {
   TOOL_CALL_ERROR_CODES,
@@ -170,6 +171,21 @@ export class CallSession {
   expires_at: string;
   @ApiProperty({ type: SessionAssistant }) assistant: SessionAssistant;
   @ApiProperty({ type: [SessionTool] }) tools: SessionTool[];
+  @ApiProperty({
+    type: [SessionAction],
+    description:
+      'Built-in actions to offer the model beside the tools: `transfer_call` (with the assistant’s destinations; ' +
+      'done through `POST .../transfer`), `end_call` (when the assistant may end the call) and `send_dtmf` (keys ' +
+      'pressed in the room, reported as `dtmf` events)',
+  })
+  actions: SessionAction[];
+  @ApiProperty({ type: EndCallSettingsResponse, description: 'Whether the assistant may end the call, and its goodbye' })
+  end_call: EndCallSettingsResponse;
+  @ApiProperty({
+    type: VoicemailSettingsResponse,
+    description: 'What to do when a machine answers; the message’s `{{variables}}` already filled in',
+  })
+  voicemail: VoicemailSettingsResponse;
   @ApiProperty({ type: SessionKnowledgebase, nullable: true }) knowledgebase: SessionKnowledgebase | null;
 }
 
@@ -202,6 +218,8 @@ export function toCallSession(session: {
   expiresAt: Date;
   assistant: SessionAssistantLike;
   variables: Record<string, unknown>;
+  /** The built-in actions and call-control settings, as the session offers them (see the runtime's built-in-actions). */
+  controls: Pick<CallSession, 'actions' | 'end_call' | 'voicemail'>;
 }): CallSession {
   const { assistant } = session;
   return {
@@ -224,6 +242,9 @@ export function toCallSession(session: {
       post_call_schema: assistant.post_call_schema,
     },
     tools: assistant.tools.map(toSessionTool),
+    actions: session.controls.actions,
+    end_call: session.controls.end_call,
+    voicemail: session.controls.voicemail,
     knowledgebase: assistant.knowledgebase,
   };
 }
