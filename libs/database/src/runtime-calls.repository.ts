@@ -5,6 +5,7 @@ import type {
   CallRow,
   LanguageResponse,
   PostCallField,
+  StoredCallTransfer,
   StoredEndCallSettings,
   StoredTransferDestination,
   StoredVoicemailSettings,
@@ -66,6 +67,16 @@ export interface SessionAssistantRow {
   knowledgebase: { id: number; name: string } | null;
   tools: { id: number; name: string; description: string; schema: { name: string; type: string }[] }[];
   lead_variables: Record<string, unknown> | null;
+}
+
+/** A call as a transfer needs it: its state, its room, and where its assistant may transfer it. */
+export interface TransferCallRow {
+  id: number;
+  user_id: number;
+  external_id: string;
+  status: string;
+  assistant_phone_number: string;
+  transfer_destinations: StoredTransferDestination[];
 }
 
 /** An event the runtime reports under its own `seq`. */
@@ -287,6 +298,34 @@ export class RuntimeCallsRepository extends SqlRepository {
   }
 
   /** Records a tool the service called for the call, now. */
+  async findTransferCallByExternalId(externalId: string): Promise<TransferCallRow | undefined> {
+    const [call] = (await this.manager.query(
+      `SELECT c.id, c.user_id, c.external_id, c.status, c.assistant_phone_number,
+              COALESCE(a.transfer_destinations, '[]') AS transfer_destinations
+         FROM calls c LEFT JOIN assistants a ON a.id = c.assistant_id
+        WHERE c.external_id = $1`,
+      [externalId],
+    )) as TransferCallRow[];
+    return call;
+  }
+
+  /**
+   * A transfer's outcome, in one statement: the call's `transfer` (its last one) and, when it went through, its
+   * `ended_reason`; and the call's `transfer` event. Answers the event's id, the transfer's own.
+   */
+  async recordTransfer(call: Pick<CallRow, 'id' | 'user_id'>, transfer: StoredCallTransfer): Promise<number> {
+    const [event] = (await this.manager.query(
+      `WITH updated AS (
+         UPDATE calls SET transfer = $2::jsonb, updated_at = now(),
+                ended_reason = CASE WHEN $3::varchar = 'transferred' THEN 'transferred' ELSE ended_reason END
+          WHERE id = $1)
+       INSERT INTO call_events (call_id, seq, type, at, data) VALUES ($1, NULL, 'transfer', $4, $5) RETURNING id`,
+      [call.id, JSON.stringify(transfer), transfer.status, transfer.at, JSON.stringify(transferEventData(transfer))],
+    )) as { id: string }[];
+    noteAccountWrite(call.user_id);
+    return Number(event.id);
+  }
+
   async insertToolCall(call: Pick<CallRow, 'id' | 'user_id'>, data: Record<string, unknown>): Promise<void> {
     await this.manager.query(
       `INSERT INTO call_events (call_id, seq, type, at, data) VALUES ($1, NULL, 'tool_call', now(), $2)`,
@@ -295,3 +334,11 @@ export class RuntimeCallsRepository extends SqlRepository {
     noteAccountWrite(call.user_id);
   }
 }
+
+/** A transfer event's own fields (its time is the event's). */
+const transferEventData = ({ destination, mode, status, reason }: StoredCallTransfer) => ({
+  destination,
+  mode,
+  status,
+  reason,
+});
