@@ -1,5 +1,9 @@
+import { CALL_CONTROL, type LocalCallControl } from '@app/telephony';
 import { createAccount, type TestAccount } from './support/factories';
+import { startRuntimeSite, webhookDeliveries } from './support/runtime-fixtures';
 import { type Stack, startStack } from './support/stack';
+import { waitFor } from './support/wait-for';
+import type { LocalSite } from '../libs/outbound-http/test/local-site';
 
 const RUNTIME_TOKEN = 'runtime-token-for-call-transfer-0123456789';
 const deployment = { Authorization: `Bearer ${RUNTIME_TOKEN}` };
@@ -29,10 +33,14 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
   let owner: TestAccount;
   let other: TestAccount;
   let english: number;
+  let control: LocalCallControl;
+  let site: LocalSite;
   const http = () => stack.http;
 
   beforeAll(async () => {
-    stack = await startStack({ env: { RUNTIME_API_TOKEN: RUNTIME_TOKEN } });
+    site = await startRuntimeSite();
+    stack = await startStack({ env: { RUNTIME_API_TOKEN: RUNTIME_TOKEN, OUTBOUND_ALLOW_LOOPBACK: 'true' } });
+    control = stack.api.get<symbol, LocalCallControl>(CALL_CONTROL, { strict: false });
     owner = await createAccount(stack, 'Owner');
     other = await createAccount(stack, 'Other');
     const languages = (await http().get('/api/user/assistants/languages').set(owner.auth)).body as {
@@ -41,7 +49,10 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
     }[];
     english = languages.find((language) => language.iso_2 === 'en')!.id;
   }, 90_000);
-  afterAll(() => stack?.close());
+  afterAll(async () => {
+    await stack?.close();
+    await site?.close();
+  });
 
   const createAssistant = (fields: object, account = owner) =>
     http()
@@ -195,6 +206,235 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
     });
   });
 
-  void other;
-  void bearer;
+  /** What the API's telephony adapter (local) was asked for the call's room. */
+  const operations = (room: string) =>
+    stack.dataSource.query(
+      `SELECT operation, request, outcome FROM local_call_control_requests WHERE room = $1 ORDER BY id`,
+      [room],
+    );
+  const ownerEvents = async (callId: number) =>
+    (await http().get(`/api/user/calls/${callId}/events`).set(owner.auth).expect(200)).body.data;
+  const transfer = (externalId: string, token: string, body: object) =>
+    http().post(`/api/internal/calls/${encodeURIComponent(externalId)}/transfer`).set(bearer(token)).send(body);
+
+  describe('transfers', () => {
+    let assistantId: number;
+    beforeAll(async () => {
+      assistantId = (
+        await createAssistant({
+          transfer_destinations: [BILLING, { ...MANAGER, mode: 'cold' }],
+          webhook_url: `${site.origin}/hook`,
+          is_webhook_active: true,
+        }).expect(201)
+      ).body.data.id;
+    });
+
+    it('hands the caller to a destination of the assistant (cold), records it, and call.ended carries it', async () => {
+      const { externalId, token, data } = await openSession(assistantId);
+      const answer = await transfer(externalId, token, { destination: 'billing_desk' }).expect(202);
+      expect(answer.body).toEqual({
+        message: 'The call was transferred.',
+        data: {
+          transfer: {
+            id: expect.any(Number),
+            destination: 'billing_desk',
+            mode: 'cold',
+            status: 'transferred',
+            reason: null,
+            message: null,
+          },
+        },
+      });
+      expect(await operations(externalId)).toEqual([
+        {
+          operation: 'transfer',
+          request: { room: externalId, to: 'tel:+14155550142', playDialtone: true },
+          outcome: { status: 'transferred' },
+        },
+      ]);
+      const call = (await http().get(`/api/user/calls/${data.call.id}`).set(owner.auth).expect(200)).body.data;
+      expect(call).toMatchObject({
+        ended_reason: 'transferred',
+        transfer: { destination: 'billing_desk', mode: 'cold', status: 'transferred', reason: null },
+      });
+      expect(await ownerEvents(data.call.id)).toEqual([
+        expect.objectContaining({
+          type: 'transfer',
+          destination: 'billing_desk',
+          mode: 'cold',
+          status: 'transferred',
+          reason: null,
+        }),
+      ]);
+
+      // The runtime's final write ends the call; whatever reason it gives, the call stays transferred.
+      await http()
+        .put(`/api/internal/calls/${externalId}`)
+        .set(bearer(token))
+        .send({ status: 'ended', duration: 31, ended_reason: 'customer_hangup' })
+        .expect(200);
+      const [delivery] = await waitFor(async () => {
+        const found = webhookDeliveries(site, 'call.ended', data.call.id);
+        return found.length > 0 ? found : undefined;
+      });
+      expect(delivery.body.call).toMatchObject({
+        status: 'ended',
+        ended_reason: 'transferred',
+        transfer: { destination: 'billing_desk', mode: 'cold', status: 'transferred' },
+      });
+      // Over: the token transfers nothing more.
+      await transfer(externalId, token, { destination: 'billing_desk' }).expect(401);
+    });
+
+    it('transfers to a SIP URI as LiveKit takes it', async () => {
+      const { externalId, token } = await openSession(assistantId);
+      await transfer(externalId, token, { destination: 'duty_manager', participant_identity: 'sip_caller' }).expect(
+        202,
+      );
+      expect((await operations(externalId))[0].request).toEqual({
+        room: externalId,
+        participantIdentity: 'sip_caller',
+        to: 'sip:manager@pbx.example.com',
+        playDialtone: true,
+      });
+    });
+
+    it.each([
+      ['busy', 'failed', 'The line is busy.'],
+      ['no-answer', 'failed', 'Nobody answered.'],
+      ['declined', 'declined', 'The call was declined.'],
+    ] as const)('a transfer that ends %s leaves the caller with the assistant, with words to say', async (reason, status, message) => {
+      const { externalId, token, data } = await openSession(assistantId);
+      control.answerNext('transfer', reason);
+      const answer = await transfer(externalId, token, { destination: 'billing_desk' }).expect(202);
+      expect(answer.body).toMatchObject({ message, data: { transfer: { status, reason, message } } });
+      const call = (await http().get(`/api/user/calls/${data.call.id}`).set(owner.auth).expect(200)).body.data;
+      expect(call).toMatchObject({
+        status: 'in-progress',
+        ended_reason: null,
+        transfer: { destination: 'billing_desk', status, reason },
+      });
+      // Still the assistant's call: it may try again.
+      await transfer(externalId, token, { destination: 'billing_desk' }).expect(202);
+    });
+
+    it('answers 502 when the telephony provider fails, the caller still with the assistant', async () => {
+      const { externalId, token, data } = await openSession(assistantId);
+      control.answerNext('transfer', 'provider-error');
+      const answer = await transfer(externalId, token, { destination: 'billing_desk' }).expect(502);
+      expect(answer.body).toEqual({ message: 'The telephony provider could not connect the call.' });
+      const call = (await http().get(`/api/user/calls/${data.call.id}`).set(owner.auth).expect(200)).body.data;
+      expect(call).toMatchObject({
+        status: 'in-progress',
+        ended_reason: null,
+        transfer: { status: 'failed', reason: 'provider-error' },
+      });
+    });
+
+    it('never dials what the assistant does not list, and refuses hostile bodies with a 422 naming the field', async () => {
+      const { externalId, token } = await openSession(assistantId);
+      for (const [body, field] of [
+        [{ destination: '+14155550199' }, 'destination'],
+        [{ destination: 'sip:anyone@evil.example.com' }, 'destination'],
+        [{ destination: 'BILLING_DESK' }, 'destination'],
+        [{}, 'destination'],
+        [{ destination: null }, 'destination'],
+        [{ destination: ['billing_desk'] }, 'destination'],
+        [{ destination: { name: 'billing_desk' } }, 'destination'],
+        [{ destination: 'x'.repeat(65) }, 'destination'],
+        [{ destination: 'billing_desk', participant_identity: 7 }, 'participant_identity'],
+        [{ destination: 'billing_desk', participant_identity: 'x'.repeat(257) }, 'participant_identity'],
+        [{ destination: 'billing_desk', summary: 'x'.repeat(4001) }, 'summary'],
+      ] as const) {
+        const response = await transfer(externalId, token, body).expect(422);
+        expect(Object.keys(response.body.errors)).toEqual([field]);
+      }
+      await transfer(externalId, token, []).expect(400);
+      expect(await operations(externalId)).toEqual([]);
+    });
+
+    it('refuses another call’s token (401), a call it does not have (404), and a finished call (409)', async () => {
+      const first = await openSession(assistantId);
+      const second = await openSession(assistantId);
+      await transfer(first.externalId, second.token, { destination: 'billing_desk' }).expect(401);
+      await transfer(first.externalId, 'vrc_not-a-token', { destination: 'billing_desk' }).expect(401);
+      await transfer(first.externalId, other.token, { destination: 'billing_desk' }).expect(401);
+      await http()
+        .post('/api/internal/calls/no-such-call/transfer')
+        .set(deployment)
+        .send({ destination: 'billing_desk' })
+        .expect(404);
+      await http().put(`/api/internal/calls/${first.externalId}`).set(deployment).send({ status: 'completed' }).expect(200);
+      await http()
+        .post(`/api/internal/calls/${first.externalId}/transfer`)
+        .set(deployment)
+        .send({ destination: 'billing_desk' })
+        .expect(409);
+      expect(await operations(first.externalId)).toEqual([]);
+    });
+  });
+
+  describe('the assistant ends the call, and keys pressed', () => {
+    it('records a call the assistant ended as ended by the assistant', async () => {
+      const assistant = (await createAssistant({}).expect(201)).body.data;
+      const { externalId, token, data } = await openSession(assistant.id);
+      const ended = await http()
+        .put(`/api/internal/calls/${externalId}`)
+        .set(bearer(token))
+        .send({ status: 'ended_by_assistant', ended_reason: 'assistant_hangup', duration: 12 })
+        .expect(200);
+      expect(ended.body.data).toMatchObject({ status: 'ended_by_assistant', ended_reason: 'assistant_hangup' });
+      const call = (await http().get(`/api/user/calls/${data.call.id}`).set(owner.auth).expect(200)).body.data;
+      expect(call).toMatchObject({ status: 'ended_by_assistant', ended_reason: 'assistant_hangup', transfer: null });
+      await http()
+        .put(`/api/internal/calls/${externalId}`)
+        .set(deployment)
+        .send({ ended_reason: 'hung_up' })
+        .expect(422)
+        .expect(({ body }) => expect(Object.keys(body.errors)).toEqual(['ended_reason']));
+    });
+
+    it('stores the caller’s keys and the assistant’s as dtmf events the owner reads', async () => {
+      const assistant = (await createAssistant({}).expect(201)).body.data;
+      const { externalId, token, data } = await openSession(assistant.id);
+      const at = new Date().toISOString();
+      await http()
+        .post(`/api/internal/calls/${externalId}/events`)
+        .set(bearer(token))
+        .send({
+          events: [
+            { seq: 1, type: 'transcript', role: 'assistant', text: 'Press 1 for sales.', at },
+            { seq: 2, type: 'dtmf', digits: '1', direction: 'inbound', at },
+            { seq: 3, type: 'dtmf', digits: '123#', direction: 'outbound', at },
+          ],
+        })
+        .expect(200)
+        .expect(({ body }) => expect(body.data).toEqual({ recorded: 3, duplicates: 0 }));
+      expect(await ownerEvents(data.call.id)).toEqual([
+        expect.objectContaining({ seq: 1, type: 'transcript' }),
+        { seq: 2, type: 'dtmf', digits: '1', direction: 'inbound', at: expect.any(String) },
+        { seq: 3, type: 'dtmf', digits: '123#', direction: 'outbound', at: expect.any(String) },
+      ]);
+      for (const [event, field] of [
+        [{ type: 'dtmf', direction: 'inbound' }, 'events.0.digits'],
+        [{ type: 'dtmf', digits: '', direction: 'inbound' }, 'events.0.digits'],
+        [{ type: 'dtmf', digits: '12x', direction: 'inbound' }, 'events.0.digits'],
+        [{ type: 'dtmf', digits: 5, direction: 'inbound' }, 'events.0.digits'],
+        [{ type: 'dtmf', digits: '1'.repeat(65), direction: 'inbound' }, 'events.0.digits'],
+        [{ type: 'dtmf', digits: '1' }, 'events.0.direction'],
+        [{ type: 'dtmf', digits: '1', direction: 'sideways' }, 'events.0.direction'],
+        [{ type: 'dtmf', digits: '1', direction: 'inbound', text: 'one' }, 'events.0.text'],
+        [{ type: 'note', text: 'x', digits: '1' }, 'events.0.digits'],
+        [{ type: 'transcript', role: 'user', text: 'x', direction: 'inbound' }, 'events.0.direction'],
+        [{ type: 'transfer', text: 'x' }, 'events.0.type'],
+      ] as const) {
+        const response = await http()
+          .post(`/api/internal/calls/${externalId}/events`)
+          .set(bearer(token))
+          .send({ events: [{ seq: 10, at, ...event }] })
+          .expect(422);
+        expect(Object.keys(response.body.errors)).toEqual([field]);
+      }
+    });
+  });
 });

@@ -292,6 +292,7 @@ export class CallIngestion {
         carrier_cost: request.carrier_cost,
         total_cost: request.total_cost,
         answered_by: request.answered_by,
+        ended_reason: request.ended_reason,
         recording_url: seen.record ? request.recording_url : null,
       },
       transcriptOfTurns: request.transcript == null && TERMINAL_CALL_STATUSES.includes(status),

@@ -60,6 +60,7 @@ export interface CallWrite {
     carrier_cost?: number;
     total_cost?: number;
     answered_by?: string;
+    ended_reason?: string;
     recording_url?: string | null;
   };
   /** A later write whose transcript is the call's transcript turns, joined (kept when there are none). */
@@ -148,6 +149,12 @@ function laterWrite(
     keep('carrier_cost', given.carrier_cost, 'numeric(12, 4)'),
     keep('total_cost', given.total_cost, 'numeric(12, 4)'),
     keep('answered_by', given.answered_by, 'varchar'),
+    // A call the service transferred says so whatever the runtime says afterwards.
+    set(
+      'ended_reason',
+      `CASE WHEN ended_reason = 'transferred' THEN ended_reason
+            ELSE COALESCE(${parameter(given.ended_reason ?? null)}::varchar, ended_reason) END`,
+    ),
     keep('recording_url', given.recording_url, 'text'),
   ];
 }
@@ -232,6 +239,7 @@ export class CallWritesRepository extends SqlRepository {
       carrier_cost: given.carrier_cost ?? 0,
       total_cost: given.total_cost ?? 0,
       answered_by: given.answered_by ?? null,
+      ended_reason: given.ended_reason ?? null,
       recording_url: given.recording_url ?? null,
       ...write.ending,
       ...(write.analyse ? firstAnalysis(given.transcript ?? '') : {}),

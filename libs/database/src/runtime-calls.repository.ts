@@ -4,6 +4,7 @@ import type {
   CallEventRow,
   CallRow,
   SessionAssistantLike,
+  StoredCallTransfer,
   StoredEndCallSettings,
   StoredTransferDestination,
   StoredVoicemailSettings,
@@ -54,6 +55,16 @@ export interface SessionAssistantRow extends SessionAssistantLike {
   voicemail: StoredVoicemailSettings | null;
   webhook_on: boolean;
   lead_variables: Record<string, unknown> | null;
+}
+
+/** A call as a transfer needs it: its state, its room, and where its assistant may transfer it. */
+export interface TransferCallRow {
+  id: number;
+  user_id: number;
+  external_id: string;
+  status: string;
+  assistant_phone_number: string;
+  transfer_destinations: StoredTransferDestination[];
 }
 
 /** An event the runtime reports under its own `seq`. */
@@ -292,6 +303,42 @@ export class RuntimeCallsRepository extends SqlRepository {
     }
   }
 
+  /** The call a transfer is asked for, with its assistant's destinations. */
+  async findTransferCallByExternalId(externalId: string): Promise<TransferCallRow | undefined> {
+    const [call] = (await this.manager.query(
+      `SELECT c.id, c.user_id, c.external_id, c.status, c.assistant_phone_number,
+              COALESCE(a.transfer_destinations, '[]') AS transfer_destinations
+         FROM calls c LEFT JOIN assistants a ON a.id = c.assistant_id
+        WHERE c.external_id = $1`,
+      [externalId],
+    )) as TransferCallRow[];
+    return call;
+  }
+
+  /**
+   * A transfer's outcome, in one statement: the call's `transfer` (its last one) and, when it went through, its
+   * `ended_reason`; and the call's `transfer` event. Answers the event's id, the transfer's own.
+   */
+  async recordTransfer(call: Pick<CallRow, 'id' | 'user_id'>, transfer: StoredCallTransfer): Promise<number> {
+    const [event] = await this.writeForAccount<{ id: string }>(
+      `WITH updated AS (
+         UPDATE calls SET transfer = $2::jsonb, updated_at = now(),
+                ended_reason = CASE WHEN $3::varchar = 'transferred' THEN 'transferred' ELSE ended_reason END
+          WHERE id = $1)
+       INSERT INTO call_events (call_id, seq, type, at, data) VALUES ($1, NULL, 'transfer', $4, $5)
+       RETURNING id, $6::int AS written_for`,
+      [
+        call.id,
+        JSON.stringify(transfer),
+        transfer.status,
+        transfer.at,
+        JSON.stringify(transferEventData(transfer)),
+        call.user_id,
+      ],
+    );
+    return Number(event.id);
+  }
+
   /** Records a tool the service called for the call, now; answers the event's id. */
   async insertToolCall(call: Pick<CallRow, 'id' | 'user_id'>, data: Record<string, unknown>): Promise<number> {
     const [row] = await this.writeForAccount<{ id: string }>(
@@ -302,3 +349,11 @@ export class RuntimeCallsRepository extends SqlRepository {
     return Number(row.id);
   }
 }
+
+/** A transfer event's own fields (its time is the event's). */
+const transferEventData = ({ destination, mode, status, reason }: StoredCallTransfer) => ({
+  destination,
+  mode,
+  status,
+  reason,
+});

@@ -46,6 +46,8 @@ const callRow = (fields: Partial<CallRow>): CallRow => ({
   analysis_webhook_due: false,
   analysis_changed_at: null,
   assistant_request: null,
+  ended_reason: null,
+  transfer: null,
   ended_at: null,
   created_at: at,
   updated_at: at,

@@ -12,6 +12,8 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
+  ApiBadGatewayResponse,
   ApiBearerAuth,
   ApiConflictResponse,
   ApiCreatedResponse,
@@ -38,6 +40,8 @@ import {
   SearchKnowledgebaseQuery,
   SearchResponse,
   ToolInvocationEnvelope,
+  TransferCallRequest,
+  CallTransferEnvelope,
 } from '@app/contracts';
 import { CallIngestion, type RuntimeCredential } from '@app/calls';
 import {
@@ -53,6 +57,7 @@ import {
 import { CallRuntime } from './call-runtime.service';
 import { CallSessions } from './call-sessions.service';
 import { ExternalIdPipe } from './external-id.pipe';
+import { CallTransfers } from './call-transfers.service';
 import { CallTokenAccepted, RuntimeCaller, RuntimeTokenGuard } from './runtime-token.guard';
 
 const ExternalId = () => Param('externalId', new ExternalIdPipe(Errors.callNotFound));
@@ -84,6 +89,7 @@ export class RuntimeController {
     private readonly sessions: CallSessions,
     private readonly runtime: CallRuntime,
     private readonly ingestion: CallIngestion,
+    private readonly transfers: CallTransfers,
   ) {}
 
   @Post('session')
@@ -210,6 +216,31 @@ export class RuntimeController {
   @ApiConflictResponse({ type: MessageResponse, description: 'The call has already ended' })
   control(@ExternalId() externalId: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     return this.runtime.control(externalId, request, response);
+  }
+
+  @Post('transfer')
+  @HttpCode(202)
+  @CallTokenAccepted()
+  @ApiOperation({
+    operationId: 'transferCall',
+    summary: 'Transfer the caller to one of the assistant’s destinations, by name; answers how it went',
+    description:
+      'Only a destination of the call’s assistant (422 otherwise: a model never dials a number of its own). The ' +
+      'telephony provider hands the phone call over (LiveKit `TransferSIPParticipant`) and the answer comes once it ' +
+      'has: `transferred` (the call leaves the room; end the session, and write the call `ended`), or `failed` / ' +
+      '`declined` with a `reason` and a `message` the assistant can say, the caller still on the line. The call ' +
+      'records it (`transfer`, an event, `ended_reason: transferred`).',
+  })
+  @ApiAcceptedResponse({ type: CallTransferEnvelope })
+  @ApiValidatedInput('`destination` is not one of the assistant’s')
+  @ApiNotFoundAs('message', 'Call not found.')
+  @ApiConflictResponse({ type: MessageResponse, description: 'The call has already ended' })
+  @ApiBadGatewayResponse({
+    type: MessageResponse,
+    description: 'The telephony provider failed; the caller is still with the assistant, the failure recorded',
+  })
+  transfer(@ExternalId() externalId: string, @Body() body: TransferCallRequest): Promise<CallTransferEnvelope> {
+    return this.transfers.transfer(externalId, body);
   }
 
   @Put()

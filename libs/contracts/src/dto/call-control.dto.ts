@@ -83,6 +83,18 @@ export class TransferDestination {
   message?: string | null;
 }
 
+/** Why a call ended, as Vapi's `endedReason` and Retell's `disconnection_reason` say it; null: not said. */
+export const ENDED_REASONS = [
+  'customer_hangup',
+  'assistant_hangup',
+  'transferred',
+  'voicemail',
+  'max_duration',
+  'owner_hangup',
+  'error',
+] as const;
+export type EndedReason = (typeof ENDED_REASONS)[number];
+
 /** A destination as stored and read: both addresses named, one null. */
 export interface StoredTransferDestination {
   name: string;
@@ -242,6 +254,25 @@ export class TransferCallRequest {
 }
 
 export const TRANSFER_STATUSES = ['transferred', 'failed', 'declined'] as const;
+export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
+
+/** A call's transfer as stored on the call (its last one) and in its `transfer` event. */
+export interface StoredCallTransfer {
+  destination: string;
+  mode: TransferMode;
+  status: TransferStatus;
+  reason: string | null;
+  at: string;
+}
+
+export class CallTransferRecord implements StoredCallTransfer {
+  @ApiProperty({ type: String, example: 'billing_desk', description: 'The destination’s name' }) destination: string;
+  @ApiProperty({ enum: TRANSFER_MODES }) mode: TransferMode;
+  @ApiProperty({ enum: TRANSFER_STATUSES }) status: TransferStatus;
+  @ApiProperty({ type: String, nullable: true, example: 'busy', description: 'Why it did not connect' })
+  reason: string | null;
+  @ApiProperty({ type: String, format: 'date-time' }) at: string;
+}
 
 export class CallTransferResponse {
   @ApiProperty({ type: 'integer' }) id: number;

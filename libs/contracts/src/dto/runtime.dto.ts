@@ -21,7 +21,10 @@ import { RequestExample } from './request-example';
 export const MAX_EVENTS_PER_REQUEST = 100;
 /** One turn's text; a call's whole transcript is at most 1,000,000 characters. */
 export const MAX_EVENT_TEXT = 10_000;
-export const CALL_EVENT_TYPES = ['transcript', 'note'] as const;
+export const CALL_EVENT_TYPES = ['transcript', 'note', 'dtmf'] as const;
+export const DTMF_DIRECTIONS = ['inbound', 'outbound'] as const;
+/** Keys of a phone's pad (and `w`, a half-second pause, which the runtime may send): at most 64 at a time. */
+export const DTMF_DIGITS = /^[0-9*#A-Dw]{1,64}$/;
 export const TRANSCRIPT_ROLES = ['assistant', 'user'] as const;
 
 /** POST /internal/calls/{external_id}/session: the runtime has a call and asks what to run. */
@@ -352,9 +355,34 @@ export class RuntimeEvent {
   @Rule.OneOf(TRANSCRIPT_ROLES)
   role?: (typeof TRANSCRIPT_ROLES)[number];
 
-  @ApiProperty({ type: String, maxLength: MAX_EVENT_TEXT })
+  @ApiPropertyOptional({ type: String, maxLength: MAX_EVENT_TEXT, description: 'Required for a turn and a note' })
+  @ValidateIf((event: RuntimeEvent) => event.type !== 'dtmf' || event.text !== undefined)
+  @Rule.ProhibitedWhen('type', 'dtmf')
   @Rule.RequiredText(MAX_EVENT_TEXT)
-  text: string;
+  text?: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    pattern: DTMF_DIGITS.source,
+    example: '1#',
+    description: '`dtmf`: the keys pressed (0-9, *, #, A-D; `w` a pause), in order',
+  })
+  @ValidateIf((event: RuntimeEvent) => event.type === 'dtmf' || event.digits !== undefined)
+  @Rule.RequiredWhen('type', 'dtmf')
+  @Rule.ProhibitedUnless('type', 'dtmf')
+  @Rule.String()
+  @Rule.Pattern(DTMF_DIGITS)
+  digits?: string;
+
+  @ApiPropertyOptional({
+    enum: DTMF_DIRECTIONS,
+    description: '`dtmf`: `inbound` the caller pressed them, `outbound` the assistant sent them',
+  })
+  @ValidateIf((event: RuntimeEvent) => event.type === 'dtmf' || event.direction !== undefined)
+  @Rule.RequiredWhen('type', 'dtmf')
+  @Rule.ProhibitedUnless('type', 'dtmf')
+  @Rule.OneOf(DTMF_DIRECTIONS)
+  direction?: (typeof DTMF_DIRECTIONS)[number];
 
   @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Milliseconds from the call’s start' })
   @Rule.Optional()
@@ -418,11 +446,11 @@ export class ToolCallFailure {
 }
 
 /**
- * One entry of GET /user/calls/{id}/events: a turn, a note, a tool invocation or the owner's live control, in the order
- * they happened.
+ * One entry of GET /user/calls/{id}/events: a turn, a note, a tool invocation, keys pressed, a transfer or the
+ * owner's live control, in the order they happened.
  */
 export class CallEventResponse {
-  @ApiProperty({ enum: ['transcript', 'note', 'tool_call', 'control'] }) type: string;
+  @ApiProperty({ enum: ['transcript', 'note', 'tool_call', 'dtmf', 'transfer', 'control'] }) type: string;
   @ApiProperty({ type: String, format: 'date-time' }) at: string;
   @ApiPropertyOptional({ type: 'integer', description: 'transcript and note' }) seq?: number;
   @ApiPropertyOptional({ enum: TRANSCRIPT_ROLES, description: 'transcript' }) role?: string;
@@ -439,8 +467,21 @@ export class CallEventResponse {
   @ApiPropertyOptional({ type: String, description: 'tool_call' }) name?: string;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'tool_call' })
   arguments?: Record<string, unknown>;
-  @ApiPropertyOptional({ type: 'integer', nullable: true, description: 'tool_call: the endpoint’s HTTP status' })
-  status?: number | null;
+  @ApiPropertyOptional({
+    oneOf: [
+      { type: 'integer', nullable: true },
+      { type: 'string', enum: ['transferred', 'failed', 'declined'] },
+    ],
+    description: 'tool_call: the endpoint’s HTTP status (null without an answer); transfer: how it went',
+  })
+  status?: number | string | null;
+  @ApiPropertyOptional({ type: String, description: 'dtmf: the keys, in order' }) digits?: string;
+  @ApiPropertyOptional({ enum: DTMF_DIRECTIONS, description: 'dtmf: the caller’s (`inbound`) or the assistant’s' })
+  direction?: string;
+  @ApiPropertyOptional({ type: String, description: 'transfer: the destination’s name' }) destination?: string;
+  @ApiPropertyOptional({ enum: ['cold', 'warm'], description: 'transfer' }) mode?: string;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'transfer: why it did not connect' })
+  reason?: string | null;
   @ApiPropertyOptional({ type: 'integer', description: 'tool_call' }) duration_ms?: number;
   @ApiPropertyOptional({
     type: ToolCallFailure,
@@ -454,7 +495,7 @@ export class CallEventResponse {
 
 /** A row of `call_events`: the columns every event has, and what its type carries. */
 export interface CallEventRow {
-  type: 'transcript' | 'note' | 'tool_call' | 'control';
+  type: 'transcript' | 'note' | 'tool_call' | 'dtmf' | 'transfer' | 'control';
   seq: number | null;
   at: Date;
   data: Record<string, unknown>;

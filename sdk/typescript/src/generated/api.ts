@@ -2242,6 +2242,24 @@ export interface components {
        */
       reason: string;
     };
+    CallTransferRecord: {
+      /**
+       * @description The destination’s name
+       * @example billing_desk
+       */
+      destination: string;
+      /** @enum {string} */
+      mode: 'cold' | 'warm';
+      /** @enum {string} */
+      status: 'transferred' | 'failed' | 'declined';
+      /**
+       * @description Why it did not connect
+       * @example busy
+       */
+      reason: string | null;
+      /** Format: date-time */
+      at: string;
+    };
     CallResponse: {
       id: number;
       external_id: string;
@@ -2289,6 +2307,21 @@ export interface components {
       analysis: components['schemas']['CallAnalysisResponse'] | null;
       /** @description The ring-time hook’s outcome; null when no hook was asked (no `server_url`, or not inbound) */
       assistant_request: components['schemas']['AssistantRequestOutcome'] | null;
+      /**
+       * @description Why the call ended; null: not said (or not over)
+       * @enum {string|null}
+       */
+      ended_reason:
+        | 'customer_hangup'
+        | 'assistant_hangup'
+        | 'transferred'
+        | 'voicemail'
+        | 'max_duration'
+        | 'owner_hangup'
+        | 'error'
+        | null;
+      /** @description The call’s last transfer and how it went; null: none was tried */
+      transfer: components['schemas']['CallTransferRecord'] | null;
       /** @example 2026-01-02 03:04:05 */
       created_at: string;
       /** @example 2026-01-02 03:04:05 */
@@ -2360,7 +2393,7 @@ export interface components {
     };
     CallEventResponse: {
       /** @enum {string} */
-      type: 'transcript' | 'note' | 'tool_call';
+      type: 'transcript' | 'note' | 'tool_call' | 'dtmf' | 'transfer';
       /** Format: date-time */
       at: string;
       /** @description transcript and note */
@@ -2384,8 +2417,24 @@ export interface components {
       arguments?: {
         [key: string]: unknown;
       };
-      /** @description tool_call: the endpoint’s HTTP status */
-      status?: number | null;
+      /** @description tool_call: the endpoint’s HTTP status (null without an answer); transfer: how it went */
+      status?: (number | null) | ('transferred' | 'failed' | 'declined');
+      /** @description dtmf: the keys, in order */
+      digits?: string;
+      /**
+       * @description dtmf: the caller’s (`inbound`) or the assistant’s
+       * @enum {string}
+       */
+      direction?: 'inbound' | 'outbound';
+      /** @description transfer: the destination’s name */
+      destination?: string;
+      /**
+       * @description transfer
+       * @enum {string}
+       */
+      mode?: 'cold' | 'warm';
+      /** @description transfer: why it did not connect */
+      reason?: string | null;
       /** @description tool_call */
       duration_ms?: number;
       /** @description tool_call: why it failed (no answer, or an answer that is not a success); null when it succeeded; absent from tool calls recorded before it was kept */
