@@ -42,7 +42,7 @@ import { CallAnalysis1764140000000 } from './1764140000000-call-analysis';
 import { CallAnalysisIndexes1764140000001 } from './1764140000001-call-analysis-indexes';
 import { CallUsageDaily1764140000002 } from './1764140000002-call-usage-daily';
 import { AccountCallSlots1764141000000 } from './1764141000000-account-call-slots';
-import { AccountCampaignsWaiting1764142000000 } from './1764142000000-account-campaigns-waiting';
+import { AccountCampaignsWaiting1764151000000 } from './1764151000000-account-campaigns-waiting';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -90,5 +90,5 @@ export const migrations = [
   CallAnalysisIndexes1764140000001,
   CallUsageDaily1764140000002,
   AccountCallSlots1764141000000,
-  AccountCampaignsWaiting1764142000000,
+  AccountCampaignsWaiting1764151000000,
 ];

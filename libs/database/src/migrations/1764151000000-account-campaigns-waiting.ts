@@ -5,8 +5,8 @@ import { type MigrationInterface, type QueryRunner } from 'typeorm';
  * the account's slot row), read by the next final write of any call of the account, which then has the account's
  * running campaigns looked at once rather than at the dialer's next periodic look.
  */
-export class AccountCampaignsWaiting1764142000000 implements MigrationInterface {
-  name = 'AccountCampaignsWaiting1764142000000';
+export class AccountCampaignsWaiting1764151000000 implements MigrationInterface {
+  name = 'AccountCampaignsWaiting1764151000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(
