@@ -1,48 +1,101 @@
 #!/usr/bin/env node
-// `npm test`: the unit tests, the end-to-end tests, then the queue-dependent ones with the queues on PostgreSQL. Each
-// part runs whatever the one before it did (a failure in one says nothing about the next), then one line per part
-// says how it went and how long it took; the exit code is 1 if any part failed, so `.ci/run` still stops there.
-// Ctrl-C or SIGTERM stops the part running and runs no other.
+// `npm test`: the unit tests, the end-to-end tests, and the queue-dependent ones with the queues on PostgreSQL, in two
+// lanes at once: the end-to-end run in one, the unit tests then the postgres run in the other. Each Jest run has its
+// own database and Redis key prefix (test/support/global-setup.ts), so the lanes never see each other's data, and an
+// end-to-end run spends most of its time waiting on its worker, PostgreSQL and Redis (about half of one core measured
+// on the 2-core machine), so two lanes finish in about the time of the longer one.
+//
+// `--also <part>` (repeatable) adds a part to the second lane, after the others: `.ci/run` adds the Redis Cluster run
+// and the Node 24 run this way. `--serial` runs every part one after another, as before the lanes.
+//
+// Each part runs whatever the others did (a failure in one says nothing about the next); its output is streamed with
+// its name before each line, then one line a part says how it went and how long it took; the exit code is 1 if any
+// part failed. Ctrl-C or SIGTERM stops the parts running and starts no other.
 const { spawn } = require('node:child_process');
+const readline = require('node:readline');
 
-const PARTS = ['test:unit', 'test:e2e', 'test:e2e:postgres'];
+const args = process.argv.slice(2);
+const also = args.flatMap((arg, index) => (arg === '--also' && args[index + 1] ? [args[index + 1]] : []));
+const unknown = args.filter((arg, index) => arg !== '--also' && arg !== '--serial' && args[index - 1] !== '--also');
+if (unknown.length > 0) {
+  console.error(`npm test: unknown argument ${unknown[0]} (known: --also <part>, --serial)`);
+  process.exit(2);
+}
+const lanes = args.includes('--serial')
+  ? [['test:unit', 'test:e2e', 'test:e2e:postgres', ...also]]
+  : [['test:e2e'], ['test:unit', 'test:e2e:postgres', ...also]];
+const parts = lanes.flat();
 // The npm that runs this script (npm_execpath), so the parts run under the same one; `npm` from PATH otherwise.
 const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
 
-let current;
+const running = new Set();
 let interrupted;
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
     interrupted = signal;
-    current?.kill(signal);
+    for (const child of running) child.kill(signal);
   });
+}
+
+/** Streams a child's output line by line, each line after the part's name, so two lanes stay readable. */
+function relay(stream, target, part) {
+  const label = `[${part.replace(/^test:/, '')}] `;
+  readline.createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => target.write(label + line + '\n'));
 }
 
 /** Runs one part; resolves with its exit code (1 when a signal ended it). */
 function run(part) {
   return new Promise((resolve) => {
-    current = spawn(npm[0], [...npm.slice(1), 'run', part], { stdio: 'inherit' });
-    current.once('error', (error) => {
+    const child = spawn(npm[0], [...npm.slice(1), 'run', part], { stdio: ['inherit', 'pipe', 'pipe'] });
+    running.add(child);
+    relay(child.stdout, process.stdout, part);
+    relay(child.stderr, process.stderr, part);
+    child.once('error', (error) => {
       console.error(`npm test: could not run ${part}: ${error.message}`);
+      running.delete(child);
       resolve(1);
     });
-    current.once('exit', (code, signal) => resolve(signal ? 1 : (code ?? 1)));
+    child.once('close', (code, signal) => {
+      running.delete(child);
+      resolve(signal ? 1 : (code ?? 1));
+    });
+  });
+}
+
+async function runLane(lane, results) {
+  for (const part of lane) {
+    if (interrupted) return;
+    const started = Date.now();
+    const code = await run(part);
+    results.set(part, { code, seconds: Math.round((Date.now() - started) / 1000) });
+  }
+}
+
+/** The agent's and the SDK's own packages, installed once here: both lanes' first parts would otherwise race to. */
+function installPackages() {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [require.resolve('./install-packages.js')], { stdio: 'inherit' });
+    child.once('error', () => resolve(1));
+    child.once('close', (code) => resolve(code ?? 1));
   });
 }
 
 async function main() {
-  const results = [];
-  for (const part of PARTS) {
-    if (interrupted) break;
-    const started = Date.now();
-    const code = await run(part);
-    results.push({ part, code, seconds: Math.round((Date.now() - started) / 1000) });
+  const started = Date.now();
+  if ((await installPackages()) !== 0) {
+    console.error('npm test: could not install the agent\'s and the SDK\'s packages (above)');
+    process.exit(1);
   }
-  console.log('\nnpm test:');
-  for (const { part, code, seconds } of results)
-    console.log(`  ${part}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds} s`);
-  for (const part of PARTS.slice(results.length)) console.log(`  ${part}: not run (${interrupted})`);
-  process.exit(interrupted || results.some((result) => result.code !== 0) ? 1 : 0);
+  const results = new Map();
+  await Promise.all(lanes.map((lane) => runLane(lane, results)));
+  console.log(`\nnpm test (${lanes.length === 1 ? 'one lane' : `${lanes.length} lanes`}):`);
+  for (const part of parts) {
+    const result = results.get(part);
+    if (!result) console.log(`  ${part}: not run (${interrupted})`);
+    else console.log(`  ${part}: ${result.code === 0 ? 'passed' : `FAILED (exit ${result.code})`} in ${result.seconds} s`);
+  }
+  console.log(`  all: ${Math.round((Date.now() - started) / 1000)} s`);
+  process.exit(interrupted || [...results.values()].some((result) => result.code !== 0) ? 1 : 0);
 }
 
 void main();

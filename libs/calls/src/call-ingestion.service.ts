@@ -25,7 +25,7 @@ import {
   isTransientConflict,
   Transactions,
 } from '@app/database';
-import { JobQueue, Jobs } from '@app/jobs';
+import { JobQueue, Jobs, LiveSignals } from '@app/jobs';
 
 const statusConflict = (from: string, to: string) =>
   new DomainError('call_status_conflict', 409, { message: `The call is already ${from}; it cannot become ${to}.` });
@@ -93,6 +93,7 @@ export class CallIngestion {
     private readonly transactions: Transactions,
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
+    private readonly signals: LiveSignals,
   ) {}
 
   /** Writes the call; answers the route's body, and the row as written for callers that go on with it. */
@@ -111,6 +112,9 @@ export class CallIngestion {
       await this.jobs.enqueue(Jobs.analyzeCall, { callId: outcome.row.id, run: outcome.row.analysis_run });
     if (outcome.freedCampaignSlot) await this.dialNext(outcome.row.campaign_id!);
     if (outcome.freedWaitedSlot) await this.dialWaiting(outcome.row.user_id, outcome.row.campaign_id);
+    // A finished call's streams (the owner's view, the runtime's control) end: they are told to look.
+    if (TERMINAL_CALL_STATUSES.includes(outcome.row.status))
+      await this.signals.publish({ callId: outcome.row.id, fromId: 0 });
     return {
       created: outcome.created,
       body: { message: outcome.created ? 'Call recorded.' : 'Call updated.', data: toCallResponse(outcome.row) },
@@ -296,6 +300,7 @@ export class CallIngestion {
         carrier_cost: request.carrier_cost,
         total_cost: request.total_cost,
         answered_by: request.answered_by,
+        ended_reason: request.ended_reason,
         recording_url: seen.record ? request.recording_url : null,
       },
       transcriptOfTurns: request.transcript == null && TERMINAL_CALL_STATUSES.includes(status),

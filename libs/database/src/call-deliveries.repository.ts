@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { CallEventRow, CallRow } from '@app/contracts';
+import type { CallEventRow, CallLeadRow, CallRow } from '@app/contracts';
 import { type EndedCall, settleLeadOfEndedCall } from './call-outcomes';
 import { ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
@@ -17,16 +17,6 @@ export interface CallDeliveryRow extends CallRow {
 /** A call to deliver `call.ended` of: also its transcript turns and tool calls, in order. */
 export interface CallDelivery extends CallDeliveryRow {
   events: CallEventRow[];
-}
-
-/** The lead of a call, with its campaign, as a webhook names it. */
-export interface CallLeadRow {
-  id: number;
-  phone_number: string;
-  variables: Record<string, unknown>;
-  status: string;
-  campaign_id: number;
-  campaign_name: string;
 }
 
 /** The call, its assistant's webhook and its lead, as a delivery reads them. */

@@ -1,29 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { CampaignRow } from '@app/contracts';
 import { outboundTrunkOf } from './phone-number-holders';
 import { withStatementBound } from './bounded-client';
 import { lockReferences } from './transactions';
 import { ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
-
-/** A campaign as its routes answer it: its caller numbers in order and how many leads it has. */
-export interface CampaignRow {
-  id: number;
-  name: string;
-  assistant_id: number | null;
-  status: string;
-  timezone: string;
-  max_calls_in_parallel: number;
-  allowed_hours_start_time: string | null;
-  allowed_hours_end_time: string | null;
-  allowed_days: string[];
-  max_retries: number;
-  retry_interval: number;
-  created_at: Date;
-  updated_at: Date;
-  phone_number_ids: number[];
-  leads_count: number;
-}
 
 /** What a campaign's write sets; `allowed_days` as JSON. Left out (undefined) on an update: kept as it is. */
 export interface CampaignValues {

@@ -19,6 +19,7 @@ import { KnowledgebaseSummaries } from './knowledgebase-summaries';
 import { LanguagesRepository } from './languages.repository';
 import { LeadImportsRepository } from './lead-imports.repository';
 import { LeadsRepository } from './leads.repository';
+import { LiveCallsRepository } from './live-calls.repository';
 import { LocalCallControlRepository } from './local-call-control.repository';
 import { ModelUsageRepository } from './model-usage.repository';
 import { FoldersRepository, LabelsRepository } from './named-colours.repository';
@@ -72,6 +73,7 @@ const REPOSITORIES = [
   LanguagesRepository,
   LeadImportsRepository,
   LeadsRepository,
+  LiveCallsRepository,
   LocalCallControlRepository,
   ModelUsageRepository,
   PassageSearch,

@@ -11,12 +11,14 @@ export * from './call-outcomes';
 export * from './sql-filter';
 export * from './pool-query';
 export * from './phone-number-holders';
-export * from './read-replicas';
+// `noteAccountWrite` stays inside: a repository's `writeForAccount` is the one way a write notes another account.
+export { ReadReplicas, type ReplicaReport, type RequestReads } from './read-replicas';
 export * from './sip-trunks.repository';
 export * from './sql-repository';
 export { Transaction, Transactions } from './transactions';
 export * from './calls.repository';
 export * from './runtime-calls.repository';
+export * from './live-calls.repository';
 export * from './call-writes.repository';
 export * from './call-deliveries.repository';
 export * from './call-analyses.repository';

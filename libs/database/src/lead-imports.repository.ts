@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { LeadImportProgressRow } from '@app/contracts';
 import { ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
 
@@ -11,15 +12,6 @@ export interface LeadImportRow {
   status: string;
   file: Buffer | null;
   rows_done: number;
-}
-
-/** An import's progress, as its route answers it. */
-export interface LeadImportProgressRow {
-  id: number;
-  status: string;
-  rows_total: number;
-  rows_imported: number;
-  rows_failed: number;
 }
 
 /** A row of the file that was not imported, and why. */

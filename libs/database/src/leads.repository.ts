@@ -1,30 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { LeadListQuery } from '@app/contracts';
+import type { LeadListQuery, LeadRow } from '@app/contracts';
 import { ReadReplicas } from './read-replicas';
 import { SqlFilter } from './sql-filter';
 import { SqlRepository } from './sql-repository';
-
-/** A lead as its routes answer it: its campaign's name and its secondary contacts. */
-export interface LeadRow {
-  id: number;
-  campaign_id: number;
-  campaign_name: string;
-  phone_number: string;
-  variables: Record<string, unknown>;
-  status: string;
-  created_at: Date;
-  updated_at: Date;
-  /** In order; timestamps as JSON renders them. */
-  secondary_contacts: {
-    id: number;
-    phone_number: string;
-    variables: Record<string, unknown>;
-    status: string;
-    created_at: string;
-    updated_at: string;
-  }[];
-}
 
 /** What a lead's list may be filtered by. */
 export type LeadFilter = Pick<LeadListQuery, 'status' | 'campaign_id' | 'phone_number' | 'date_from' | 'date_to'>;

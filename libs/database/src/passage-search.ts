@@ -1,18 +1,10 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { PassageHit } from '@app/contracts';
 import { queryPool } from './pool-query';
 import { ReadReplicas } from './read-replicas';
 import { parseSearchQuery } from './search-query';
-
-export interface PassageHit {
-  document_id: number;
-  document_name: string;
-  content: string;
-  highlight: string;
-  source_url: string | null;
-  score: number;
-}
 
 /** The most passages one search scores; candidates come from the query's rarest words first. */
 export const SEARCH_CANDIDATE_CAP = 200;

@@ -1,17 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { UsageDayRow } from '@app/contracts';
 import { ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
-
-/** One UTC day of an account's usage. */
-export interface UsageDayRow {
-  /** `YYYY-MM-DD`. */
-  date: string;
-  calls: number;
-  seconds: number;
-  llmTokens: number;
-  embeddingTokens: number;
-}
 
 /** The model provider's purposes (`ModelUsePurpose` of libs/model-provider) that are embeddings; `analysis` is the rest. */
 const EMBEDDING_PURPOSES = ['document_embeddings', 'search_embeddings'];

@@ -5,3 +5,4 @@ export * from './job-queue.service';
 export * from './jobs.module';
 export * from './queue-backend';
 export * from './job-failure';
+export * from './live-signals';

@@ -76,6 +76,15 @@ export interface CallAnalysisJob {
   run: number;
 }
 
+/** The owner's hang-up of a live call: its `control` event. */
+export interface OwnerHangupJob {
+  callId: number;
+  controlId: number;
+}
+
+/** How long the runtime has to end a call its owner hung up before the provider is told to (the room closed). */
+export const OWNER_HANGUP_GRACE_MS = 5000;
+
 export interface LeadImportJob {
   importId: number;
 }
@@ -262,6 +271,17 @@ export const Jobs = {
     removeOnComplete: true,
     removeOnFail: { age: 24 * 3600, count: 1000 },
   }),
+  /**
+   * Enforces the owner's hang-up of a live call the runtime has not ended (queued with OWNER_HANGUP_GRACE_MS of
+   * delay): the provider ends the call (LiveKit: its room is deleted) and the call is written `ended`. Retried while
+   * the provider fails.
+   */
+  enforceOwnerHangup: defineJob<OwnerHangupJob>(
+    Queues.calls,
+    'enforce-owner-hangup',
+    retried(5),
+    ({ controlId }) => `owner-hangup-${controlId}`,
+  ),
   /** Places one claimed call through the dialer; a dial the provider refuses ends the call `failed`. */
   placeCall: defineJob<CallJob>(Queues.dialer, 'place-call', retried(3)),
 } as const;

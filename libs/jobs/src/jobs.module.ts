@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { JobQueue } from './job-queue.service';
+import { LiveSignals } from './live-signals';
 import { QueueBackend } from './queue-backend';
 
 /** Provides the queue backend chosen by QUEUE_BACKEND and the typed producer over it, to every module. */
@@ -13,8 +14,9 @@ export class JobsModule {
       providers: [
         { provide: QueueBackend, inject: [AppConfig], useFactory: (config: AppConfig) => new QueueBackend(config) },
         JobQueue,
+        LiveSignals,
       ],
-      exports: [QueueBackend, JobQueue],
+      exports: [QueueBackend, JobQueue, LiveSignals],
     };
   }
 }

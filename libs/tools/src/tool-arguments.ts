@@ -45,28 +45,3 @@ export function validateToolArguments(
   }
   return errors;
 }
-
-const JSON_SCHEMA_TYPES: Record<string, string> = { float: 'number' };
-
-/**
- * A tool's arguments as JSON Schema, as a model's function calling takes them: an object of the named properties,
- * the required ones listed, and no other (the invoke route refuses any other).
- */
-export function toolParametersSchema(
-  schema: { name: string; type: string; description?: string; required?: boolean }[],
-): Record<string, unknown> {
-  return {
-    type: 'object',
-    properties: Object.fromEntries(
-      schema.map((parameter) => [
-        parameter.name,
-        {
-          type: JSON_SCHEMA_TYPES[parameter.type] ?? parameter.type,
-          ...(parameter.description ? { description: parameter.description } : {}),
-        },
-      ]),
-    ),
-    required: schema.filter((parameter) => parameter.required).map((parameter) => parameter.name),
-    additionalProperties: false,
-  };
-}

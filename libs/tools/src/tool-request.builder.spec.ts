@@ -1,4 +1,4 @@
-import { MAX_UNKNOWN_ARGUMENTS_LISTED, toolParametersSchema, validateToolArguments } from './tool-arguments';
+import { MAX_UNKNOWN_ARGUMENTS_LISTED, validateToolArguments } from './tool-arguments';
 import { buildToolRequest } from './tool-request.builder';
 import type { ToolDefinition } from './tool-call.types';
 
@@ -80,17 +80,6 @@ describe('buildToolRequest', () => {
       { name: 'Ada\u0000\u0001\u007fLove\tlace\u001b' },
     );
     expect(request.headers['X-Caller']).toBe('Ada Love\tlace ');
-  });
-});
-
-describe('toolParametersSchema', () => {
-  it('offers the named parameters and no other', () => {
-    expect(toolParametersSchema([{ name: 'n', type: 'float', description: 'N', required: true }])).toEqual({
-      type: 'object',
-      properties: { n: { type: 'number', description: 'N' } },
-      required: ['n'],
-      additionalProperties: false,
-    });
   });
 });
 

@@ -9,14 +9,17 @@ import {
   AssistantMessageEnvelope,
   AssistantResponse,
   CreateAssistantRequest,
-  DEFAULT_ANALYSIS_PLAN,
+  endCallSettingsOf,
   Errors,
   humaniseAttribute,
   LengthAwarePage,
   lengthAwarePage,
   MessageResponse,
+  toAssistantResponse,
   UpdateAssistantRequest,
+  toStoredTransferDestination,
   ValidationFailed,
+  voicemailSettingsOf,
 } from '@app/contracts';
 import { newWebhookSecret, SecretBox, SecretContexts } from '@app/crypto';
 import { JobQueue, Jobs } from '@app/jobs';
@@ -116,6 +119,9 @@ export class AssistantsService implements OnModuleInit {
         variables: request.variables ?? {},
         postCallSchema: request.post_call_schema ?? [],
         analysis: request.analysis ? analysisPlanOf(request.analysis) : null,
+        transferDestinations: (request.transfer_destinations ?? []).map(toStoredTransferDestination),
+        endCall: request.end_call ? endCallSettingsOf(request.end_call) : null,
+        voicemail: request.voicemail ? voicemailSettingsOf(request.voicemail) : null,
         maxDuration: request.max_duration ?? 600,
         record: request.record ?? false,
         status: request.status ?? 'active',
@@ -165,6 +171,11 @@ export class AssistantsService implements OnModuleInit {
       set('postCallSchema', request.post_call_schema);
       // Null (or a plan that is all defaults, stored whole) reads as the defaults.
       if (request.analysis !== undefined) fields.analysis = request.analysis ? analysisPlanOf(request.analysis) : null;
+      set('transferDestinations', request.transfer_destinations?.map(toStoredTransferDestination));
+      if (request.end_call !== undefined) fields.endCall = request.end_call ? endCallSettingsOf(request.end_call) : null;
+      if (request.voicemail !== undefined) {
+        fields.voicemail = request.voicemail ? voicemailSettingsOf(request.voicemail) : null;
+      }
       set('maxDuration', request.max_duration);
       set('record', request.record);
       set('status', request.status);
@@ -306,39 +317,15 @@ export class AssistantsService implements OnModuleInit {
   }
 
   private toResponse(row: Assistant, links: Links): AssistantResponse {
-    const labels = links.labels.get(row.id) ?? [];
-    const tools = links.tools.get(row.id) ?? [];
-    return {
-      id: row.id,
-      name: row.name,
-      type: row.type,
-      language_id: row.languageId,
-      secondary_language_ids: links.languages.get(row.id) ?? [],
-      voice_id: row.voiceId,
-      timezone: row.timezone,
-      initial_message: row.initialMessage,
-      system_prompt: row.systemPrompt,
-      knowledgebase_id: row.knowledgebaseId,
-      phone_number_id: row.phoneNumberId,
-      tool_ids: tools.map((tool) => tool.id),
-      tools,
-      folder_id: row.folderId,
-      folder: row.folderId ? (links.folders.get(row.folderId) ?? null) : null,
-      label_ids: labels.map((label) => label.id),
-      labels,
-      webhook_url: row.webhookUrl,
-      is_webhook_active: row.isWebhookActive,
-      webhook_secret: row.webhookSecretSealed
-        ? this.secrets.open(row.webhookSecretSealed, SecretContexts.webhookSecret(row.id))
-        : null,
-      variables: row.variables,
-      post_call_schema: row.postCallSchema,
-      analysis: row.analysis ?? DEFAULT_ANALYSIS_PLAN,
-      max_duration: row.maxDuration,
-      record: row.record,
-      status: row.status,
-      created_at: row.createdAt.toISOString(),
-      updated_at: row.updatedAt.toISOString(),
-    };
+    return toAssistantResponse(
+      row,
+      {
+        secondaryLanguageIds: links.languages.get(row.id) ?? [],
+        tools: links.tools.get(row.id) ?? [],
+        labels: links.labels.get(row.id) ?? [],
+        folder: row.folderId ? (links.folders.get(row.folderId) ?? null) : null,
+      },
+      row.webhookSecretSealed ? this.secrets.open(row.webhookSecretSealed, SecretContexts.webhookSecret(row.id)) : null,
+    );
   }
 }

@@ -15,35 +15,16 @@ import {
   MessageResponse,
   OPEN_LEAD_STATUSES,
   PageQuery,
+  toCampaignResponse,
   UpdateCampaignRequest,
   ValidationFailed,
   WEEKDAYS,
 } from '@app/contracts';
-import { type CampaignRow, CampaignsRepository, Transactions } from '@app/database';
+import { CampaignsRepository, Transactions } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
-
-function toResponse(row: CampaignRow): CampaignResponse {
-  return {
-    id: row.id,
-    name: row.name,
-    assistant_id: row.assistant_id,
-    status: row.status,
-    timezone: row.timezone,
-    phone_number_ids: row.phone_number_ids,
-    max_calls_in_parallel: row.max_calls_in_parallel,
-    allowed_hours_start_time: row.allowed_hours_start_time,
-    allowed_hours_end_time: row.allowed_hours_end_time,
-    allowed_days: row.allowed_days,
-    max_retries: row.max_retries,
-    retry_interval: row.retry_interval,
-    leads_count: row.leads_count,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
 
 @Injectable()
 export class CampaignsService implements OnModuleInit {
@@ -64,7 +45,7 @@ export class CampaignsService implements OnModuleInit {
   async list(user: AuthenticatedUser, query: PageQuery, request: Request): Promise<LengthAwarePage<CampaignResponse>> {
     const [rows, total] = await this.campaigns.list(user.id, query.per_page, (query.page - 1) * query.per_page);
     return lengthAwarePage(
-      rows.map(toResponse),
+      rows.map(toCampaignResponse),
       total,
       { page: query.page, perPage: query.per_page },
       pageLocation(request, this.config.appUrl),
@@ -173,7 +154,7 @@ export class CampaignsService implements OnModuleInit {
   private async read(campaigns: CampaignsRepository, user: AuthenticatedUser, id: number): Promise<CampaignResponse> {
     const row = await campaigns.find(user.id, id);
     if (!row) throw Errors.campaignNotFound();
-    return toResponse(row);
+    return toCampaignResponse(row);
   }
 
   /** The assistant must be an outbound one of the account; caller numbers must be the account's. */

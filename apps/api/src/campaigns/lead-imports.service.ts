@@ -1,5 +1,11 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { Errors, ImportLeadsRequest, LeadImportAcceptedResponse, LeadImportEnvelope } from '@app/contracts';
+import {
+  Errors,
+  ImportLeadsRequest,
+  LeadImportAcceptedResponse,
+  LeadImportEnvelope,
+  toLeadImportResponse,
+} from '@app/contracts';
 import { LeadImportsRepository, Transactions } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
@@ -66,16 +72,7 @@ export class LeadImportsService implements OnModuleInit {
   async progress(user: AuthenticatedUser, campaignId: number, importId: number): Promise<LeadImportEnvelope> {
     const row = await this.find(user, campaignId, importId);
     const errors = await this.imports.listErrors(importId, ERRORS_SHOWN);
-    return {
-      data: {
-        id: row.id,
-        status: row.status,
-        rows_total: row.rows_total,
-        rows_imported: row.rows_imported,
-        rows_failed: row.rows_failed,
-        errors,
-      },
-    };
+    return { data: toLeadImportResponse(row, errors) };
   }
 
   async errorsCsv(user: AuthenticatedUser, campaignId: number, importId: number): Promise<string> {

@@ -14,11 +14,11 @@ import {
   MessageResponse,
   SecondaryContactRequest,
   toE164,
+  toLeadResponse,
   UpdateLeadRequest,
-  utcDateTime,
   ValidationFailed,
 } from '@app/contracts';
-import { type LeadRow, LeadsRepository, Transactions } from '@app/database';
+import { LeadsRepository, Transactions } from '@app/database';
 import { pageLocation } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
@@ -134,25 +134,4 @@ export class LeadsService implements OnModuleInit {
     if (!row) throw Errors.leadNotFound();
     return toLeadResponse(row);
   }
-}
-
-function toLeadResponse(row: LeadRow): LeadResponse {
-  return {
-    id: row.id,
-    campaign_id: row.campaign_id,
-    phone_number: row.phone_number,
-    variables: row.variables,
-    status: row.status,
-    created_at: utcDateTime(row.created_at),
-    updated_at: utcDateTime(row.updated_at),
-    campaign: { id: row.campaign_id, name: row.campaign_name },
-    secondary_contacts: row.secondary_contacts.map((contact) => ({
-      id: contact.id,
-      phone_number: contact.phone_number,
-      variables: contact.variables,
-      status: contact.status,
-      created_at: utcDateTime(new Date(contact.created_at)),
-      updated_at: utcDateTime(new Date(contact.updated_at)),
-    })),
-  };
 }

@@ -8,9 +8,10 @@ import {
   MessageResponse,
   SearchKnowledgebaseQuery,
   SearchResponse,
+  toKnowledgebaseResponse,
+  toSearchResult,
   UpdateKnowledgebaseRequest,
   ValidationFailed,
-  toKnowledgebaseResponse,
 } from '@app/contracts';
 import {
   InjectTenantRepository,
@@ -130,16 +131,7 @@ export class KnowledgebasesService implements OnModuleInit {
   async searchOwned(ownerId: number, id: number, query: SearchKnowledgebaseQuery): Promise<SearchResponse> {
     if (!(await this.knowledgebases.exists(ownerId, { id }))) throw Errors.knowledgebaseNotFound();
     const hits = await this.passages.search(ownerId, id, query.query, query.limit);
-    return {
-      data: hits.map((hit) => ({
-        document_id: hit.document_id,
-        document_name: hit.document_name,
-        content: hit.content,
-        highlight: hit.highlight,
-        score: Math.round(hit.score * 1e6) / 1e6,
-        ...(hit.source_url ? { source_url: hit.source_url } : {}),
-      })),
-    };
+    return { data: hits.map(toSearchResult) };
   }
 
   private async checkLanguage(languageId: number | null | undefined): Promise<void> {

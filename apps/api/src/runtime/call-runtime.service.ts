@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { type RuntimeCredential } from '@app/calls';
 import {
   DomainError,
@@ -11,10 +12,15 @@ import {
   type SearchResponse,
   TERMINAL_CALL_STATUSES,
   type ToolInvocationEnvelope,
+  toCallControlMessage,
+  toRuntimeEventsReceipt,
+  toToolInvocation,
   ValidationFailed,
 } from '@app/contracts';
-import { type NewCallEvent, type RuntimeCallRow, RuntimeCallsRepository } from '@app/database';
+import { LiveCallsRepository, type NewCallEvent, type RuntimeCallRow, RuntimeCallsRepository } from '@app/database';
+import { LiveSignals } from '@app/jobs';
 import { toolCallFailure } from '@app/tools';
+import { CallEventStreams } from '../calls/call-event-streams.service';
 import { KnowledgebasesService } from '../knowledgebases/knowledgebases.service';
 import { ToolsService } from '../tools/tools.service';
 import { mergeCallVariables } from './call-variables';
@@ -29,7 +35,27 @@ export class CallRuntime {
     private readonly calls: RuntimeCallsRepository,
     private readonly knowledgebases: KnowledgebasesService,
     private readonly tools: ToolsService,
+    private readonly signals: LiveSignals,
+    private readonly live: LiveCallsRepository,
+    private readonly streams: CallEventStreams,
   ) {}
+
+  /**
+   * The call's control stream: the owner's hang-ups, texts to say and instructions (its `control` events), each once,
+   * in the order asked, from after `Last-Event-ID`, until the call's final write. A finished call is 409.
+   */
+  async control(externalId: string, request: Request, response: Response): Promise<void> {
+    const call = await this.live.findCall({ externalId }, TERMINAL_CALL_STATUSES);
+    if (!call) throw Errors.callNotFound();
+    if (call.finished) throw Errors.callFinished();
+    await this.streams.follow(request, response, {
+      accountId: null,
+      callId: call.id,
+      lastEventId: request.header('last-event-id'),
+      types: ['control'],
+      render: (event) => ({ event: 'control', data: toCallControlMessage(event) }),
+    });
+  }
 
   /** The user search's answer over the call's assistant's knowledgebase; none: no passages. */
   async knowledge(externalId: string, query: SearchKnowledgebaseQuery): Promise<SearchResponse> {
@@ -49,24 +75,16 @@ export class CallRuntime {
     if (!(await this.calls.assistantHasTool(call.assistant_id, toolId))) throw Errors.toolNotFound();
     const values = request.arguments ?? {};
     const { tool, result } = await this.tools.run(call.user_id, toolId, values, call.variables);
-    const status = result.response?.status ?? null;
-    await this.calls.insertToolCall(call, {
+    const eventId = await this.calls.insertToolCall(call, {
       tool_id: tool.id,
       name: tool.name,
       arguments: values,
-      status,
+      status: result.response?.status ?? null,
       duration_ms: result.durationMs,
       error: toolCallFailure(result),
     });
-    return {
-      data: {
-        status,
-        body: result.response?.body ?? null,
-        duration_ms: result.durationMs,
-        error: result.error?.message ?? null,
-        error_code: result.error?.code ?? null,
-      },
-    };
+    await this.signals.publish({ callId: call.id, fromId: eventId });
+    return { data: toToolInvocation(result) };
   }
 
   /**
@@ -86,6 +104,7 @@ export class CallRuntime {
       whileOpen: credential === 'call-token',
       finalStatuses: TERMINAL_CALL_STATUSES,
       tolerance: EVENT_CLOCK_TOLERANCE_SECONDS,
+      notifyChannel: this.signals.notifyChannel,
     });
     switch (outcome.kind) {
       case 'no-call':
@@ -109,9 +128,13 @@ export class CallRuntime {
           ),
         );
       case 'recorded':
+        // On the Postgres backend the statement notified the call's watchers itself.
+        if (outcome.fromId !== null && !this.signals.notifyChannel) {
+          await this.signals.publish({ callId: outcome.callId, fromId: outcome.fromId });
+        }
         return {
           message: 'Events recorded.',
-          data: { recorded: outcome.recorded, duplicates: request.events.length - outcome.recorded },
+          data: toRuntimeEventsReceipt(outcome.recorded, request.events.length),
         };
     }
   }
@@ -145,7 +168,9 @@ function toNewEvent(event: RuntimeEvent, index: number): NewCallEvent & { index:
             ...(event.start_ms === undefined ? {} : { start_ms: event.start_ms }),
             ...(event.end_ms === undefined ? {} : { end_ms: event.end_ms }),
           }
-        : { text: event.text },
+        : event.type === 'dtmf'
+          ? { digits: event.digits, direction: event.direction }
+          : { text: event.text },
   };
 }
 

@@ -3,20 +3,20 @@ import { CallIngestion } from '@app/calls';
 import {
   type CallSessionEnvelope,
   type CallSessionRequest,
+  DEFAULT_END_CALL,
   DomainError,
-  type SessionTool,
   dialledNames,
   nationalNumberCandidates,
   reportedNumber,
   TERMINAL_CALL_STATUSES,
-  toCallResponse,
+  toCallSession,
   ValidationFailed,
 } from '@app/contracts';
 import { RuntimeCallsRepository, type ServerHookRow } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { generateToken, hashToken } from '@app/platform';
-import { toolParametersSchema } from '@app/tools';
 import { ASSISTANT_REQUEST_PENDING, AssistantRequests } from './assistant-requests.service';
+import { builtInActions, sessionVoicemail } from './built-in-actions';
 import { fillVariables, mergeCallVariables } from './call-variables';
 
 /** A call token outlives the longest the call may run by this much: the final write comes after the hang-up. */
@@ -106,36 +106,25 @@ export class CallSessions {
       assistant.webhook_on,
     );
     if (startedDue) await this.jobs.enqueue(Jobs.deliverCallStartedWebhook, { callId: call.id });
+    const texts = {
+      initial_message: fillVariables(assistant.initial_message, variables),
+      system_prompt: fillVariables(assistant.system_prompt, variables),
+    };
     return {
       created,
       body: {
-        data: {
-          call: toCallResponse(call),
+        data: toCallSession({
+          call,
           token,
-          expires_at: expiresAt.toISOString(),
-          assistant: {
-            id: assistant.id,
-            name: assistant.name,
-            type: assistant.type,
-            language: assistant.language,
-            secondary_languages: assistant.secondary_languages,
-            voice_id: assistant.voice_id,
-            timezone: assistant.timezone,
-            initial_message: fillVariables(assistant.initial_message, variables),
-            system_prompt: fillVariables(assistant.system_prompt, variables),
-            max_duration: assistant.max_duration,
-            record: assistant.record,
-            variables,
-            post_call_schema: assistant.post_call_schema,
+          expiresAt,
+          assistant: { ...assistant, ...texts },
+          variables,
+          controls: {
+            actions: builtInActions(assistant),
+            end_call: assistant.end_call ?? DEFAULT_END_CALL,
+            voicemail: sessionVoicemail(assistant.voicemail, variables),
           },
-          tools: assistant.tools.map((tool): SessionTool => ({
-            id: tool.id,
-            name: tool.name,
-            description: tool.description,
-            parameters: toolParametersSchema(tool.schema),
-          })),
-          knowledgebase: assistant.knowledgebase,
-        },
+        }),
       },
     };
   }

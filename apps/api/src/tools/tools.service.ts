@@ -15,6 +15,7 @@ import {
   UpdateToolRequest,
   ValidationFailed,
   toToolResponse,
+  toToolTestResult,
 } from '@app/contracts';
 import { SecretBox, SecretContexts } from '@app/crypto';
 import { InjectTenantRepository, whenUnique, TenantRepository, Tool, Transactions } from '@app/database';
@@ -122,20 +123,7 @@ export class ToolsService implements OnModuleInit {
 
   async test(user: AuthenticatedUser, id: number, request: TestToolRequest): Promise<ToolTestEnvelope> {
     const { result } = await this.run(user.id, id, request.arguments ?? {}, request.variables ?? {});
-    return {
-      data: {
-        request: result.request,
-        response: result.response && {
-          status: result.response.status,
-          headers: result.response.headers,
-          body: result.response.body,
-          body_truncated: result.response.bodyTruncated,
-        },
-        duration_ms: result.durationMs,
-        error: result.error?.message ?? null,
-        error_code: result.error?.code ?? null,
-      },
-    };
+    return { data: toToolTestResult(result) };
   }
 
   /**

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   DEFAULT_USAGE_DAYS,
   MAX_USAGE_DAYS,
+  toUsageDay,
   UsageEnvelope,
   UsageQuery,
   ValidationFailed,
@@ -41,14 +42,6 @@ export class UsageService {
           );
     }
     const days = await this.usage.days(user.id, from, to);
-    return {
-      data: days.map((day) => ({
-        date: day.date,
-        calls: day.calls,
-        minutes: Math.round((day.seconds / 60) * 100) / 100,
-        llm_tokens: day.llmTokens,
-        embedding_tokens: day.embeddingTokens,
-      })),
-    };
+    return { data: days.map(toUsageDay) };
   }
 }

@@ -1,15 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { AppConfig } from '@app/config';
-import {
-  type CallEventResponse,
-  OPEN_CALL_STATUSES,
-  toCallEventResponse,
-  toCallResponse,
-  utcDateTime,
-} from '@app/contracts';
+import { OPEN_CALL_STATUSES, toCallEndedWebhook, toWebhookCall, utcDateTime } from '@app/contracts';
 import { SecretBox, SecretContexts, signedWebhookHeaders } from '@app/crypto';
-import { type CallDelivery, CallDeliveriesRepository, type CallDeliveryRow } from '@app/database';
+import { CallDeliveriesRepository, type CallDeliveryRow } from '@app/database';
 import { CallJob, HandlesJob, isFinalAttempt, JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
 import { OutboundHttp, OutboundRequestError } from '@app/outbound-http';
 import { JobMetrics } from '../job-metrics';
@@ -54,7 +48,7 @@ export class CallWebhooks {
       await this.calls.settleWebhook(callId);
       return { status: 'skipped' };
     }
-    const body = JSON.stringify(this.payload(call));
+    const body = JSON.stringify(toCallEndedWebhook(call));
     const recordedAttempts = Number(call.webhook_response?.attempts);
     const attempt = Math.max(job.attemptsMade, Number.isSafeInteger(recordedAttempts) ? recordedAttempts : 0) + 1;
     const lastAttempt = attempt >= (job.opts.attempts ?? 1);
@@ -89,7 +83,7 @@ export class CallWebhooks {
       await this.calls.settleStartedWebhook(callId);
       return { status: 'skipped' };
     }
-    const body = JSON.stringify({ event: 'call.started', call: this.callWithLead(call) });
+    const body = JSON.stringify({ event: 'call.started', call: toWebhookCall(call) });
     // Named whenever the mark is set (see the API's CallSessions.announce).
     return this.deliverOnce(call, call.started_event_id!, body, job, () => this.calls.settleStartedWebhook(call.id));
   }
@@ -107,7 +101,7 @@ export class CallWebhooks {
       await this.calls.settleAnalyzedWebhook(callId, eventId);
       return { status: 'skipped' };
     }
-    const body = JSON.stringify({ event: 'call.analyzed', call: this.callWithLead(call) });
+    const body = JSON.stringify({ event: 'call.analyzed', call: toWebhookCall(call) });
     return this.deliverOnce(call, eventId, body, job, () => this.calls.settleAnalyzedWebhook(call.id, eventId));
   }
 
@@ -197,40 +191,5 @@ export class CallWebhooks {
     for (const row of ended) await this.jobs.enqueue(Jobs.deliverCallWebhook, { callId: row.id });
     if (ended.length > 0) this.logger.warn({ ended: ended.length }, 'ended calls the runtime never finished');
     return { ended: ended.length };
-  }
-
-  /**
-   * The ended call as the receiver gets it: its fields, the lead with its campaign when there is one, and what the
-   * runtime reported during the call (its transcript turns, and the tools the service called for it), in order.
-   */
-  private payload(call: CallDelivery) {
-    const entries = call.events.map((event) => ({ type: event.type, entry: toCallEventResponse(event) }));
-    const strip = ({ type: _type, ...rest }: CallEventResponse) => rest;
-    return {
-      event: 'call.ended',
-      call: {
-        ...this.callWithLead(call),
-        turns: entries.filter(({ type }) => type === 'transcript').map(({ entry }) => strip(entry)),
-        tool_calls: entries.filter(({ type }) => type === 'tool_call').map(({ entry }) => strip(entry)),
-      },
-    };
-  }
-
-  /** The call's fields, and the lead with its campaign when there is one. */
-  private callWithLead(call: CallDeliveryRow) {
-    const { webhook_response: _response, ...fields } = toCallResponse(call);
-    const { lead } = call;
-    return {
-      ...fields,
-      lead: lead
-        ? {
-            id: lead.id,
-            phone_number: lead.phone_number,
-            variables: lead.variables,
-            status: lead.status,
-            campaign: { id: lead.campaign_id, name: lead.campaign_name },
-          }
-        : null,
-    };
   }
 }

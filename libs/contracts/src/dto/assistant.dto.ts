@@ -1,7 +1,26 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateBy, ValidateIf } from 'class-validator';
-import { AnalysisPlanRequest, AnalysisPlanResponse } from './call-analysis.dto';
+import {
+  type AnalysisPlan,
+  AnalysisPlanRequest,
+  AnalysisPlanResponse,
+  DEFAULT_ANALYSIS_PLAN,
+} from './call-analysis.dto';
+import {
+  EndCallSettings,
+  EndCallSettingsResponse,
+  DEFAULT_END_CALL,
+  DEFAULT_VOICEMAIL,
+  MAX_TRANSFER_DESTINATIONS,
+  type StoredEndCallSettings,
+  type StoredTransferDestination,
+  type StoredVoicemailSettings,
+  TransferDestination,
+  TransferDestinationResponse,
+  VoicemailSettings,
+  VoicemailSettingsResponse,
+} from './call-control.dto';
 import { PageQuery } from './pagination.dto';
 import { COLORS } from './organisation.dto';
 import { Rule } from '../validation';
@@ -235,6 +254,35 @@ class AssistantOptionalFields {
   @Rule.Nested(() => AnalysisPlanRequest)
   analysis?: AnalysisPlanRequest | null;
 
+  @ApiPropertyOptional({
+    type: [TransferDestination],
+    maxItems: MAX_TRANSFER_DESTINATIONS,
+    description: 'Where the assistant may transfer a call, and nowhere else. Replaces the list; `[]` clears it',
+  })
+  @Rule.Sometimes()
+  @Rule.ArrayMax(MAX_TRANSFER_DESTINATIONS)
+  @Rule.EachNested(() => TransferDestination)
+  @Rule.DistinctBy('name')
+  transfer_destinations?: TransferDestination[];
+
+  @ApiPropertyOptional({
+    type: EndCallSettings,
+    nullable: true,
+    description: 'Whether the assistant may end the call itself (default: yes); `null` restores the default',
+  })
+  @Rule.Optional()
+  @Rule.Nested(() => EndCallSettings)
+  end_call?: EndCallSettings | null;
+
+  @ApiPropertyOptional({
+    type: VoicemailSettings,
+    nullable: true,
+    description: 'What the assistant does when a machine answers (default: hang up); `null` restores the default',
+  })
+  @Rule.Optional()
+  @Rule.Nested(() => VoicemailSettings)
+  voicemail?: VoicemailSettings | null;
+
   @ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 7200, default: 600, description: 'Seconds' })
   @Rule.Sometimes()
   @Rule.Integer()
@@ -350,6 +398,9 @@ export class AssistantResponse {
   @ApiProperty({ type: 'object', additionalProperties: true }) variables: Record<string, unknown>;
   @ApiProperty({ type: [PostCallField] }) post_call_schema: PostCallField[];
   @ApiProperty({ type: AnalysisPlanResponse }) analysis: AnalysisPlanResponse;
+  @ApiProperty({ type: [TransferDestinationResponse] }) transfer_destinations: TransferDestinationResponse[];
+  @ApiProperty({ type: EndCallSettingsResponse }) end_call: EndCallSettingsResponse;
+  @ApiProperty({ type: VoicemailSettingsResponse }) voicemail: VoicemailSettingsResponse;
   @ApiProperty({ type: 'integer' }) max_duration: number;
   @ApiProperty({ type: Boolean }) record: boolean;
   @ApiProperty({ enum: ASSISTANT_STATUSES }) status: string;
@@ -363,4 +414,81 @@ export class AssistantEnvelope {
 
 export class AssistantMessageEnvelope extends AssistantEnvelope {
   @ApiProperty({ type: String }) message: string;
+}
+
+/** An assistant as stored (libs/database's `Assistant`), read by the mapper below. */
+export interface AssistantLike {
+  id: number;
+  name: string;
+  type: string;
+  languageId: number;
+  voiceId: string | null;
+  timezone: string;
+  initialMessage: string | null;
+  systemPrompt: string | null;
+  knowledgebaseId: number | null;
+  phoneNumberId: number | null;
+  folderId: number | null;
+  webhookUrl: string | null;
+  isWebhookActive: boolean;
+  variables: Record<string, unknown>;
+  postCallSchema: PostCallField[];
+  analysis: AnalysisPlan | null;
+  transferDestinations: StoredTransferDestination[];
+  endCall: StoredEndCallSettings | null;
+  voicemail: StoredVoicemailSettings | null;
+  maxDuration: number;
+  record: boolean;
+  status: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** What one assistant links to: read for a whole page of them at once, then handed over one assistant's worth. */
+export interface AssistantLinksLike {
+  secondaryLanguageIds: number[];
+  tools: LinkedItem[];
+  labels: LinkedColourItem[];
+  folder: LinkedColourItem | null;
+}
+
+/** `webhookSecret` is passed opened: only the owner ever receives an assistant. */
+export function toAssistantResponse(
+  row: AssistantLike,
+  links: AssistantLinksLike,
+  webhookSecret: string | null,
+): AssistantResponse {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    language_id: row.languageId,
+    secondary_language_ids: links.secondaryLanguageIds,
+    voice_id: row.voiceId,
+    timezone: row.timezone,
+    initial_message: row.initialMessage,
+    system_prompt: row.systemPrompt,
+    knowledgebase_id: row.knowledgebaseId,
+    phone_number_id: row.phoneNumberId,
+    tool_ids: links.tools.map((tool) => tool.id),
+    tools: links.tools,
+    folder_id: row.folderId,
+    folder: links.folder,
+    label_ids: links.labels.map((label) => label.id),
+    labels: links.labels,
+    webhook_url: row.webhookUrl,
+    is_webhook_active: row.isWebhookActive,
+    webhook_secret: webhookSecret,
+    variables: row.variables,
+    post_call_schema: row.postCallSchema,
+    analysis: row.analysis ?? DEFAULT_ANALYSIS_PLAN,
+    transfer_destinations: row.transferDestinations,
+    end_call: row.endCall ?? DEFAULT_END_CALL,
+    voicemail: row.voicemail ?? DEFAULT_VOICEMAIL,
+    max_duration: row.maxDuration,
+    record: row.record,
+    status: row.status,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
 }

@@ -146,3 +146,42 @@ export class CampaignStatusResponse {
   @ApiProperty({ type: Boolean }) success: boolean;
   @ApiProperty({ type: CampaignStatusData }) data: CampaignStatusData;
 }
+
+/** A campaign as libs/database's `CampaignsRepository` reads it for its routes: its caller numbers in order and how many leads it has. */
+export interface CampaignRow {
+  id: number;
+  name: string;
+  assistant_id: number | null;
+  status: string;
+  timezone: string;
+  max_calls_in_parallel: number;
+  allowed_hours_start_time: string | null;
+  allowed_hours_end_time: string | null;
+  allowed_days: string[];
+  max_retries: number;
+  retry_interval: number;
+  created_at: Date;
+  updated_at: Date;
+  phone_number_ids: number[];
+  leads_count: number;
+}
+
+export function toCampaignResponse(row: CampaignRow): CampaignResponse {
+  return {
+    id: row.id,
+    name: row.name,
+    assistant_id: row.assistant_id,
+    status: row.status,
+    timezone: row.timezone,
+    phone_number_ids: row.phone_number_ids,
+    max_calls_in_parallel: row.max_calls_in_parallel,
+    allowed_hours_start_time: row.allowed_hours_start_time,
+    allowed_hours_end_time: row.allowed_hours_end_time,
+    allowed_days: row.allowed_days,
+    max_retries: row.max_retries,
+    retry_interval: row.retry_interval,
+    leads_count: row.leads_count,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}

@@ -143,3 +143,25 @@ export class SearchResult {
 export class SearchResponse {
   @ApiProperty({ type: [SearchResult] }) data: SearchResult[];
 }
+
+/** A passage a search found, as libs/database's passage search ranks it. */
+export interface PassageHit {
+  document_id: number;
+  document_name: string;
+  content: string;
+  highlight: string;
+  source_url: string | null;
+  score: number;
+}
+
+/** A found passage as the search answers it: its score to six decimal places, its page only when it has one. */
+export function toSearchResult(hit: PassageHit): SearchResult {
+  return {
+    document_id: hit.document_id,
+    document_name: hit.document_name,
+    content: hit.content,
+    highlight: hit.highlight,
+    score: Math.round(hit.score * 1e6) / 1e6,
+    ...(hit.source_url ? { source_url: hit.source_url } : {}),
+  };
+}

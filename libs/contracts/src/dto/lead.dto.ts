@@ -200,3 +200,66 @@ export class ImportLeadsRequest {
   @Rule.Required()
   file?: { originalName: string; size: number; buffer: Buffer };
 }
+
+/** A lead as libs/database's `LeadsRepository` reads it for its routes: its campaign's name and its secondary contacts. */
+export interface LeadRow {
+  id: number;
+  campaign_id: number;
+  campaign_name: string;
+  phone_number: string;
+  variables: Record<string, unknown>;
+  status: string;
+  created_at: Date;
+  updated_at: Date;
+  /** In order; timestamps as JSON renders them. */
+  secondary_contacts: {
+    id: number;
+    phone_number: string;
+    variables: Record<string, unknown>;
+    status: string;
+    created_at: string;
+    updated_at: string;
+  }[];
+}
+
+export function toLeadResponse(row: LeadRow): LeadResponse {
+  return {
+    id: row.id,
+    campaign_id: row.campaign_id,
+    phone_number: row.phone_number,
+    variables: row.variables,
+    status: row.status,
+    created_at: utcDateTime(row.created_at),
+    updated_at: utcDateTime(row.updated_at),
+    campaign: { id: row.campaign_id, name: row.campaign_name },
+    secondary_contacts: row.secondary_contacts.map((contact) => ({
+      id: contact.id,
+      phone_number: contact.phone_number,
+      variables: contact.variables,
+      status: contact.status,
+      created_at: utcDateTime(new Date(contact.created_at)),
+      updated_at: utcDateTime(new Date(contact.updated_at)),
+    })),
+  };
+}
+
+/** An import's progress, as its route answers it. */
+export interface LeadImportProgressRow {
+  id: number;
+  status: string;
+  rows_total: number;
+  rows_imported: number;
+  rows_failed: number;
+}
+
+/** An import's progress, with the first of its rows that were not imported. */
+export function toLeadImportResponse(row: LeadImportProgressRow, errors: LeadImportError[]): LeadImportResponse {
+  return {
+    id: row.id,
+    status: row.status,
+    rows_total: row.rows_total,
+    rows_imported: row.rows_imported,
+    rows_failed: row.rows_failed,
+    errors,
+  };
+}

@@ -3,15 +3,28 @@ import { ValidateIf } from 'class-validator';
 import { Rule } from '../validation';
 import { POST_CALL_FIELD_TYPES, POST_CALL_ITEM_TYPES, type PostCallField, ScalarMap } from './assistant.dto';
 import { CALL_TYPES, CallResponse } from './call.dto';
+import { type CallRow, toCallResponse } from './call-response';
+import { EndCallSettingsResponse, SessionAction, VoicemailSettingsResponse } from './call-control.dto';
 import { LanguageResponse } from './language.dto';
-import { TOOL_CALL_ERROR_CODES, TOOL_ERROR_DESCRIPTION, type ToolCallErrorCode, notAToolParameter } from './tool.dto';
+import {
+  TOOL_CALL_ERROR_CODES,
+  TOOL_ERROR_DESCRIPTION,
+  type ToolCallErrorCode,
+  type ToolCallOutcomeLike,
+  notAToolParameter,
+  toolCallError,
+  toolParametersSchema,
+} from './tool.dto';
 import { RequestExample } from './request-example';
 
 /** Events one request may carry: a runtime batches the turns of a few seconds, never a whole call. */
 export const MAX_EVENTS_PER_REQUEST = 100;
 /** One turn's text; a call's whole transcript is at most 1,000,000 characters. */
 export const MAX_EVENT_TEXT = 10_000;
-export const CALL_EVENT_TYPES = ['transcript', 'note'] as const;
+export const CALL_EVENT_TYPES = ['transcript', 'note', 'dtmf'] as const;
+export const DTMF_DIRECTIONS = ['inbound', 'outbound'] as const;
+/** Keys of a phone's pad (and `w`, a half-second pause, which the runtime may send): at most 64 at a time. */
+export const DTMF_DIGITS = /^[0-9*#A-Dw]{1,64}$/;
 export const TRANSCRIPT_ROLES = ['assistant', 'user'] as const;
 
 /** POST /internal/calls/{external_id}/session: the runtime has a call and asks what to run. */
@@ -103,6 +116,7 @@ export class SessionAssistant {
     type: 'array',
     items: {
       type: 'object',
+      required: ['name', 'type', 'description'],
       properties: {
         name: { type: 'string' },
         type: { type: 'string', enum: [...POST_CALL_FIELD_TYPES] },
@@ -160,11 +174,91 @@ export class CallSession {
   expires_at: string;
   @ApiProperty({ type: SessionAssistant }) assistant: SessionAssistant;
   @ApiProperty({ type: [SessionTool] }) tools: SessionTool[];
+  @ApiProperty({
+    type: [SessionAction],
+    description:
+      'Built-in actions to offer the model beside the tools: `transfer_call` (with the assistant’s destinations; ' +
+      'done through `POST .../transfer`), `end_call` (when the assistant may end the call) and `send_dtmf` (keys ' +
+      'pressed in the room, reported as `dtmf` events)',
+  })
+  actions: SessionAction[];
+  @ApiProperty({ type: EndCallSettingsResponse, description: 'Whether the assistant may end the call, and its goodbye' })
+  end_call: EndCallSettingsResponse;
+  @ApiProperty({
+    type: VoicemailSettingsResponse,
+    description: 'What to do when a machine answers; the message’s `{{variables}}` already filled in',
+  })
+  voicemail: VoicemailSettingsResponse;
   @ApiProperty({ type: SessionKnowledgebase, nullable: true }) knowledgebase: SessionKnowledgebase | null;
 }
 
 export class CallSessionEnvelope {
   @ApiProperty({ type: CallSession }) data: CallSession;
+}
+
+/** An assistant as a session reads it; its texts come with the call's `{{variables}}` already filled in. */
+export interface SessionAssistantLike {
+  id: number;
+  name: string;
+  type: string;
+  language: LanguageResponse;
+  secondary_languages: LanguageResponse[];
+  voice_id: string | null;
+  timezone: string;
+  initial_message: string | null;
+  system_prompt: string | null;
+  max_duration: number;
+  record: boolean;
+  post_call_schema: PostCallField[];
+  knowledgebase: SessionKnowledgebase | null;
+  tools: { id: number; name: string; description: string; schema: { name: string; type: string }[] }[];
+}
+
+/** What a session answers: the call, its new token, and the assistant to run with its tools and knowledgebase. */
+export function toCallSession(session: {
+  call: CallRow;
+  token: string;
+  expiresAt: Date;
+  assistant: SessionAssistantLike;
+  variables: Record<string, unknown>;
+  /** The built-in actions and call-control settings, as the session offers them (see the runtime's built-in-actions). */
+  controls: Pick<CallSession, 'actions' | 'end_call' | 'voicemail'>;
+}): CallSession {
+  const { assistant } = session;
+  return {
+    call: toCallResponse(session.call),
+    token: session.token,
+    expires_at: session.expiresAt.toISOString(),
+    assistant: {
+      id: assistant.id,
+      name: assistant.name,
+      type: assistant.type,
+      language: assistant.language,
+      secondary_languages: assistant.secondary_languages,
+      voice_id: assistant.voice_id,
+      timezone: assistant.timezone,
+      initial_message: assistant.initial_message,
+      system_prompt: assistant.system_prompt,
+      max_duration: assistant.max_duration,
+      record: assistant.record,
+      variables: session.variables,
+      post_call_schema: assistant.post_call_schema,
+    },
+    tools: assistant.tools.map(toSessionTool),
+    actions: session.controls.actions,
+    end_call: session.controls.end_call,
+    voicemail: session.controls.voicemail,
+    knowledgebase: assistant.knowledgebase,
+  };
+}
+
+export function toSessionTool(tool: SessionAssistantLike['tools'][number]): SessionTool {
+  return {
+    id: tool.id,
+    name: tool.name,
+    description: tool.description,
+    parameters: toolParametersSchema(tool.schema),
+  };
 }
 
 export class CallRejection {
@@ -225,6 +319,18 @@ export class ToolInvocationEnvelope {
   @ApiProperty({ type: ToolInvocation }) data: ToolInvocation;
 }
 
+/** The runtime's invocation answer: the endpoint's status and body, or why none came (never this route's status). */
+export function toToolInvocation(
+  result: Pick<ToolCallOutcomeLike, 'response' | 'durationMs' | 'error'>,
+): ToolInvocation {
+  return {
+    status: result.response?.status ?? null,
+    body: result.response?.body ?? null,
+    duration_ms: result.durationMs,
+    ...toolCallError(result),
+  };
+}
+
 export class RuntimeEvent {
   @ApiProperty({ type: 'integer', minimum: 0, description: 'The runtime’s order of events in the call; unique' })
   @Rule.Required()
@@ -249,9 +355,34 @@ export class RuntimeEvent {
   @Rule.OneOf(TRANSCRIPT_ROLES)
   role?: (typeof TRANSCRIPT_ROLES)[number];
 
-  @ApiProperty({ type: String, maxLength: MAX_EVENT_TEXT })
+  @ApiPropertyOptional({ type: String, maxLength: MAX_EVENT_TEXT, description: 'Required for a turn and a note' })
+  @ValidateIf((event: RuntimeEvent) => event.type !== 'dtmf' || event.text !== undefined)
+  @Rule.ProhibitedWhen('type', 'dtmf')
   @Rule.RequiredText(MAX_EVENT_TEXT)
-  text: string;
+  text?: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    pattern: DTMF_DIGITS.source,
+    example: '1#',
+    description: '`dtmf`: the keys pressed (0-9, *, #, A-D; `w` a pause), in order',
+  })
+  @ValidateIf((event: RuntimeEvent) => event.type === 'dtmf' || event.digits !== undefined)
+  @Rule.RequiredWhen('type', 'dtmf')
+  @Rule.ProhibitedUnless('type', 'dtmf')
+  @Rule.String()
+  @Rule.Pattern(DTMF_DIGITS)
+  digits?: string;
+
+  @ApiPropertyOptional({
+    enum: DTMF_DIRECTIONS,
+    description: '`dtmf`: `inbound` the caller pressed them, `outbound` the assistant sent them',
+  })
+  @ValidateIf((event: RuntimeEvent) => event.type === 'dtmf' || event.direction !== undefined)
+  @Rule.RequiredWhen('type', 'dtmf')
+  @Rule.ProhibitedUnless('type', 'dtmf')
+  @Rule.OneOf(DTMF_DIRECTIONS)
+  direction?: (typeof DTMF_DIRECTIONS)[number];
 
   @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Milliseconds from the call’s start' })
   @Rule.Optional()
@@ -297,6 +428,11 @@ export class RuntimeEventsEnvelope {
   @ApiProperty({ type: RuntimeEventsReceipt }) data: RuntimeEventsReceipt;
 }
 
+/** Of `sent` events, `recorded` were new: the rest were already stored under their seq. */
+export function toRuntimeEventsReceipt(recorded: number, sent: number): RuntimeEventsReceipt {
+  return { recorded, duplicates: sent - recorded };
+}
+
 /** Why a tool the service called for a call failed, as its owner sees it. */
 export class ToolCallFailure {
   @ApiProperty({ enum: TOOL_CALL_ERROR_CODES, description: '`http_status`: the endpoint answered, not with a success' })
@@ -309,21 +445,43 @@ export class ToolCallFailure {
   message: string;
 }
 
-/** One entry of GET /user/calls/{id}/events: a turn, a note or a tool invocation, in the order they happened. */
+/**
+ * One entry of GET /user/calls/{id}/events: a turn, a note, a tool invocation, keys pressed, a transfer or the
+ * owner's live control, in the order they happened.
+ */
 export class CallEventResponse {
-  @ApiProperty({ enum: ['transcript', 'note', 'tool_call'] }) type: string;
+  @ApiProperty({ enum: ['transcript', 'note', 'tool_call', 'dtmf', 'transfer', 'control'] }) type: string;
   @ApiProperty({ type: String, format: 'date-time' }) at: string;
   @ApiPropertyOptional({ type: 'integer', description: 'transcript and note' }) seq?: number;
   @ApiPropertyOptional({ enum: TRANSCRIPT_ROLES, description: 'transcript' }) role?: string;
-  @ApiPropertyOptional({ type: String, description: 'transcript and note' }) text?: string;
+  @ApiPropertyOptional({ type: String, description: 'transcript and note; control’s `say` and `instruct`' })
+  text?: string;
+  @ApiPropertyOptional({
+    enum: ['hangup', 'say', 'instruct'],
+    description: 'control: what the owner asked of the live call',
+  })
+  action?: string;
   @ApiPropertyOptional({ type: 'integer', description: 'transcript' }) start_ms?: number;
   @ApiPropertyOptional({ type: 'integer', description: 'transcript' }) end_ms?: number;
   @ApiPropertyOptional({ type: 'integer', description: 'tool_call' }) tool_id?: number;
   @ApiPropertyOptional({ type: String, description: 'tool_call' }) name?: string;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'tool_call' })
   arguments?: Record<string, unknown>;
-  @ApiPropertyOptional({ type: 'integer', nullable: true, description: 'tool_call: the endpoint’s HTTP status' })
-  status?: number | null;
+  @ApiPropertyOptional({
+    oneOf: [
+      { type: 'integer', nullable: true },
+      { type: 'string', enum: ['transferred', 'failed', 'declined'] },
+    ],
+    description: 'tool_call: the endpoint’s HTTP status (null without an answer); transfer: how it went',
+  })
+  status?: number | string | null;
+  @ApiPropertyOptional({ type: String, description: 'dtmf: the keys, in order' }) digits?: string;
+  @ApiPropertyOptional({ enum: DTMF_DIRECTIONS, description: 'dtmf: the caller’s (`inbound`) or the assistant’s' })
+  direction?: string;
+  @ApiPropertyOptional({ type: String, description: 'transfer: the destination’s name' }) destination?: string;
+  @ApiPropertyOptional({ enum: ['cold', 'warm'], description: 'transfer' }) mode?: string;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'transfer: why it did not connect' })
+  reason?: string | null;
   @ApiPropertyOptional({ type: 'integer', description: 'tool_call' }) duration_ms?: number;
   @ApiPropertyOptional({
     type: ToolCallFailure,
@@ -337,7 +495,7 @@ export class CallEventResponse {
 
 /** A row of `call_events`: the columns every event has, and what its type carries. */
 export interface CallEventRow {
-  type: 'transcript' | 'note' | 'tool_call';
+  type: 'transcript' | 'note' | 'tool_call' | 'dtmf' | 'transfer' | 'control';
   seq: number | null;
   at: Date;
   data: Record<string, unknown>;

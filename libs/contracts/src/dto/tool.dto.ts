@@ -317,3 +317,59 @@ export function toToolResponse(tool: ToolLike, headers: ToolHeader[]): ToolRespo
     updated_at: tool.updatedAt.toISOString(),
   };
 }
+
+/** What calling a tool came to, as `@app/tools` reports it (`ToolCallResult`): read by the answers built from it. */
+export interface ToolCallOutcomeLike {
+  request: { method: string; url: string; headers: Record<string, string>; body: string | null };
+  response: { status: number; headers: Record<string, string>; body: unknown; bodyTruncated: boolean } | null;
+  durationMs: number;
+  error: { code: ToolCallErrorCode; message: string } | null;
+}
+
+/** The test route's answer: the request as sent (header values included: the owner set them) and what came back. */
+export function toToolTestResult(result: ToolCallOutcomeLike): ToolTestResult {
+  return {
+    request: result.request,
+    response: result.response && {
+      status: result.response.status,
+      headers: result.response.headers,
+      body: result.response.body,
+      body_truncated: result.response.bodyTruncated,
+    },
+    duration_ms: result.durationMs,
+    ...toolCallError(result),
+  };
+}
+
+/** Why no answer came, in the two fields both the test route and the runtime's invocation answer with. */
+export function toolCallError(result: Pick<ToolCallOutcomeLike, 'error'>): {
+  error: string | null;
+  error_code: ToolCallErrorCode | null;
+} {
+  return { error: result.error?.message ?? null, error_code: result.error?.code ?? null };
+}
+
+const JSON_SCHEMA_TYPES: Record<string, string> = { float: 'number' };
+
+/**
+ * A tool's arguments as JSON Schema, as a model's function calling takes them: an object of the named properties,
+ * the required ones listed, and no other (the invoke route refuses any other).
+ */
+export function toolParametersSchema(
+  schema: { name: string; type: string; description?: string; required?: boolean }[],
+): Record<string, unknown> {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(
+      schema.map((parameter) => [
+        parameter.name,
+        {
+          type: JSON_SCHEMA_TYPES[parameter.type] ?? parameter.type,
+          ...(parameter.description ? { description: parameter.description } : {}),
+        },
+      ]),
+    ),
+    required: schema.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+    additionalProperties: false,
+  };
+}

@@ -41,3 +41,23 @@ export class UsageEnvelope {
   @ApiProperty({ type: [UsageDay], description: 'Every day of the range, oldest first, days without use as zeros' })
   data: UsageDay[];
 }
+
+/** One UTC day of an account's usage, as libs/database's `UsageRepository` reads it. */
+export interface UsageDayRow {
+  /** `YYYY-MM-DD`. */
+  date: string;
+  calls: number;
+  seconds: number;
+  llmTokens: number;
+  embeddingTokens: number;
+}
+
+export function toUsageDay(day: UsageDayRow): UsageDay {
+  return {
+    date: day.date,
+    calls: day.calls,
+    minutes: Math.round((day.seconds / 60) * 100) / 100,
+    llm_tokens: day.llmTokens,
+    embedding_tokens: day.embeddingTokens,
+  };
+}

@@ -74,6 +74,16 @@ export const Errors = {
       },
       { 'Retry-After': String(CALL_LIMIT_RETRY_AFTER_SECONDS) },
     ),
+  /** The owner's live control or view of a call that has already ended. */
+  callFinished: () => new DomainError('call_finished', 409, { message: 'The call has already ended.' }),
+  /** More live streams of the account's calls open on one API process than it allows. */
+  tooManyStreams: (limit: number) =>
+    new DomainError(
+      'too_many_streams',
+      429,
+      { message: `The account already has ${limit} live streams open; close one first.` },
+      { 'Retry-After': '5' },
+    ),
   conflict: () =>
     new DomainError('conflict', 409, { message: 'The request conflicted with a concurrent change. Please try again.' }),
   serverError: () => new DomainError('server_error', 500, { message: 'Server Error.' }),
