@@ -35,6 +35,8 @@ export interface CallBeforeWrite {
   call_status: string | null;
   call_assistant_phone_number: string | null;
   call_version: string | null;
+  /** A campaign of the call's account waits for a call slot (`account_call_slots.campaigns_waiting`). */
+  account_campaigns_waiting: boolean | null;
 }
 
 /** The runtime's write of a call, as the ingestion decided it. */
@@ -186,9 +188,11 @@ export class CallWritesRepository extends SqlRepository {
               lead.id IS NOT NULL AS lead_found,
               call.user_id AS call_user_id, call.assistant_id AS call_assistant_id,
               call.campaign_id AS call_campaign_id, call.lead_id AS call_lead_id, call.status AS call_status,
-              call.assistant_phone_number AS call_assistant_phone_number, call.xmin::text AS call_version
+              call.assistant_phone_number AS call_assistant_phone_number, call.xmin::text AS call_version,
+              slots.campaigns_waiting AS account_campaigns_waiting
          FROM (SELECT $4::varchar AS external_id) wanted
          LEFT JOIN calls call ON call.external_id = wanted.external_id
+         LEFT JOIN account_call_slots slots ON slots.user_id = call.user_id
          LEFT JOIN assistants a ON a.id = COALESCE($1::int, call.assistant_id)
          LEFT JOIN campaigns campaign ON campaign.id = $2::int AND campaign.user_id = COALESCE(a.user_id, call.user_id)
          LEFT JOIN leads lead ON lead.id = $3::int AND lead.user_id = COALESCE(a.user_id, call.user_id)`,
@@ -323,6 +327,22 @@ export class CallWritesRepository extends SqlRepository {
     if (!found) return undefined;
     const { unchanged, ...row } = found;
     return { row, unchanged };
+  }
+
+  /**
+   * The account's running campaigns, if one of them waits for a call slot; the mark is cleared (a claim that still
+   * finds the account full sets it again). Empty when none waits.
+   */
+  async takeWaitingCampaigns(userId: number): Promise<number[]> {
+    const rows = (await this.manager.query(
+      `WITH taken AS (
+         UPDATE account_call_slots SET campaigns_waiting = false
+          WHERE user_id = $1 AND campaigns_waiting RETURNING user_id)
+       SELECT c.id FROM campaigns c JOIN taken ON taken.user_id = c.user_id
+        WHERE c.status = 'in-progress' ORDER BY c.id`,
+      [userId],
+    )) as { id: number }[];
+    return rows.map(({ id }) => id);
   }
 
   /** What the call's end does to its lead (see `settleLeadOfEndedCall`), in this repository's transaction. */
