@@ -31,3 +31,4 @@ export * from './counters/window-counters';
 export * from './counters/window-counters.module';
 export * from './http/unread-body';
 export * from './with-timeout';
+export * from './error-message';
