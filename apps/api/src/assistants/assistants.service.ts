@@ -13,13 +13,13 @@ import {
   Errors,
   humaniseAttribute,
   LengthAwarePage,
-  lengthAwarePage,
   MessageResponse,
   toAssistantResponse,
   UpdateAssistantRequest,
   toStoredTransferDestination,
   ValidationFailed,
   voicemailSettingsOf,
+  pageOffset,
 } from '@app/contracts';
 import { newWebhookSecret, SecretBox, SecretContexts } from '@app/crypto';
 import { JobQueue, Jobs } from '@app/jobs';
@@ -32,7 +32,7 @@ import {
   type Transaction,
   Transactions,
 } from '@app/database';
-import { pageLocation } from '@app/platform';
+import { pageOfList } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
@@ -83,15 +83,10 @@ export class AssistantsService implements OnModuleInit {
       user.id,
       { folderId: query.folder_id, labelId: query.label_id, search: query.search },
       query.per_page,
-      (query.page - 1) * query.per_page,
+      pageOffset(query),
     );
     const data = await this.responses(user, ids);
-    return lengthAwarePage(
-      data,
-      total,
-      { page: query.page, perPage: query.per_page },
-      pageLocation(request, this.config.appUrl),
-    );
+    return pageOfList(data, total, query, request, this.config.appUrl);
   }
 
   async get(user: AuthenticatedUser, id: number): Promise<AssistantEnvelope> {

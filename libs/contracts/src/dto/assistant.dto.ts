@@ -155,16 +155,23 @@ const SchemaEnumValues = () =>
     { message: `The :attribute field must not have more than ${MAX_SCHEMA_ENUM_VALUES} enum values in all.` },
   );
 
+/** A list of ids an assistant links to (its languages, tools, labels): a list sent replaces the old one. */
+const LinkedIds = () =>
+  // In the order stacked decorators apply (the lowest first), so the rules run as they did written out on each field.
+  applyDecorators(
+    Rule.IdList(MAX_LINKED_ITEMS),
+    Rule.Sometimes(),
+    ApiPropertyOptional({
+      type: 'integer',
+      isArray: true,
+      maxItems: MAX_LINKED_ITEMS,
+      description: 'Replaces the list; `[]` clears it',
+    }),
+  );
+
 /** Everything but the three fields required on create. */
 class AssistantOptionalFields {
-  @ApiPropertyOptional({
-    type: 'integer',
-    isArray: true,
-    maxItems: MAX_LINKED_ITEMS,
-    description: 'Replaces the list; `[]` clears it',
-  })
-  @Rule.Sometimes()
-  @Rule.IdList(MAX_LINKED_ITEMS)
+  @LinkedIds()
   secondary_language_ids?: number[];
 
   @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true, description: 'A voice of the speech provider' })
@@ -195,14 +202,7 @@ class AssistantOptionalFields {
   @Rule.Id()
   phone_number_id?: number | null;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    isArray: true,
-    maxItems: MAX_LINKED_ITEMS,
-    description: 'Replaces the list; `[]` clears it',
-  })
-  @Rule.Sometimes()
-  @Rule.IdList(MAX_LINKED_ITEMS)
+  @LinkedIds()
   tool_ids?: number[];
 
   @ApiPropertyOptional({ type: 'integer', nullable: true, description: '`null` takes it out of its folder' })
@@ -210,14 +210,7 @@ class AssistantOptionalFields {
   @Rule.Id()
   folder_id?: number | null;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    isArray: true,
-    maxItems: MAX_LINKED_ITEMS,
-    description: 'Replaces the list; `[]` clears it',
-  })
-  @Rule.Sometimes()
-  @Rule.IdList(MAX_LINKED_ITEMS)
+  @LinkedIds()
   label_ids?: number[];
 
   @ApiPropertyOptional({ type: String, format: 'uri', maxLength: 2048, nullable: true })
