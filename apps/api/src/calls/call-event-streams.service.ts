@@ -136,7 +136,7 @@ export class CallEventStreams implements BeforeApplicationShutdown {
       }
     };
     this.open.add(end);
-    request.on('close', end);
+    response.on('close', end);
     const stop = await this.signals.subscribe(stream.callId, ({ fromId }) => {
       if (fromId > 0 && fromId <= from) from = fromId - 1;
       void read();
