@@ -9,6 +9,7 @@ import {
   type CallReport,
   type CallSession,
   type CallStatus,
+  type ControlMessage,
   refusalOf,
   type ServiceClient,
   type SessionAssistant,
@@ -17,7 +18,7 @@ import { LINES_BUSY_MESSAGE } from './settings.js';
 import { TranscriptStream } from './transcript-stream.js';
 
 /** Why the agent itself ends a call: the session's close reason then. */
-const END_REASONS = { maxDuration: 'max_duration', machine: 'answering_machine' } as const;
+const END_REASONS = { maxDuration: 'max_duration', machine: 'answering_machine', owner: 'owner_hangup' } as const;
 
 /**
  * The telephone side of a call: in production the LiveKit room with its SIP participant (`livekit-line.ts`). Kept
@@ -109,7 +110,8 @@ async function converse(
   const closed = new Promise<string>((resolve) =>
     session.once(voice.AgentSessionEventTypes.Close, (event) => resolve(String(event.reason))),
   );
-  await line.start(session, buildAgent(opened, call));
+  const agent = buildAgent(opened, call);
+  await line.start(session, agent);
 
   const connection = await line.connected();
   if (connection.status !== 'connected') {
@@ -138,6 +140,11 @@ async function converse(
     .catch((error: unknown) => log().warn({ error: (error as Error).message }, 'answering machine detection failed'));
   if (firstMessage) session.say(firstMessage);
   else session.generateReply();
+  // The owner's hang-ups, words and instructions, for as long as the call runs.
+  const control = new AbortController();
+  call
+    .followControl((message) => obey(session, agent, message), control.signal)
+    .catch((error: unknown) => log().warn({ error: (error as Error).message }, 'the control stream failed'));
   const limit = setTimeout(() => {
     transcript.note(`The call reached the assistant's max_duration of ${maxDuration} s and was ended.`);
     session.shutdown({ reason: END_REASONS.maxDuration });
@@ -145,6 +152,7 @@ async function converse(
 
   const reason = await closed;
   clearTimeout(limit);
+  control.abort();
   const duration = Math.round((Date.now() - connectedAt) / 1000);
   // The caller is not kept on the line while the model reads the call and the service is told.
   await line.hangUp();
@@ -162,6 +170,31 @@ async function converse(
     answered_by: detected ?? (transcript.turns.some((turn) => turn.role === 'user') ? 'human' : 'unknown'),
     ...(evaluation ? { evaluation } : {}),
   };
+}
+
+/**
+ * What the owner asked of the live call: a hang-up ends the session (the final write confirms it to the service,
+ * which would otherwise end the call at the provider), words are said as they are, an instruction joins the model's
+ * context as the owner's, for its next answers.
+ */
+function obey(session: voice.AgentSession, agent: voice.Agent, message: ControlMessage): void {
+  log().info({ action: message.action }, 'the owner steers the call');
+  switch (message.action) {
+    case 'hangup':
+      session.shutdown({ reason: END_REASONS.owner });
+      return;
+    case 'say':
+      if (message.text) session.say(message.text);
+      return;
+    case 'instruct': {
+      if (!message.text) return;
+      const context = agent.chatCtx.copy();
+      context.addMessage({ role: 'system', content: `The owner of this line instructs you: ${message.text}` });
+      agent
+        .updateChatCtx(context)
+        .catch((error: unknown) => log().warn({ error: (error as Error).message }, 'could not add the instruction'));
+    }
+  }
 }
 
 /** How a session's close reason is reported. */

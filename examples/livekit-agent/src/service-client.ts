@@ -22,6 +22,16 @@ export type CallReport = Schemas['IngestCallRequest'];
 export type CallType = SessionRequest['type'];
 export type CallStatus = NonNullable<CallReport['status']>;
 export type AnsweredBy = NonNullable<CallReport['answered_by']>;
+/**
+ * The data of a control stream's `control` event (`GET .../control`): the service's `CallControlMessage`. A stream's
+ * events are text to OpenAPI, so this one shape is written here.
+ */
+export interface ControlMessage {
+  id: number;
+  action: 'hangup' | 'say' | 'instruct';
+  text?: string;
+  at: string;
+}
 
 /** A request the service refused or could not answer; `status` is absent when no answer came at all. */
 export class ServiceError extends Error {
@@ -129,6 +139,64 @@ export class CallClient {
   async report(report: CallReport): Promise<void> {
     await this.http.send('PUT', this.path(), this.token, report);
   }
+
+  /**
+   * Follows the owner's control of the call (`GET .../control`, server-sent events) until the call ends or `signal`
+   * aborts: each message once, in the order asked. A dropped stream is opened again with the last message's id
+   * (`Last-Event-ID`), so what was asked meanwhile arrives then; the service's `end` event, or its refusal of a call
+   * that has ended (401, 404, 409), stops it.
+   */
+  async followControl(onMessage: (message: ControlMessage) => void, signal: AbortSignal): Promise<void> {
+    let lastEventId: string | undefined;
+    for (let failures = 0; !signal.aborted;) {
+      try {
+        const response = await this.http.stream(this.path('/control'), this.token, lastEventId, signal);
+        if ([401, 404, 409].includes(response.status)) return;
+        if (response.status !== 200 || !response.body) throw new Error(`control stream answered ${response.status}`);
+        failures = 0;
+        for await (const event of serverSentEvents(response.body)) {
+          if (event.event === 'end') return;
+          if (event.event !== 'control') continue;
+          lastEventId = event.id ?? lastEventId;
+          onMessage(JSON.parse(event.data) as ControlMessage);
+        }
+      } catch {
+        if (signal.aborted) return;
+        failures++;
+      }
+      // Again after a pause, longer after each failure in a row (at most 5 s).
+      await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 250 * 2 ** failures)));
+    }
+  }
+}
+
+/** The events of a `text/event-stream` body: comments skipped, fields as the standard reads them. */
+async function* serverSentEvents(
+  body: ReadableStream<Uint8Array>,
+): AsyncGenerator<{ id?: string; event: string; data: string }> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let id: string | undefined;
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line === '' || line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const name = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (name === 'id') id = value;
+        else if (name === 'event') event = value;
+        else if (name === 'data') data.push(value);
+      }
+      if (data.length > 0) yield { id, event, data: data.join('\n') };
+    }
+  }
 }
 
 /** The deployment's client: opens sessions with RUNTIME_API_TOKEN and hands out each call's own client. */
@@ -177,6 +245,18 @@ class Http {
         await new Promise((resolve) => setTimeout(resolve, retry.firstDelayMs * 2 ** (attempt - 1)));
       }
     }
+  }
+
+  /** Opens a stream of server-sent events; the caller reads (and so owns) the answer's body. */
+  stream(path: string, token: string, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
+    return fetch(`${this.baseUrl}${path}`, {
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'text/event-stream',
+        ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
+      },
+      signal,
+    });
   }
 
   private async once(method: string, path: string, token: string, body: unknown, timeoutMs: number): Promise<unknown> {

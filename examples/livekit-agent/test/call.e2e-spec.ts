@@ -15,6 +15,7 @@ import {
   webhookDeliveries,
 } from '../../../test/support/runtime-fixtures';
 import { type Stack, startStack } from '../../../test/support/stack';
+import { JobQueue, Jobs } from '../../../libs/jobs/src';
 import { waitFor } from '../../../test/support/wait-for';
 import { KNOWLEDGE_TOOL } from '../src/assistant-agent.js';
 import { runCall } from '../src/call.js';
@@ -274,6 +275,98 @@ describe('The LiveKit agent, against the real API and worker', () => {
       expect(end.body.call).toMatchObject({ status: 'ended_by_customer', evaluation: { order_id: 'A-17' } });
       expect(end.request.body).not.toContain(TOOL_SECRET);
     });
+
+    it('obeys its owner: says their words as they are, takes their instruction, and hangs up when they do', async () => {
+      const room = `call-_${CALLER}_Owner0Steers`;
+      const dispatch = readDispatch(
+        JSON.stringify({ assistant_id: assistant.id, phone_number: assistant.number, external_id: '{room}' }),
+        room,
+      );
+      const model = new ScriptedLLM([
+        // The caller's question, answered with the owner's instruction in the model's context.
+        () => ({ text: 'We have a table on the terrace at eight.' }),
+        // After the call: the post-call schema.
+        () => ({ toolCalls: [{ name: EVALUATION_TOOL, args: { refund_asked: false } }] }),
+      ]);
+      const line = new FakeLine({ client: CALLER, trunk: null });
+      const finished = runCall({
+        dispatch,
+        line,
+        service,
+        createSession: () => textSession(model),
+        unavailableMessage: 'unused',
+      });
+      const session = await line.running();
+      await waitFor(async () => (conversation(session).length > 0 ? true : undefined));
+      const callId = await waitFor(async () => {
+        const calls = (await stack.http.get(api('calls')).query({ assistant_id: assistant.id }).set(owner.auth)).body
+          .data as { id: number; external_id: string }[];
+        return calls.find((call) => call.external_id === room)?.id;
+      });
+      const steer = (action: string, body?: object) =>
+        stack.http
+          .post(api(`calls/${callId}/${action}`))
+          .set(owner.auth)
+          .send(body)
+          .expect(202);
+
+      await steer('say', { text: 'Our manager will call you back today.' });
+      await waitFor(async () =>
+        conversation(session).some((turn) => turn.text === 'Our manager will call you back today.') ? true : undefined,
+      );
+      await steer('instruct', { text: 'Offer the terrace.' });
+      await waitFor(async () =>
+        line.agent!.chatCtx.items.some(
+          (item) => item.type === 'message' && (item.textContent ?? '').includes('Offer the terrace.'),
+        )
+          ? true
+          : undefined,
+      );
+      const asked = session.run({ userInput: 'Is there a table for tonight?' });
+      await asked.wait();
+      expect(
+        model.requests[0].chatCtx.items.some(
+          (item) =>
+            item.type === 'message' &&
+            item.role === 'system' &&
+            (item.textContent ?? '').includes('Offer the terrace.'),
+        ),
+      ).toBe(true);
+
+      await steer('hangup');
+      await finished;
+      expect(line.hangUps).toBe(1);
+      expect(conversation(session)).toEqual([
+        { role: 'assistant', text: 'Hello, Acme here. How can I help?' },
+        { role: 'assistant', text: 'Our manager will call you back today.' },
+        { role: 'user', text: 'Is there a table for tonight?' },
+        { role: 'assistant', text: 'We have a table on the terrace at eight.' },
+      ]);
+      const ended = (
+        await stack.http
+          .get(api(`calls/${callId}`))
+          .set(owner.auth)
+          .expect(200)
+      ).body.data;
+      expect(ended.status).toBe('ended');
+      // The agent ended the call itself within the grace: the service has nothing to enforce at the provider.
+      const controlId = (
+        await stack.dataSource.query(`SELECT id FROM call_events WHERE call_id = $1 AND data->>'action' = 'hangup'`, [
+          callId,
+        ])
+      )[0].id;
+      const job = await waitFor(async () => {
+        const found = await stack.api
+          .get(JobQueue)
+          .queue(Jobs.enforceOwnerHangup.queue)
+          .getJob(`owner-hangup-${controlId}`);
+        return found && (await found.getState()) === 'completed' ? found : undefined;
+      }, 20_000);
+      expect(job.returnvalue).toEqual({ status: 'confirmed' });
+      expect(await stack.dataSource.query(`SELECT 1 FROM local_call_control_requests WHERE room = $1`, [room])).toEqual(
+        [],
+      );
+    }, 30_000);
 
     it('tells the model a tool that gave no answer by the kind of failure, never where it was sent', async () => {
       const port = await closedPort();

@@ -63,7 +63,8 @@ export class LiveSignals implements OnApplicationShutdown {
       if (this.config.queueBackend === 'postgres') {
         await this.dataSource.query(`SELECT pg_notify($1, $2)`, [this.channel, payload]);
       } else {
-        this.publisher ??= this.redis('publisher', { enableOfflineQueue: false, boundedCommands: true });
+        // Queued while the connection is being made (the first signal of a process), bounded by the command timeout.
+        this.publisher ??= this.redis('publisher', { boundedCommands: true, maxRetriesPerRequest: 1 });
         await this.publisher.publish(this.channel, payload);
       }
     } catch (error) {

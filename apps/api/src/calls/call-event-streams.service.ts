@@ -66,6 +66,8 @@ export class CallEventStreams implements BeforeApplicationShutdown {
       'Cache-Control': 'no-cache, no-transform',
       // nginx and its kin would otherwise hold the events back in their buffers.
       'X-Accel-Buffering': 'no',
+      // A stream's connection is not reused once the stream ends: the client opens a new one to resume.
+      Connection: 'close',
     });
     response.write(`retry: ${RECONNECT_AFTER_MS}\n\n`);
     let last = afterId;
@@ -136,7 +138,7 @@ export class CallEventStreams implements BeforeApplicationShutdown {
       }
     };
     this.open.add(end);
-    request.on('close', end);
+    response.on('close', end);
     const stop = await this.signals.subscribe(stream.callId, ({ fromId }) => {
       if (fromId > 0 && fromId <= from) from = fromId - 1;
       void read();

@@ -73,6 +73,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/internal/calls/{externalId}/control': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The owner’s control of the call (hang up, say, instruct) as server-sent events, until the call ends
+     * @description Hold this stream open for the whole call. Each message is an event `control` whose `id` is the message’s and whose `data` is a `CallControlMessage`: `hangup` (end the call now, then write its final status; unconfirmed after 5 seconds, the service ends it at the provider), `say` (speak `text` as it is) or `instruct` (add `text` to the model’s context). Reconnect with `Last-Event-ID` (as EventSource does) to get what was asked meanwhile, nothing twice. A comment line every 15 seconds keeps the connection open; the call’s final write ends the stream with an `end` event.
+     */
+    get: operations['followCallControl'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/internal/calls/{externalId}/transfer': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Transfer the caller to one of the assistant’s destinations, by name; answers how it went
+     * @description Only a destination of the call’s assistant (422 otherwise: a model never dials a number of its own). The telephony provider hands the phone call over (LiveKit `TransferSIPParticipant`) and the answer comes once it has: `transferred` (the call leaves the room; end the session, and write the call `ended`), or `failed` / `declined` with a `reason` and a `message` the assistant can say, the caller still on the line. The call records it (`transfer`, an event, `ended_reason: transferred`).
+     */
+    post: operations['transferCall'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/internal/calls/{externalId}': {
     parameters: {
       query?: never;
@@ -139,6 +179,15 @@ export interface components {
     SearchResponse: {
       data: components['schemas']['SearchResult'][];
     };
+    EndCallSettingsResponse: {
+      enabled: boolean;
+      message: string | null;
+    };
+    VoicemailSettingsResponse: {
+      /** @enum {string} */
+      action: 'hangup' | 'leave_message';
+      message: string | null;
+    };
     CallSuccessResponse: {
       /** @enum {string} */
       rubric: 'pass_fail' | 'score_1_10' | 'descriptive';
@@ -185,6 +234,24 @@ export interface components {
        * @example crm.example.com answered in 48 ms: assistant 12 takes the call, with 2 variables.
        */
       reason: string;
+    };
+    CallTransferRecord: {
+      /**
+       * @description The destination’s name
+       * @example billing_desk
+       */
+      destination: string;
+      /** @enum {string} */
+      mode: 'cold' | 'warm';
+      /** @enum {string} */
+      status: 'transferred' | 'failed' | 'declined';
+      /**
+       * @description Why it did not connect
+       * @example busy
+       */
+      reason: string | null;
+      /** Format: date-time */
+      at: string;
     };
     CallResponse: {
       id: number;
@@ -233,10 +300,34 @@ export interface components {
       analysis: components['schemas']['CallAnalysisResponse'] | null;
       /** @description The ring-time hook’s outcome; null when no hook was asked (no `server_url`, or not inbound) */
       assistant_request: components['schemas']['AssistantRequestOutcome'] | null;
+      /**
+       * @description Why the call ended; null: not said (or not over)
+       * @enum {string|null}
+       */
+      ended_reason:
+        | 'customer_hangup'
+        | 'assistant_hangup'
+        | 'transferred'
+        | 'voicemail'
+        | 'max_duration'
+        | 'owner_hangup'
+        | 'error'
+        | null;
+      /** @description The call’s last transfer and how it went; null: none was tried */
+      transfer: components['schemas']['CallTransferRecord'] | null;
       /** @example 2026-01-02 03:04:05 */
       created_at: string;
       /** @example 2026-01-02 03:04:05 */
       updated_at: string;
+    };
+    CallLimitResponse: {
+      /** @example The account has reached its limit of 10 calls in progress at once; try again when one ends. */
+      message: string;
+      /**
+       * @description Present when the account’s limit of calls in progress refused the call: that limit (its own, set by an operator, else the deployment’s); absent on the rate limit’s 429
+       * @example 10
+       */
+      max_concurrent_calls?: number;
     };
     /**
      * @example {
@@ -335,6 +426,33 @@ export interface components {
         [key: string]: unknown;
       };
     };
+    SessionTransferDestination: {
+      /** @example billing_desk */
+      name: string;
+      description: string;
+      /** @enum {string} */
+      mode: 'cold' | 'warm';
+      /** @description Said to the caller before the transfer */
+      message: string | null;
+    };
+    SessionAction: {
+      /**
+       * @description The function name offered to the model
+       * @example transfer_call
+       */
+      name: string;
+      /** @enum {string} */
+      type: 'transfer_call' | 'end_call' | 'send_dtmf';
+      description: string;
+      /** @description The arguments as JSON Schema, as a tool’s `parameters` */
+      parameters: {
+        [key: string]: unknown;
+      };
+      /** @description `transfer_call`: where the call may go, by name (the numbers stay with the service) */
+      destinations?: components['schemas']['SessionTransferDestination'][];
+      /** @description `end_call`: the goodbye to say first */
+      message?: string | null;
+    };
     SessionKnowledgebase: {
       id: number;
       name: string;
@@ -353,6 +471,12 @@ export interface components {
       expires_at: string;
       assistant: components['schemas']['SessionAssistant'];
       tools: components['schemas']['SessionTool'][];
+      /** @description Built-in actions to offer the model beside the tools: `transfer_call` (with the assistant’s destinations; done through `POST .../transfer`), `end_call` (when the assistant may end the call) and `send_dtmf` (keys pressed in the room, reported as `dtmf` events) */
+      actions: components['schemas']['SessionAction'][];
+      /** @description Whether the assistant may end the call, and its goodbye */
+      end_call: components['schemas']['EndCallSettingsResponse'];
+      /** @description What to do when a machine answers; the message’s `{{variables}}` already filled in */
+      voicemail: components['schemas']['VoicemailSettingsResponse'];
       knowledgebase: components['schemas']['SessionKnowledgebase'] | null;
     };
     CallSessionEnvelope: {
@@ -413,7 +537,7 @@ export interface components {
       /** @description The runtime’s order of events in the call; unique */
       seq: number;
       /** @enum {string} */
-      type: 'transcript' | 'note';
+      type: 'transcript' | 'note' | 'dtmf';
       /**
        * Format: date-time
        * @example 2026-01-02T03:04:05.678Z
@@ -424,7 +548,18 @@ export interface components {
        * @enum {string}
        */
       role?: 'assistant' | 'user';
-      text: string;
+      /** @description Required for a turn and a note */
+      text?: string;
+      /**
+       * @description `dtmf`: the keys pressed (0-9, *, #, A-D; `w` a pause), in order
+       * @example 1#
+       */
+      digits?: string;
+      /**
+       * @description `dtmf`: `inbound` the caller pressed them, `outbound` the assistant sent them
+       * @enum {string}
+       */
+      direction?: 'inbound' | 'outbound';
       /** @description Milliseconds from the call’s start */
       start_ms?: number;
       /** @description Milliseconds from the call’s start; not before `start_ms` */
@@ -467,6 +602,52 @@ export interface components {
       /** @example Events recorded. */
       message: string;
       data: components['schemas']['RuntimeEventsReceipt'];
+    };
+    /**
+     * @example {
+     *       "destination": "billing_desk"
+     *     }
+     */
+    TransferCallRequest: {
+      /**
+       * @description A destination’s `name`
+       * @example billing_desk
+       */
+      destination: string;
+      /** @description The caller’s participant in the room; the room’s phone participant when absent */
+      participant_identity?: string;
+      /** @description Warm transfers: what the assistant tells the person before they are joined (a summary of the call) */
+      summary?: string | null;
+    };
+    CallTransferResponse: {
+      id: number;
+      /** @example billing_desk */
+      destination: string;
+      /** @enum {string} */
+      mode: 'cold' | 'warm';
+      /**
+       * @description `transferred`: the caller is with the person, the call is over for the assistant; `failed` or `declined`: the caller is still with the assistant, which says `message`
+       * @enum {string}
+       */
+      status: 'transferred' | 'failed' | 'declined';
+      /**
+       * @description Why it did not connect: busy, no-answer, declined, unreachable, refused, caller-gone, …
+       * @example busy
+       */
+      reason: string | null;
+      /**
+       * @description What the assistant can say
+       * @example The line is busy.
+       */
+      message: string | null;
+    };
+    CallTransferData: {
+      transfer: components['schemas']['CallTransferResponse'];
+    };
+    CallTransferEnvelope: {
+      /** @example The call was transferred. */
+      message: string;
+      data: components['schemas']['CallTransferData'];
     };
     /**
      * @example {
@@ -533,6 +714,18 @@ export interface components {
       total_cost?: number;
       /** @enum {string} */
       answered_by?: 'human' | 'machine' | 'unknown';
+      /**
+       * @description Why the call ended (`assistant_hangup` when the assistant ended it with `end_call`); a transferred call keeps `transferred`
+       * @enum {string}
+       */
+      ended_reason?:
+        | 'customer_hangup'
+        | 'assistant_hangup'
+        | 'transferred'
+        | 'voicemail'
+        | 'max_duration'
+        | 'owner_hangup'
+        | 'error';
       /** Format: uri */
       recording_url?: string;
     };
@@ -646,7 +839,7 @@ export interface operations {
           'application/json': components['schemas']['ValidationErrorResponse'];
         };
       };
-      /** @description Too Many Attempts. */
+      /** @description A new call beyond its account’s limit of calls in progress: nothing was recorded; refuse the caller politely and hang up (trying again does not help the caller on the line) (with `max_concurrent_calls`); or Too Many Attempts. (without it) */
       429: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -658,7 +851,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['MessageResponse'];
+          'application/json': components['schemas']['CallLimitResponse'];
         };
       };
       /** @description Server Error. */
@@ -987,6 +1180,238 @@ export interface operations {
       };
       /** @description Server Error. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  followCallControl: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The runtime’s own id of the call: its room’s name at the provider */
+        externalId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The stream (`text/event-stream`) of `CallControlMessage`s, open until the call ends */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated: no token, a wrong one, a user’s, or a call token of another call, expired, or of a call whose status is final (which it may use only to repeat the final write) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Call not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The call has already ended */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description `Last-Event-ID` is not an event id */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  transferCall: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The runtime’s own id of the call: its room’s name at the provider */
+        externalId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TransferCallRequest'];
+      };
+    };
+    responses: {
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallTransferEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated: no token, a wrong one, a user’s, or a call token of another call, expired, or of a call whose status is final (which it may use only to repeat the final write) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Call not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The call has already ended */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description `destination` is not one of the assistant’s */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The telephony provider failed; the caller is still with the assistant, the failure recorded */
+      502: {
         headers: {
           [name: string]: unknown;
         };
