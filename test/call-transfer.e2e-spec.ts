@@ -144,11 +144,7 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
       ['transfer_destinations', [{ ...BILLING, number: 14155550142 }], 'transfer_destinations.0.number'],
       ['transfer_destinations', [{ ...BILLING, number: undefined }], 'transfer_destinations.0.number'],
       ['transfer_destinations', [{ ...BILLING, sip_uri: 'sip:a@b.c' }], 'transfer_destinations.0.sip_uri'],
-      [
-        'transfer_destinations',
-        [{ ...MANAGER, sip_uri: 'http://pbx.example.com' }],
-        'transfer_destinations.0.sip_uri',
-      ],
+      ['transfer_destinations', [{ ...MANAGER, sip_uri: 'http://pbx.example.com' }], 'transfer_destinations.0.sip_uri'],
       ['transfer_destinations', [{ ...MANAGER, sip_uri: 'sip:a b@c' }], 'transfer_destinations.0.sip_uri'],
       ['transfer_destinations', [{ ...BILLING, mode: 'blind' }], 'transfer_destinations.0.mode'],
       ['transfer_destinations', [{ ...MANAGER, mode: 'warm' }], 'transfer_destinations.0.sip_uri'],
@@ -222,7 +218,10 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
   const ownerEvents = async (callId: number) =>
     (await http().get(`/api/user/calls/${callId}/events`).set(owner.auth).expect(200)).body.data;
   const transfer = (externalId: string, token: string, body: object) =>
-    http().post(`/api/internal/calls/${encodeURIComponent(externalId)}/transfer`).set(bearer(token)).send(body);
+    http()
+      .post(`/api/internal/calls/${encodeURIComponent(externalId)}/transfer`)
+      .set(bearer(token))
+      .send(body);
 
   describe('transfers', () => {
     let assistantId: number;
@@ -313,20 +312,23 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
       ['busy', 'failed', 'The line is busy.'],
       ['no-answer', 'failed', 'Nobody answered.'],
       ['declined', 'declined', 'The call was declined.'],
-    ] as const)('a transfer that ends %s leaves the caller with the assistant, with words to say', async (reason, status, message) => {
-      const { externalId, token, data } = await openSession(assistantId);
-      control.answerNext('transfer', reason);
-      const answer = await transfer(externalId, token, { destination: 'billing_desk' }).expect(202);
-      expect(answer.body).toMatchObject({ message, data: { transfer: { status, reason, message } } });
-      const call = (await http().get(`/api/user/calls/${data.call.id}`).set(owner.auth).expect(200)).body.data;
-      expect(call).toMatchObject({
-        status: 'in-progress',
-        ended_reason: null,
-        transfer: { destination: 'billing_desk', status, reason },
-      });
-      // Still the assistant's call: it may try again.
-      await transfer(externalId, token, { destination: 'billing_desk' }).expect(202);
-    });
+    ] as const)(
+      'a transfer that ends %s leaves the caller with the assistant, with words to say',
+      async (reason, status, message) => {
+        const { externalId, token, data } = await openSession(assistantId);
+        control.answerNext('transfer', reason);
+        const answer = await transfer(externalId, token, { destination: 'billing_desk' }).expect(202);
+        expect(answer.body).toMatchObject({ message, data: { transfer: { status, reason, message } } });
+        const call = (await http().get(`/api/user/calls/${data.call.id}`).set(owner.auth).expect(200)).body.data;
+        expect(call).toMatchObject({
+          status: 'in-progress',
+          ended_reason: null,
+          transfer: { destination: 'billing_desk', status, reason },
+        });
+        // Still the assistant's call: it may try again.
+        await transfer(externalId, token, { destination: 'billing_desk' }).expect(202);
+      },
+    );
 
     it('answers 502 when the telephony provider fails, the caller still with the assistant', async () => {
       const { externalId, token, data } = await openSession(assistantId);
@@ -357,7 +359,11 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
         destination: 'sales_lead',
         summary: 'Ada wants the yearly plan for 12 seats.',
       }).expect(202);
-      expect(answer.body.data.transfer).toMatchObject({ destination: 'sales_lead', mode: 'warm', status: 'transferred' });
+      expect(answer.body.data.transfer).toMatchObject({
+        destination: 'sales_lead',
+        mode: 'warm',
+        status: 'transferred',
+      });
       const steps = await consultation(externalId);
       expect(steps.map((step: { operation: string }) => step.operation)).toEqual([
         'createRoom',
@@ -444,7 +450,11 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
         .set(deployment)
         .send({ destination: 'billing_desk' })
         .expect(404);
-      await http().put(`/api/internal/calls/${first.externalId}`).set(deployment).send({ status: 'completed' }).expect(200);
+      await http()
+        .put(`/api/internal/calls/${first.externalId}`)
+        .set(deployment)
+        .send({ status: 'completed' })
+        .expect(200);
       await http()
         .post(`/api/internal/calls/${first.externalId}/transfer`)
         .set(deployment)

@@ -135,7 +135,11 @@ export class CallTransfers {
         waitUntilAnswered: true,
       });
       if (dial.status === 'failed') return dial;
-      await this.control.moveParticipant({ fromRoom: room, identity: dial.participantIdentity, toRoom: call.external_id });
+      await this.control.moveParticipant({
+        fromRoom: room,
+        identity: dial.participantIdentity,
+        toRoom: call.external_id,
+      });
       return { status: 'transferred' };
     } catch (error) {
       if (!(error instanceof CallControlError)) throw error;

@@ -292,7 +292,12 @@ export class CallTransferResponse {
     description: 'Why it did not connect: busy, no-answer, declined, unreachable, refused, caller-gone, …',
   })
   reason: string | null;
-  @ApiProperty({ type: String, nullable: true, example: 'The line is busy.', description: 'What the assistant can say' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'The line is busy.',
+    description: 'What the assistant can say',
+  })
   message: string | null;
 }
 
