@@ -1,5 +1,5 @@
 import { CALL_CONTROL, type LocalCallControl } from '@app/telephony';
-import { createAccount, type TestAccount } from './support/factories';
+import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
 import { startRuntimeSite, webhookDeliveries } from './support/runtime-fixtures';
 import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
@@ -20,6 +20,12 @@ const MANAGER = {
   name: 'duty_manager',
   description: 'A caller who asks for a manager',
   sip_uri: 'sip:manager@pbx.example.com',
+  mode: 'cold',
+};
+const SALES_LEAD = {
+  name: 'sales_lead',
+  description: 'A caller ready to buy',
+  number: '+14155550177',
   mode: 'warm',
 };
 
@@ -138,13 +144,10 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
       ['transfer_destinations', [{ ...BILLING, number: 14155550142 }], 'transfer_destinations.0.number'],
       ['transfer_destinations', [{ ...BILLING, number: undefined }], 'transfer_destinations.0.number'],
       ['transfer_destinations', [{ ...BILLING, sip_uri: 'sip:a@b.c' }], 'transfer_destinations.0.sip_uri'],
-      [
-        'transfer_destinations',
-        [{ ...MANAGER, sip_uri: 'http://pbx.example.com' }],
-        'transfer_destinations.0.sip_uri',
-      ],
+      ['transfer_destinations', [{ ...MANAGER, sip_uri: 'http://pbx.example.com' }], 'transfer_destinations.0.sip_uri'],
       ['transfer_destinations', [{ ...MANAGER, sip_uri: 'sip:a b@c' }], 'transfer_destinations.0.sip_uri'],
       ['transfer_destinations', [{ ...BILLING, mode: 'blind' }], 'transfer_destinations.0.mode'],
+      ['transfer_destinations', [{ ...MANAGER, mode: 'warm' }], 'transfer_destinations.0.sip_uri'],
       ['transfer_destinations', [{ ...BILLING, message: 'x'.repeat(1001) }], 'transfer_destinations.0.message'],
       ['transfer_destinations', [BILLING, { ...MANAGER, name: BILLING.name }], 'transfer_destinations.1.name'],
       ['transfer_destinations', [BILLING, 'billing'], 'transfer_destinations.1'],
@@ -186,7 +189,7 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
         type: 'transfer_call',
         destinations: [
           { name: 'billing_desk', description: BILLING.description, mode: 'cold', message: BILLING.message },
-          { name: 'duty_manager', description: MANAGER.description, mode: 'warm', message: null },
+          { name: 'duty_manager', description: MANAGER.description, mode: 'cold', message: null },
         ],
         parameters: { properties: { destination: { enum: ['billing_desk', 'duty_manager'] } } },
       });
@@ -215,14 +218,20 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
   const ownerEvents = async (callId: number) =>
     (await http().get(`/api/user/calls/${callId}/events`).set(owner.auth).expect(200)).body.data;
   const transfer = (externalId: string, token: string, body: object) =>
-    http().post(`/api/internal/calls/${encodeURIComponent(externalId)}/transfer`).set(bearer(token)).send(body);
+    http()
+      .post(`/api/internal/calls/${encodeURIComponent(externalId)}/transfer`)
+      .set(bearer(token))
+      .send(body);
 
   describe('transfers', () => {
     let assistantId: number;
     beforeAll(async () => {
       assistantId = (
         await createAssistant({
-          transfer_destinations: [BILLING, { ...MANAGER, mode: 'cold' }],
+          transfer_destinations: [BILLING, MANAGER, SALES_LEAD],
+          phone_number_id: (
+            await http().post('/api/user/phone-numbers/sip-trunks').set(owner.auth).send(sipTrunkRequest()).expect(201)
+          ).body.data.id,
           webhook_url: `${site.origin}/hook`,
           is_webhook_active: true,
         }).expect(201)
@@ -303,20 +312,23 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
       ['busy', 'failed', 'The line is busy.'],
       ['no-answer', 'failed', 'Nobody answered.'],
       ['declined', 'declined', 'The call was declined.'],
-    ] as const)('a transfer that ends %s leaves the caller with the assistant, with words to say', async (reason, status, message) => {
-      const { externalId, token, data } = await openSession(assistantId);
-      control.answerNext('transfer', reason);
-      const answer = await transfer(externalId, token, { destination: 'billing_desk' }).expect(202);
-      expect(answer.body).toMatchObject({ message, data: { transfer: { status, reason, message } } });
-      const call = (await http().get(`/api/user/calls/${data.call.id}`).set(owner.auth).expect(200)).body.data;
-      expect(call).toMatchObject({
-        status: 'in-progress',
-        ended_reason: null,
-        transfer: { destination: 'billing_desk', status, reason },
-      });
-      // Still the assistant's call: it may try again.
-      await transfer(externalId, token, { destination: 'billing_desk' }).expect(202);
-    });
+    ] as const)(
+      'a transfer that ends %s leaves the caller with the assistant, with words to say',
+      async (reason, status, message) => {
+        const { externalId, token, data } = await openSession(assistantId);
+        control.answerNext('transfer', reason);
+        const answer = await transfer(externalId, token, { destination: 'billing_desk' }).expect(202);
+        expect(answer.body).toMatchObject({ message, data: { transfer: { status, reason, message } } });
+        const call = (await http().get(`/api/user/calls/${data.call.id}`).set(owner.auth).expect(200)).body.data;
+        expect(call).toMatchObject({
+          status: 'in-progress',
+          ended_reason: null,
+          transfer: { destination: 'billing_desk', status, reason },
+        });
+        // Still the assistant's call: it may try again.
+        await transfer(externalId, token, { destination: 'billing_desk' }).expect(202);
+      },
+    );
 
     it('answers 502 when the telephony provider fails, the caller still with the assistant', async () => {
       const { externalId, token, data } = await openSession(assistantId);
@@ -329,6 +341,80 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
         ended_reason: null,
         transfer: { status: 'failed', reason: 'provider-error' },
       });
+    });
+
+    /** What the adapter was asked in the warm transfer's consultation room of the call. */
+    const consultation = async (externalId: string) => {
+      const [room] = await stack.dataSource.query(
+        `SELECT room FROM local_call_control_requests
+          WHERE operation = 'createRoom' AND request #>> '{agentDispatch,metadata,external_id}' = $1`,
+        [externalId],
+      );
+      return room ? operations(room.room) : [];
+    };
+
+    it('a warm transfer rings the person into a consultation room, briefs them, then joins them to the caller', async () => {
+      const { externalId, token, data } = await openSession(assistantId);
+      const answer = await transfer(externalId, token, {
+        destination: 'sales_lead',
+        summary: 'Ada wants the yearly plan for 12 seats.',
+      }).expect(202);
+      expect(answer.body.data.transfer).toMatchObject({
+        destination: 'sales_lead',
+        mode: 'warm',
+        status: 'transferred',
+      });
+      const steps = await consultation(externalId);
+      expect(steps.map((step: { operation: string }) => step.operation)).toEqual([
+        'createRoom',
+        'dialIntoRoom',
+        'moveParticipant',
+        'endCall',
+      ]);
+      const [room, dial, move] = steps;
+      expect(room.request.agentDispatch.metadata).toEqual({
+        external_id: externalId,
+        consultation: { destination: 'sales_lead', summary: 'Ada wants the yearly plan for 12 seats.' },
+      });
+      expect(dial.request).toMatchObject({
+        to: '+14155550177',
+        from: data.call.assistant_phone_number,
+        outboundTrunkId: expect.stringMatching(/.+/),
+        waitUntilAnswered: true,
+      });
+      expect(move.request).toMatchObject({ identity: 'transfer_sales_lead', toRoom: externalId });
+      const call = (await http().get(`/api/user/calls/${data.call.id}`).set(owner.auth).expect(200)).body.data;
+      expect(call).toMatchObject({ ended_reason: 'transferred', transfer: { mode: 'warm', status: 'transferred' } });
+    });
+
+    it('a warm transfer the person declines never reaches the caller, who stays with the assistant', async () => {
+      const { externalId, token, data } = await openSession(assistantId);
+      control.answerNext('dialIntoRoom', 'declined');
+      const answer = await transfer(externalId, token, { destination: 'sales_lead' }).expect(202);
+      expect(answer.body).toMatchObject({
+        message: 'The call was declined.',
+        data: { transfer: { mode: 'warm', status: 'declined', reason: 'declined' } },
+      });
+      expect((await consultation(externalId)).map((step: { operation: string }) => step.operation)).toEqual([
+        'createRoom',
+        'dialIntoRoom',
+        'endCall',
+      ]);
+      const call = (await http().get(`/api/user/calls/${data.call.id}`).set(owner.auth).expect(200)).body.data;
+      expect(call).toMatchObject({ status: 'in-progress', ended_reason: null, transfer: { status: 'declined' } });
+    });
+
+    it('a warm transfer the provider cannot finish hangs up on the person and answers 502', async () => {
+      const { externalId, token } = await openSession(assistantId);
+      control.failNext('moveParticipant', 'unsupported');
+      await transfer(externalId, token, { destination: 'sales_lead' }).expect(502);
+      expect((await consultation(externalId)).map((step: { operation: string }) => step.operation)).toEqual([
+        'createRoom',
+        'dialIntoRoom',
+        'moveParticipant',
+        'removeParticipant',
+        'endCall',
+      ]);
     });
 
     it('never dials what the assistant does not list, and refuses hostile bodies with a 422 naming the field', async () => {
@@ -364,7 +450,11 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
         .set(deployment)
         .send({ destination: 'billing_desk' })
         .expect(404);
-      await http().put(`/api/internal/calls/${first.externalId}`).set(deployment).send({ status: 'completed' }).expect(200);
+      await http()
+        .put(`/api/internal/calls/${first.externalId}`)
+        .set(deployment)
+        .send({ status: 'completed' })
+        .expect(200);
       await http()
         .post(`/api/internal/calls/${first.externalId}/transfer`)
         .set(deployment)

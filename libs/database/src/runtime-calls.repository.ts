@@ -9,6 +9,7 @@ import type {
   StoredTransferDestination,
   StoredVoicemailSettings,
 } from '@app/contracts';
+import { outboundTrunkOf } from './phone-number-holders';
 import { queryPool } from './pool-query';
 import { isUniqueViolation } from './query-errors';
 import { ReadReplicas } from './read-replicas';
@@ -65,6 +66,8 @@ export interface TransferCallRow {
   status: string;
   assistant_phone_number: string;
   transfer_destinations: StoredTransferDestination[];
+  /** The provider's outbound trunk of the call's number (else its assistant's): a warm transfer dials from it. */
+  outbound_trunk_id: string | null;
 }
 
 /** An event the runtime reports under its own `seq`. */
@@ -307,7 +310,8 @@ export class RuntimeCallsRepository extends SqlRepository {
   async findTransferCallByExternalId(externalId: string): Promise<TransferCallRow | undefined> {
     const [call] = (await this.manager.query(
       `SELECT c.id, c.user_id, c.external_id, c.status, c.assistant_phone_number,
-              COALESCE(a.transfer_destinations, '[]') AS transfer_destinations
+              COALESCE(a.transfer_destinations, '[]') AS transfer_destinations,
+              ${outboundTrunkOf('COALESCE(c.phone_number_id, a.phone_number_id)')} AS outbound_trunk_id
          FROM calls c LEFT JOIN assistants a ON a.id = c.assistant_id
         WHERE c.external_id = $1`,
       [externalId],

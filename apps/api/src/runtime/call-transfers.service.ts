@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AppConfig } from '@app/config';
 import {
   type CallTransferEnvelope,
   DomainError,
@@ -14,6 +16,8 @@ import { RuntimeCallsRepository, type TransferCallRow } from '@app/database';
 import {
   CALL_CONTROL,
   type CallControl,
+  CallControlError,
+  callFailure,
   type CallFailure,
   type TransferOutcome,
   transferTarget,
@@ -37,6 +41,7 @@ export class CallTransfers {
   constructor(
     private readonly calls: RuntimeCallsRepository,
     @Inject(CALL_CONTROL) private readonly control: CallControl,
+    private readonly config: AppConfig,
   ) {}
 
   async transfer(externalId: string, request: TransferCallRequest): Promise<CallTransferEnvelope> {
@@ -45,7 +50,10 @@ export class CallTransfers {
     if (TERMINAL_CALL_STATUSES.includes(call.status)) throw callEnded(call.status);
     const destination = call.transfer_destinations.find((each) => each.name === request.destination);
     if (!destination) throw ValidationFailed.field('destination', 'The selected destination is invalid.');
-    const outcome = await this.cold(call, destination, request);
+    const outcome =
+      destination.mode === 'warm' && destination.number
+        ? await this.warm(call, destination.number, destination, request)
+        : await this.cold(call, destination, request);
     const failure = outcome.status === 'failed' ? outcome : undefined;
     const status: TransferStatus = !failure ? 'transferred' : failure.reason === 'declined' ? 'declined' : 'failed';
     const transfer: StoredCallTransfer = {
@@ -85,6 +93,63 @@ export class CallTransfers {
       to: transferTarget(destination.number ? { number: destination.number } : { sipUri: destination.sip_uri! }),
       playDialtone: true,
     });
+  }
+
+  /**
+   * LiveKit's warm transfer: the person is rung into a consultation room of their own, where the assistant (an agent
+   * dispatched there with the call's `external_id` and the summary) briefs them; once they answered they are moved
+   * into the caller's room and the consultation room is closed. A person who does not answer, or declines, never
+   * reaches the caller: the room is closed and the caller stays with the assistant. A move the provider cannot do
+   * (self-hosted LiveKit has no `MoveParticipant`) hangs up on the person and fails as the provider's failure.
+   */
+  private async warm(
+    call: TransferCallRow,
+    number: string,
+    destination: StoredTransferDestination,
+    request: TransferCallRequest,
+  ): Promise<TransferOutcome> {
+    if (!call.outbound_trunk_id) {
+      return { status: 'failed', ...callFailure('provider-error', 'The call’s number has no outbound trunk.') };
+    }
+    const room = `consult_${randomUUID()}`;
+    const identity = `transfer_${destination.name}`;
+    try {
+      await this.control.createRoom({
+        name: room,
+        emptyTimeoutSeconds: 60,
+        agentDispatch: {
+          agentName: this.config.livekitAgentName,
+          metadata: {
+            external_id: call.external_id,
+            consultation: { destination: destination.name, summary: request.summary ?? null },
+          },
+        },
+      });
+      const dial = await this.control.dialIntoRoom({
+        room,
+        to: number,
+        from: call.assistant_phone_number,
+        outboundTrunkId: call.outbound_trunk_id,
+        participantIdentity: identity,
+        participantName: destination.name,
+        waitUntilAnswered: true,
+      });
+      if (dial.status === 'failed') return dial;
+      await this.control.moveParticipant({
+        fromRoom: room,
+        identity: dial.participantIdentity,
+        toRoom: call.external_id,
+      });
+      return { status: 'transferred' };
+    } catch (error) {
+      if (!(error instanceof CallControlError)) throw error;
+      await this.control.removeParticipant({ room, identity }).catch(() => undefined);
+      return { status: 'failed', ...callFailure('provider-error', error.message) };
+    } finally {
+      await this.control.endCall({ room }).catch((error: Error) => {
+        this.logger.warn({ callId: call.id, room, error: error.message }, 'a consultation room was left open');
+      });
+    }
   }
 
   /** The provider's own words go to the log only: they may name its internals. */

@@ -53,10 +53,11 @@ export class TransferDestination {
     maxLength: 255,
     nullable: true,
     example: 'sip:desk@pbx.example.com',
-    description: 'A `sip:` or `sips:` URI, instead of a number',
+    description: 'A `sip:` or `sips:` URI, instead of a number (cold transfers only: a warm one dials a number)',
   })
   @ValidateIf((destination: TransferDestination) => destination.sip_uri != null)
   @Rule.ProhibitedWith('number')
+  @Rule.ProhibitedWhen('mode', 'warm')
   @Rule.String()
   @Rule.MaxChars(255)
   @Rule.Pattern(SIP_URI_PATTERN)
@@ -292,7 +293,12 @@ export class CallTransferResponse {
     description: 'Why it did not connect: busy, no-answer, declined, unreachable, refused, caller-gone, …',
   })
   reason: string | null;
-  @ApiProperty({ type: String, nullable: true, example: 'The line is busy.', description: 'What the assistant can say' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'The line is busy.',
+    description: 'What the assistant can say',
+  })
   message: string | null;
 }
 

@@ -1705,7 +1705,7 @@ export interface components {
        */
       number?: string | null;
       /**
-       * @description A `sip:` or `sips:` URI, instead of a number
+       * @description A `sip:` or `sips:` URI, instead of a number (cold transfers only: a warm one dials a number)
        * @example sip:desk@pbx.example.com
        */
       sip_uri?: string | null;
