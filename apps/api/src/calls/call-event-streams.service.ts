@@ -47,6 +47,8 @@ export function parseLastEventId(value: string | undefined): number {
 export class CallEventStreams implements BeforeApplicationShutdown {
   private readonly open = new Set<() => void>();
   private readonly perAccount = new Map<number, number>();
+  /** Set once the process shuts down: a client reconnecting meanwhile is sent elsewhere, never held open here. */
+  private closing = false;
 
   constructor(
     private readonly calls: LiveCallsRepository,
@@ -55,6 +57,7 @@ export class CallEventStreams implements BeforeApplicationShutdown {
 
   /** Answers the stream; the call was found and is not final. Resolves once the stream has ended. */
   async follow(request: Request, response: Response, stream: CallEventStream): Promise<void> {
+    if (this.closing) throw Errors.serviceUnavailable();
     const afterId = parseLastEventId(stream.lastEventId);
     if (stream.accountId !== null) {
       const count = this.perAccount.get(stream.accountId) ?? 0;
@@ -151,6 +154,7 @@ export class CallEventStreams implements BeforeApplicationShutdown {
 
   /** Streams end as the process goes away: their clients reconnect elsewhere with their `Last-Event-ID`. */
   beforeApplicationShutdown(): void {
+    this.closing = true;
     for (const end of [...this.open]) end();
   }
 }
