@@ -4,6 +4,22 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const LEAVES_ITS_APP_OR_LIB = {
+  regex: '^(\\.\\./){2,}',
+  message:
+    'This import leaves its app or lib: apps never import each other, libs never import apps, and another lib is ' +
+    'imported as @app/<lib>, by what its index.ts exports.',
+};
+
+/** The import rules of a layer's product files (ESLint applies the last matching config's rule, so each repeats the first). */
+function layer(files, ignores, ...patterns) {
+  return {
+    files,
+    ignores: ['**/*.spec.ts', ...ignores],
+    rules: { 'no-restricted-imports': ['error', { patterns: [LEAVES_ITS_APP_OR_LIB, ...patterns] }] },
+  };
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -53,26 +69,28 @@ export default tseslint.config(
       '@typescript-eslint/no-require-imports': 'off',
     },
   },
-  {
-    // The maintenance queue's own work is what belongs to no feature; a feature's sweeps are handlers on its own
-    // services. So maintenance/ reaches into no feature folder of the worker (files at the worker's root are shared).
-    files: ['apps/worker/src/maintenance/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '^\\.\\./[^/]+/',
-              message:
-                "maintenance/ imports no feature of the worker: a feature's sweep is a @HandlesJob method of that " +
-                "feature's service, and MaintenanceSchedule registers it from its definition in libs/jobs.",
-            },
-          ],
-        },
-      ],
-    },
-  },
+  // Layers. Every app and lib file sits at most one folder below its src/, so a relative import that climbs two folders
+  // has left its app or lib: apps never import each other, libs never import apps, and a lib is reached only as
+  // `@app/<lib>` (the alias names libs alone). Tests may reach test/support.
+  layer(['apps/**/*.ts', 'libs/**/*.ts'], ['libs/*/test/**']),
+  // An API feature uses another by its module and the service that module exports, never by its other files; the
+  // folders every feature shares (auth/, http/, idempotency/, rate-limit/) are open to all.
+  layer(['apps/api/src/*/**/*.ts'], [], {
+    regex: '^\\.\\./(?!\\.\\./|(auth|http|idempotency|rate-limit)/)[^/]+/(?![^/]+\\.(module|service)$)',
+    message:
+      "Another feature's internals: import its module (for the Nest imports) and the service it exports, or move " +
+      'what both need to a lib or to one of the shared folders.',
+  }),
+  // A worker feature imports no other: what two share is at the worker's root or in a lib. The maintenance queue's
+  // own work is what belongs to no feature; a feature's sweeps are handlers on its own services, so maintenance/
+  // reaches into no feature folder either.
+  layer(['apps/worker/src/*/**/*.ts'], [], {
+    regex: '^\\.\\./(?!\\.\\./)[^/]+/',
+    message:
+      "A worker feature imports no other feature: share through a lib or the worker's root. A feature's sweep is a " +
+      "@HandlesJob method of that feature's service, and MaintenanceSchedule registers it from its definition in " +
+      'libs/jobs.',
+  }),
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: {

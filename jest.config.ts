@@ -34,6 +34,7 @@ const config: Config = {
       testMatch: [
         '<rootDir>/apps/**/*.spec.ts',
         '<rootDir>/libs/**/*.spec.ts',
+        '<rootDir>/test/**/*.spec.ts',
         '<rootDir>/examples/livekit-agent/test/**/*.spec.ts',
         '<rootDir>/sdk/typescript/test/**/*.spec.ts',
       ],

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { JobQueue, Jobs } from '@app/jobs';
 import { AppProcess, startAll } from './support/app-process';
 import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
 import { operatorCommand } from './support/operator-cli';
@@ -30,7 +31,8 @@ describe('An account’s limit of calls in progress', () => {
       env: {
         RUNTIME_API_TOKEN: RUNTIME_TOKEN,
         ACCOUNT_MAX_CONCURRENT_CALLS: String(DEPLOYMENT_LIMIT),
-        DIALER_INTERVAL_SECONDS: '1',
+        // The dialer's periodic look out of the way: held leads are dialled because calls of the account end.
+        DIALER_INTERVAL_SECONDS: '3600',
       },
     });
   }, 120_000);
@@ -41,6 +43,7 @@ describe('An account’s limit of calls in progress', () => {
   const api = (owner: TestAccount) => ({
     post: (path: string, body: object) => stack.http.post(`/api/user/${path}`).set(owner.auth).send(body),
     get: (path: string) => stack.http.get(`/api/user/${path}`).set(owner.auth),
+    delete: (path: string) => stack.http.delete(`/api/user/${path}`).set(owner.auth),
   });
   /** An account with an outbound assistant that can place calls and an inbound one answering its own number. */
   const account = async () => {
@@ -150,6 +153,25 @@ describe('An account’s limit of calls in progress', () => {
     expect(await inProgress(fixture.owner)).toBe(DEPLOYMENT_LIMIT);
   });
 
+  it('gives back the slot of a call the reaper ends, and of an open call its owner deletes', async () => {
+    const fixture = await account();
+    const placed = await Promise.all(Array.from({ length: DEPLOYMENT_LIMIT }, (_, index) => makeCall(fixture, index)));
+    expect(placed.map((each) => each.status)).toEqual(Array(DEPLOYMENT_LIMIT).fill(201));
+    expectRefused([await makeCall(fixture, 90)], DEPLOYMENT_LIMIT);
+
+    // A runtime that died mid-call: its call is ended `failed` by the reaper, and its slot is free again.
+    const [lost, deleted] = placed.map((each) => each.body.call_id as number);
+    await stack.dataSource.query(`UPDATE calls SET updated_at = now() - interval '1 day' WHERE id = $1`, [lost]);
+    await stack.api.get(JobQueue).enqueue(Jobs.reapStaleCalls, {});
+    await waitFor(async () => ((await inProgress(fixture.owner)) === DEPLOYMENT_LIMIT - 1 ? true : undefined));
+    expect((await makeCall(fixture, 91)).status).toBe(201);
+
+    await api(fixture.owner).delete(`calls/${deleted}`).expect(200);
+    expect(await inProgress(fixture.owner)).toBe(DEPLOYMENT_LIMIT - 1);
+    expect((await makeCall(fixture, 92)).status).toBe(201);
+    expectRefused([await makeCall(fixture, 93)], DEPLOYMENT_LIMIT);
+  });
+
   it('lets an operator give one account its own limit, and the deployment’s again', async () => {
     const fixture = await account();
     expect(await setLimit(fixture.owner, '--limit', '2')).toEqual({
@@ -257,7 +279,7 @@ describe('An account’s limit of calls in progress', () => {
         ...Array.from({ length: 5 }, () => session(fixture)),
       ]);
       expect(started.status).toBe(200);
-      // The dialer claims what is left (it looks every second): then the account is full, and no more.
+      // The dialer claims what is left when the campaign starts: then the account is full, and no more.
       await waitFor(async () => ((await inProgress(fixture.owner)) === DEPLOYMENT_LIMIT ? true : undefined));
       const refused = (answers as Answer[]).filter((each) => each.status === 429);
       const admitted = answers.length - refused.length;
@@ -271,7 +293,8 @@ describe('An account’s limit of calls in progress', () => {
       expect(held).toHaveLength(leads - (DEPLOYMENT_LIMIT - admitted));
       expect(held.every((lead: { status: string; attempts: number }) => lead.status === 'created')).toBe(true);
 
-      // As the account's calls end, the campaign gets their slots, until every lead was called once.
+      // As the account's calls end (the campaign's own, make_call's, inbound ones), the campaign gets their slots at
+      // once, until every lead was called once.
       await waitFor(
         async () => {
           for (const call of await openCalls(fixture.owner)) await end(call.external_id);
@@ -297,6 +320,41 @@ describe('An account’s limit of calls in progress', () => {
     expect(calls).toEqual({ placed: leads, failed: 0 });
     expect(await inProgress(fixture.owner)).toBe(0);
   }, 120_000);
+
+  it('dials a held campaign’s lead as soon as another call of the account ends', async () => {
+    const fixture = await account();
+    const placed = await Promise.all(Array.from({ length: DEPLOYMENT_LIMIT }, (_, index) => makeCall(fixture, index)));
+    expect(placed.map((each) => each.status)).toEqual(Array(DEPLOYMENT_LIMIT).fill(201));
+    const campaign = (
+      await api(fixture.owner)
+        .post('campaign', { name: 'Held', assistant_id: fixture.outbound.id, phone_number_ids: [fixture.caller.id] })
+        .expect(201)
+    ).body.data as { id: number };
+    for (const phone of ['+14155580001', '+14155580002']) {
+      await api(fixture.owner).post('lead', { phone_number: phone, campaign_id: campaign.id }).expect(201);
+    }
+    await api(fixture.owner).post('campaigns/update-status', { campaign_id: campaign.id, action: 'start' }).expect(200);
+    // The start's claim found the account full: its leads wait as they are, and the account says a campaign waits.
+    await waitFor(async () => {
+      const [row] = await stack.dataSource.query(
+        `SELECT campaigns_waiting FROM account_call_slots WHERE user_id = $1`,
+        [fixture.owner.id],
+      );
+      return row.campaigns_waiting ? true : undefined;
+    });
+    const leadStatuses = async () =>
+      (await stack.dataSource.query(`SELECT status FROM leads WHERE campaign_id = $1 ORDER BY id`, [campaign.id])).map(
+        (lead: { status: string }) => lead.status,
+      ) as string[];
+    expect(await leadStatuses()).toEqual(['created', 'created']);
+
+    // A make_call's call ends: the campaign is looked at then, not at the dialer's next periodic look (an hour).
+    const [first] = await openCalls(fixture.owner);
+    await end(first.external_id);
+    await waitFor(async () => ((await leadStatuses()).includes('scheduled') ? true : undefined));
+    expect(await leadStatuses()).toEqual(['scheduled', 'created']);
+    expect(await inProgress(fixture.owner)).toBe(DEPLOYMENT_LIMIT);
+  });
 
   describe('with two more API processes', () => {
     const apis: AppProcess[] = [];

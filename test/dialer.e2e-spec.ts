@@ -623,7 +623,12 @@ describe('Campaign dialer with a worker killed mid-dial', () => {
         async () => {
           await stack.api.get(JobQueue).enqueue(Jobs.dialCampaigns, {});
           const rows = await f.dials(target.id);
-          return rows.length >= 3 ? rows : undefined;
+          // The dial is asked of the provider first, then settled: both, for all three.
+          const [{ settled }] = await stack.dataSource.query(
+            `SELECT count(*)::int AS settled FROM calls WHERE campaign_id = $1 AND dial_state <> 'dialing'`,
+            [target.id],
+          );
+          return rows.length >= 3 && settled >= 3 ? rows : undefined;
         },
         120_000,
         1000,

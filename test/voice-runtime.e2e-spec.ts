@@ -964,6 +964,10 @@ describe('Voice runtime API', () => {
       .expect(404, {
         message: 'Call not found.',
       });
+    // An id no call could have answers as a missing call on the session's route too.
+    await http().post('/api/internal/calls/no%20such/session').set(deployment).send({ type: 'outbound' }).expect(404, {
+      message: 'Call not found.',
+    });
   });
 });
 

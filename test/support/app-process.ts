@@ -41,6 +41,7 @@ export class AppProcess {
           // The run's suites share one count per address (127.0.0.1): the same generous limit as in-process stacks.
           RATE_LIMIT_PER_MINUTE: String(config.rateLimitPerMinute),
           ACCOUNT_MAX_CONCURRENT_CALLS: String(config.accountMaxConcurrentCalls),
+          REDIS_COMMAND_TIMEOUT_MS: String(config.dependencyTimeouts.redisCommandMs),
           LOG_LEVEL: 'silent',
           ENCRYPTION_KEY: config.encryptionKey.toString('base64'),
           OUTBOUND_ALLOW_LOOPBACK: 'true',

@@ -30,6 +30,9 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
     RATE_LIMIT_PER_MINUTE: '1000000',
     // Suites place many calls of one account at once; the concurrency tests set their own small limit.
     ACCOUNT_MAX_CONCURRENT_CALLS: '1000000',
+    // A Redis that answers but slowly is not the hung one these bounds are for: on a 2-core machine running two test
+    // lanes, a command can wait over the production second. test/hung-dependencies.e2e-spec.ts sets its own bounds.
+    REDIS_COMMAND_TIMEOUT_MS: '10000',
     // Any free port: several stacks run in one process, and beside `npm start` on the machine.
     METRICS_PORT: '0',
     ...overrides,

@@ -6,7 +6,7 @@ import { DatabaseModule, ReadReplicas } from '@app/database';
 import { JobQueue, JobsModule, queueBackendReadiness } from '@app/jobs';
 import { ModelProviderModule } from '@app/model-provider';
 import {
-  ApiExceptionFilter,
+  HttpErrorFilter,
   ApiValidationPipe,
   HealthModule,
   LoggingModule,
@@ -76,7 +76,7 @@ export class ApiModule {
         ...extraModules,
       ],
       providers: [
-        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        { provide: APP_FILTER, useClass: HttpErrorFilter },
         { provide: APP_PIPE, useClass: ApiValidationPipe },
         RateLimiter,
         { provide: APP_GUARD, useClass: BearerAuthGuard },

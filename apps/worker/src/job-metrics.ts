@@ -1,4 +1,4 @@
-import { Global, Injectable, Module } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { JobQueue } from '@app/jobs';
@@ -134,8 +134,3 @@ export class JobMetrics {
     if (count > 0) this.requeued.inc({ job }, count);
   }
 }
-
-/** Makes JobMetrics available to every worker module (the runner and the services that do the jobs). */
-@Global()
-@Module({ providers: [JobMetrics], exports: [JobMetrics] })
-export class JobMetricsModule {}

@@ -6,7 +6,7 @@ import { DatabaseModule } from '@app/database';
 import { JobQueue, JobsModule } from '@app/jobs';
 import { ModelProviderModule } from '@app/model-provider';
 import {
-  ApiExceptionFilter,
+  HttpErrorFilter,
   HealthModule,
   LoggingModule,
   MetricsModule,
@@ -20,7 +20,7 @@ import { CallsModule } from './calls/calls.module';
 import { LeadsModule } from './leads/leads.module';
 import { TelephonyModule } from './telephony/telephony.module';
 import { DialerModule } from './dialer/dialer.module';
-import { JobMetricsModule } from './job-metrics';
+import { JobMetricsModule } from './job-metrics.module';
 import { WorkerRunner } from './worker-runner';
 import { queueReadinessChecks } from './queue-readiness';
 
@@ -55,7 +55,7 @@ export class WorkerModule {
           { provide: READINESS_CHECKS, inject: [JobQueue, AppConfig], useFactory: queueReadinessChecks },
         ]),
       ],
-      providers: [WorkerRunner, MaintenanceSchedule, { provide: APP_FILTER, useClass: ApiExceptionFilter }],
+      providers: [WorkerRunner, MaintenanceSchedule, { provide: APP_FILTER, useClass: HttpErrorFilter }],
     };
   }
 }

@@ -5,119 +5,32 @@
  * error or a log line: errors name the method, the path and the answer's status.
  */
 
-export type CallType = 'inbound' | 'outbound' | 'web';
-export type AnsweredBy = 'human' | 'machine' | 'unknown';
-export type CallStatus =
-  'in-progress' | 'completed' | 'ended' | 'ended_by_customer' | 'ended_by_assistant' | 'busy' | 'no-answer' | 'failed';
+import type { components } from './generated/runtime-api.js';
 
-export interface SessionRequest {
-  type: CallType;
-  client_phone_number: string;
-  assistant_phone_number: string;
-  assistant_id?: number;
-  campaign_id?: number;
-  lead_id?: number;
-  variables?: Record<string, unknown>;
-}
-
-export interface Language {
-  id: number;
-  name: string;
-  iso_2: string;
-}
-
-export interface SessionAssistant {
-  id: number;
-  name: string;
-  type: string;
-  language: Language;
-  secondary_languages: Language[];
-  voice_id: string | null;
-  timezone: string;
-  initial_message: string | null;
-  system_prompt: string | null;
-  /** Seconds. */
-  max_duration: number;
-  record: boolean;
-  variables: Record<string, unknown>;
-  post_call_schema: { name: string; type: string; description: string }[];
-}
-
-export interface SessionTool {
-  id: number;
-  name: string;
-  description: string;
-  /** JSON Schema of the arguments: what the invoke route checks them against. */
-  parameters: Record<string, unknown>;
-}
-
-export interface CallSession {
-  call: {
-    id: number;
-    external_id: string;
-    type: CallType;
-    client_phone_number: string;
-    assistant_phone_number: string;
-    lead_id: number | null;
-    status: string;
-  };
-  token: string;
-  expires_at: string;
-  assistant: SessionAssistant;
-  tools: SessionTool[];
-  knowledgebase: { id: number; name: string } | null;
-}
-
-export interface Passage {
-  document_name: string;
-  content: string;
-  source_url?: string;
-}
-
-export interface ToolInvocation {
-  /** The endpoint's HTTP status; null when no answer came (then `error_code` and `error` say why). */
-  status: number | null;
-  body: unknown;
-  duration_ms: number;
-  /** Why no answer came, naming the endpoint's host at most: for logs, not for the model or the caller. */
-  error: string | null;
-  /** The kind of failure when no answer came: `timeout`, `network`, `tls`, `blocked_address`, ... */
-  error_code: string | null;
-}
-
-export type CallEvent =
-  | {
-      seq: number;
-      type: 'transcript';
-      role: 'assistant' | 'user';
-      text: string;
-      at: string;
-      start_ms?: number;
-      end_ms?: number;
-    }
-  | { seq: number; type: 'note'; text: string; at: string };
-
-/** The owner's control of a live call, as the service's control stream hands it over. */
+// The shapes the service answers and takes, generated from its runtime OpenAPI document (`npm run agent:generate`):
+// written once, in the service's DTOs.
+type Schemas = components['schemas'];
+export type SessionRequest = Schemas['CallSessionRequest'];
+export type CallSession = Schemas['CallSession'];
+export type SessionAssistant = Schemas['SessionAssistant'];
+export type SessionTool = Schemas['SessionTool'];
+export type Passage = Schemas['SearchResult'];
+export type ToolInvocation = Schemas['ToolInvocation'];
+export type CallEvent = Schemas['RuntimeEvent'];
+export type EventsReceipt = Schemas['RuntimeEventsReceipt'];
+export type CallReport = Schemas['IngestCallRequest'];
+export type CallType = SessionRequest['type'];
+export type CallStatus = NonNullable<CallReport['status']>;
+export type AnsweredBy = NonNullable<CallReport['answered_by']>;
+/**
+ * The data of a control stream's `control` event (`GET .../control`): the service's `CallControlMessage`. A stream's
+ * events are text to OpenAPI, so this one shape is written here.
+ */
 export interface ControlMessage {
   id: number;
-  /** `hangup`: end the call now; `say`: speak `text` as it is; `instruct`: add `text` to the model's context. */
   action: 'hangup' | 'say' | 'instruct';
   text?: string;
   at: string;
-}
-
-export interface CallReport {
-  assistant_id: number;
-  type: CallType;
-  status: CallStatus;
-  client_phone_number: string;
-  assistant_phone_number: string;
-  campaign_id?: number;
-  lead_id?: number;
-  /** Seconds. */
-  duration?: number;
-  answered_by?: AnsweredBy;
-  evaluation?: Record<string, unknown>;
 }
 
 /** A request the service refused or could not answer; `status` is absent when no answer came at all. */
@@ -217,13 +130,8 @@ export class CallClient {
   }
 
   /** Records events; safe to retry, since the service keeps each `seq` once however often it is sent. */
-  async recordEvents(events: CallEvent[]): Promise<{ recorded: number; duplicates: number }> {
-    const answer = await this.http.send<{ data: { recorded: number; duplicates: number } }>(
-      'POST',
-      this.path('/events'),
-      this.token,
-      { events },
-    );
+  async recordEvents(events: CallEvent[]): Promise<EventsReceipt> {
+    const answer = await this.http.send<{ data: EventsReceipt }>('POST', this.path('/events'), this.token, { events });
     return answer.data;
   }
 

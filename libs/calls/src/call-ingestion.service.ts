@@ -66,6 +66,8 @@ interface Written {
   /** The call's analysis is pending: its job is queued (again; its id keeps it single). */
   analyse: boolean;
   freedCampaignSlot: boolean;
+  /** The call ended while a campaign of its account waited for a call slot: the account's campaigns look again. */
+  freedWaitedSlot: boolean;
 }
 
 /**
@@ -109,6 +111,7 @@ export class CallIngestion {
     if (outcome.analyse)
       await this.jobs.enqueue(Jobs.analyzeCall, { callId: outcome.row.id, run: outcome.row.analysis_run });
     if (outcome.freedCampaignSlot) await this.dialNext(outcome.row.campaign_id!);
+    if (outcome.freedWaitedSlot) await this.dialWaiting(outcome.row.user_id, outcome.row.campaign_id);
     // A finished call's streams (the owner's view, the runtime's control) end: they are told to look.
     if (TERMINAL_CALL_STATUSES.includes(outcome.row.status))
       await this.signals.publish({ callId: outcome.row.id, fromId: 0 });
@@ -178,7 +181,9 @@ export class CallIngestion {
     const exists = seen.call_version !== null;
     if (exists && firstWrite) {
       const row = await calls.findByExternalId(externalId);
-      return row && { row, created: false, deliver: false, analyse: false, freedCampaignSlot: false };
+      return (
+        row && { row, created: false, deliver: false, analyse: false, freedCampaignSlot: false, freedWaitedSlot: false }
+      );
     }
     const wasTerminal = exists && TERMINAL_CALL_STATUSES.includes(seen.call_status!);
     if (wasTerminal && credential === 'call-token') return this.repeatOfFinalWrite(calls, externalId, request, seen);
@@ -239,6 +244,8 @@ export class CallIngestion {
       analyse: terminal && analysisPending(row),
       // A campaign call that ended frees one of its parallel slots: its next lead can be dialled at once.
       freedCampaignSlot: newlyEnded && row.campaign_id !== null,
+      // Read before the write: a claim that marks the account after that read is served by the periodic look.
+      freedWaitedSlot: newlyEnded && seen.account_campaigns_waiting === true,
     };
   }
 
@@ -263,6 +270,7 @@ export class CallIngestion {
       deliver: deliveryOwed(found.row, seen),
       analyse: analysisPending(found.row),
       freedCampaignSlot: false,
+      freedWaitedSlot: false,
     };
   }
 
@@ -292,6 +300,7 @@ export class CallIngestion {
         carrier_cost: request.carrier_cost,
         total_cost: request.total_cost,
         answered_by: request.answered_by,
+        ended_reason: request.ended_reason,
         recording_url: seen.record ? request.recording_url : null,
       },
       transcriptOfTurns: request.transcript == null && TERMINAL_CALL_STATUSES.includes(status),
@@ -317,6 +326,20 @@ export class CallIngestion {
   private async moveLead(calls: CallWritesRepository, call: CallRow, newlyEnded: boolean): Promise<void> {
     if (newlyEnded) await calls.settleLeadOfEndedCall(call);
     else await calls.markLeadInCall(call);
+  }
+
+  /**
+   * The account's running campaigns, when one waited for a call slot, each looked at again (but `dialled`, queued
+   * already). Best effort, as `dialNext`.
+   */
+  private async dialWaiting(userId: number, dialled: number | null): Promise<void> {
+    try {
+      for (const campaignId of await this.calls.takeWaitingCampaigns(userId)) {
+        if (campaignId !== dialled) await this.jobs.enqueue(Jobs.dialCampaign, { campaignId });
+      }
+    } catch (error) {
+      this.logger.warn({ userId, error: (error as Error).message }, 'could not queue the waiting campaigns’ dials');
+    }
   }
 
   /** Best effort: the dialer's periodic look finds the campaign anyway when Redis refuses this one. */

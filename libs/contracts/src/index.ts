@@ -19,6 +19,7 @@ export * from './dto/lead.dto';
 export * from './phone-numbers';
 export * from './dto/call.dto';
 export * from './dto/call-analysis.dto';
+export * from './dto/call-control.dto';
 export * from './dto/usage.dto';
 export * from './dto/call-response';
 export * from './dto/call-webhook';

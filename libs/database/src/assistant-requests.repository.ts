@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AssistantRequestOutcome, CallRow } from '@app/contracts';
-import { noteAccountWrite, ReadReplicas } from './read-replicas';
+import { ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
 
 /** An assistant the ring-time hook's answer named, as far as deciding whether it may take the call needs. */
@@ -20,7 +20,7 @@ export interface AssistantRequestSettlement {
 
 /**
  * The ring-time hook's statements on a call the voice runtime opens (they act for no account: a write notes the
- * call's account, `noteAccountWrite`, so its next reads find it).
+ * call's account, through `writeForAccount`, so its next reads find it).
  */
 @Injectable()
 export class AssistantRequestsRepository extends SqlRepository {
@@ -43,7 +43,7 @@ export class AssistantRequestsRepository extends SqlRepository {
    * when the call no longer waits (another session settled it first).
    */
   async settle(callId: number, settlement: AssistantRequestSettlement): Promise<CallRow | undefined> {
-    const [row] = (await this.manager.query(
+    const [row] = await this.writeForAccount<CallRow>(
       `WITH settled AS (
          UPDATE calls
             SET assistant_id = COALESCE((SELECT id FROM assistants WHERE id = $2 AND user_id = calls.user_id),
@@ -55,15 +55,14 @@ export class AssistantRequestsRepository extends SqlRepository {
                 updated_at = now()
           WHERE id = $1 AND assistant_request->>'status' = 'pending'
           RETURNING *
-       ) SELECT * FROM settled`,
+       ) SELECT *, user_id AS written_for FROM settled`,
       [
         callId,
         settlement.assistantId ?? null,
         JSON.stringify(settlement.variables ?? {}),
         JSON.stringify(settlement.outcome),
       ],
-    )) as CallRow[];
-    if (row) noteAccountWrite(row.user_id);
+    );
     return row;
   }
 }

@@ -9,7 +9,7 @@ import {
 } from '@app/contracts';
 import { type EndedCall, markLeadInCall, settleLeadOfEndedCall } from './call-outcomes';
 import { CallLimitReached, lockedCallSlot } from './account-call-slots.repository';
-import { noteAccountWrite, ReadReplicas } from './read-replicas';
+import { ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
 
 /**
@@ -35,6 +35,8 @@ export interface CallBeforeWrite {
   call_status: string | null;
   call_assistant_phone_number: string | null;
   call_version: string | null;
+  /** A campaign of the call's account waits for a call slot (`account_call_slots.campaigns_waiting`). */
+  account_campaigns_waiting: boolean | null;
 }
 
 /** The runtime's write of a call, as the ingestion decided it. */
@@ -60,6 +62,7 @@ export interface CallWrite {
     carrier_cost?: number;
     total_cost?: number;
     answered_by?: string;
+    ended_reason?: string;
     recording_url?: string | null;
   };
   /** A later write whose transcript is the call's transcript turns, joined (kept when there are none). */
@@ -148,13 +151,19 @@ function laterWrite(
     keep('carrier_cost', given.carrier_cost, 'numeric(12, 4)'),
     keep('total_cost', given.total_cost, 'numeric(12, 4)'),
     keep('answered_by', given.answered_by, 'varchar'),
+    // A call the service transferred says so whatever the runtime says afterwards.
+    set(
+      'ended_reason',
+      `CASE WHEN ended_reason = 'transferred' THEN ended_reason
+            ELSE COALESCE(${parameter(given.ended_reason ?? null)}::varchar, ended_reason) END`,
+    ),
     keep('recording_url', given.recording_url, 'text'),
   ];
 }
 
 /**
  * The runtime's writes of a call (`CallIngestion`): read, decide, then write only if the call is still as read, by
- * external id. The runtime acts for no account: a write notes the call's account (`noteAccountWrite`), so that
+ * external id. The runtime acts for no account: a write notes the call's account (`writeForAccount`), so that
  * account's next reads find it.
  */
 @Injectable()
@@ -179,9 +188,11 @@ export class CallWritesRepository extends SqlRepository {
               lead.id IS NOT NULL AS lead_found,
               call.user_id AS call_user_id, call.assistant_id AS call_assistant_id,
               call.campaign_id AS call_campaign_id, call.lead_id AS call_lead_id, call.status AS call_status,
-              call.assistant_phone_number AS call_assistant_phone_number, call.xmin::text AS call_version
+              call.assistant_phone_number AS call_assistant_phone_number, call.xmin::text AS call_version,
+              slots.campaigns_waiting AS account_campaigns_waiting
          FROM (SELECT $4::varchar AS external_id) wanted
          LEFT JOIN calls call ON call.external_id = wanted.external_id
+         LEFT JOIN account_call_slots slots ON slots.user_id = call.user_id
          LEFT JOIN assistants a ON a.id = COALESCE($1::int, call.assistant_id)
          LEFT JOIN campaigns campaign ON campaign.id = $2::int AND campaign.user_id = COALESCE(a.user_id, call.user_id)
          LEFT JOIN leads lead ON lead.id = $3::int AND lead.user_id = COALESCE(a.user_id, call.user_id)`,
@@ -232,6 +243,7 @@ export class CallWritesRepository extends SqlRepository {
       carrier_cost: given.carrier_cost ?? 0,
       total_cost: given.total_cost ?? 0,
       answered_by: given.answered_by ?? null,
+      ended_reason: given.ended_reason ?? null,
       recording_url: given.recording_url ?? null,
       ...write.ending,
       ...(write.analyse ? firstAnalysis(given.transcript ?? '') : {}),
@@ -242,28 +254,24 @@ export class CallWritesRepository extends SqlRepository {
     const insert = `INSERT INTO calls (external_id, ${columns.join(', ')})
             SELECT $1, ${columns.map((_, index) => `$${index + 2}`).join(', ')}`;
     if (callLimit === undefined) {
-      const [written] = (await this.manager.query(
-        `${insert} ON CONFLICT (external_id) DO NOTHING RETURNING *`,
+      const [written] = await this.writeForAccount<CallRow>(
+        `${insert} ON CONFLICT (external_id) DO NOTHING RETURNING *, user_id AS written_for`,
         parameters,
-      )) as CallRow[];
-      if (written) noteAccountWrite(written.user_id);
+      );
       return written;
     }
     const account = `$${parameters.push(assistant.user_id)}`;
     const limit = `$${parameters.push(callLimit)}`;
-    const [row] = (await this.manager.query(
+    const [row] = await this.writeForAccount<CallRow & { slot_free: number; slot_limit: number }>(
       `WITH ${lockedCallSlot(account, limit)},
             written AS (${insert} FROM slot WHERE slot.free > 0 ON CONFLICT (external_id) DO NOTHING RETURNING *)
-       SELECT written.*, slot.free AS slot_free, slot.max_concurrent_calls AS slot_limit
+       SELECT written.*, written.user_id AS written_for, slot.free AS slot_free, slot.max_concurrent_calls AS slot_limit
          FROM slot LEFT JOIN written ON true`,
       parameters,
-    )) as (CallRow & { slot_free: number; slot_limit: number })[];
+    );
     if (!row) throw new Error(`Account ${assistant.user_id} has no call slot row`);
     const { slot_free: free, slot_limit: maxConcurrentCalls, ...written } = row;
-    if (written.id !== null) {
-      noteAccountWrite(written.user_id);
-      return written;
-    }
+    if (written.id !== null) return written;
     return free > 0 ? undefined : new CallLimitReached(maxConcurrentCalls);
   }
 
@@ -286,13 +294,12 @@ export class CallWritesRepository extends SqlRepository {
       'updated_at = now()',
     ];
     // An UPDATE wrapped in a SELECT, so that both kinds of write return their rows the same way.
-    const [written] = (await this.manager.query(
+    const [written] = await this.writeForAccount<CallRow>(
       `WITH written AS (
               UPDATE calls SET ${assignments.join(', ')} WHERE external_id = $1 AND xmin = $2::text::xid RETURNING *
-            ) SELECT * FROM written`,
+            ) SELECT *, user_id AS written_for FROM written`,
       parameters,
-    )) as CallRow[];
-    if (written) noteAccountWrite(written.user_id);
+    );
     return written;
   }
 
@@ -311,15 +318,31 @@ export class CallWritesRepository extends SqlRepository {
     const same = laterWrite(write, parameter, { derived: false }).map(
       ([column, value]) => `${column} IS NOT DISTINCT FROM ${value}`,
     );
-    const [found] = (await this.manager.query(
-      `SELECT *, (${same.join(' AND ')}) AS unchanged FROM calls WHERE external_id = $1 AND xmin = $2::text::xid`,
+    // A repeat that changes nothing stands for the write it repeats, and is noted as that write was.
+    const [found] = await this.writeForAccount<CallRow & { unchanged: boolean }>(
+      `SELECT *, CASE WHEN unchanged THEN user_id END AS written_for
+         FROM (SELECT *, (${same.join(' AND ')}) AS unchanged FROM calls WHERE external_id = $1 AND xmin = $2::text::xid) found`,
       parameters,
-    )) as (CallRow & { unchanged: boolean })[];
+    );
     if (!found) return undefined;
     const { unchanged, ...row } = found;
-    // A repeat that changes nothing stands for the write it repeats, and is noted as that write was.
-    if (unchanged) noteAccountWrite(row.user_id);
     return { row, unchanged };
+  }
+
+  /**
+   * The account's running campaigns, if one of them waits for a call slot; the mark is cleared (a claim that still
+   * finds the account full sets it again). Empty when none waits.
+   */
+  async takeWaitingCampaigns(userId: number): Promise<number[]> {
+    const rows = (await this.manager.query(
+      `WITH taken AS (
+         UPDATE account_call_slots SET campaigns_waiting = false
+          WHERE user_id = $1 AND campaigns_waiting RETURNING user_id)
+       SELECT c.id FROM campaigns c JOIN taken ON taken.user_id = c.user_id
+        WHERE c.status = 'in-progress' ORDER BY c.id`,
+      [userId],
+    )) as { id: number }[];
+    return rows.map(({ id }) => id);
   }
 
   /** What the call's end does to its lead (see `settleLeadOfEndedCall`), in this repository's transaction. */

@@ -309,6 +309,17 @@ export class DiallingRepository extends SqlRepository {
     return inFlight;
   }
 
+  /**
+   * Marks that a campaign of the account waits for a call slot, under the claim's lock of the account's slot row: the
+   * next call of the account to end has its campaigns looked at once (`CallWritesRepository.takeWaitingCampaigns`).
+   */
+  async markCampaignsWaiting(userId: number): Promise<void> {
+    await this.manager.query(
+      `UPDATE account_call_slots SET campaigns_waiting = true WHERE user_id = $1 AND NOT campaigns_waiting`,
+      [userId],
+    );
+  }
+
   /** Up to `limit` of the campaign's leads due at `now`, oldest first; those an edit holds are skipped. */
   lockDueLeads(campaignId: number, now: Date, limit: number): Promise<DueLeadRow[]> {
     return this.manager.query(

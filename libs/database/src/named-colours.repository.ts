@@ -1,11 +1,8 @@
-import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { NamedColourRow } from '@app/contracts';
-import { ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
 
 /** A named-colour table, and how the assistants using one of its rows (aliased `item`) are counted. */
-interface NamedColourTable {
+export interface NamedColourTable {
   name: 'folders' | 'labels';
   assistantsCount: string;
 }
@@ -15,7 +12,7 @@ interface NamedColourTable {
  * racing for one), an optional colour, and the number of assistants using it, counted in the same statement as the
  * rows (never a statement per row). Every statement takes the owner.
  */
-abstract class NamedColoursRepository extends SqlRepository {
+export abstract class NamedColoursRepository extends SqlRepository {
   protected abstract readonly table: NamedColourTable;
 
   private get columns(): string {
@@ -86,29 +83,3 @@ abstract class NamedColoursRepository extends SqlRepository {
     return (await this.changed(`DELETE FROM ${this.table.name} WHERE id = $1 AND user_id = $2`, [id, ownerId])) > 0;
   }
 }
-
-@Injectable()
-export class FoldersRepository extends NamedColoursRepository {
-  protected readonly table: NamedColourTable = {
-    name: 'folders',
-    assistantsCount: '(SELECT count(*) FROM assistants a WHERE a.folder_id = item.id)::int',
-  };
-
-  constructor(dataSource: DataSource, reads: ReadReplicas) {
-    super(dataSource, reads);
-  }
-}
-
-@Injectable()
-export class LabelsRepository extends NamedColoursRepository {
-  protected readonly table: NamedColourTable = {
-    name: 'labels',
-    assistantsCount: '(SELECT count(*) FROM assistant_labels l WHERE l.label_id = item.id)::int',
-  };
-
-  constructor(dataSource: DataSource, reads: ReadReplicas) {
-    super(dataSource, reads);
-  }
-}
-
-export type { NamedColoursRepository };

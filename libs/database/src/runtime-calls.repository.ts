@@ -1,9 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type QueryFailedError } from 'typeorm';
-import type { CallEventRow, CallRow, SessionAssistantLike } from '@app/contracts';
+import type {
+  CallEventRow,
+  CallRow,
+  SessionAssistantLike,
+  StoredCallTransfer,
+  StoredEndCallSettings,
+  StoredTransferDestination,
+  StoredVoicemailSettings,
+} from '@app/contracts';
+import { outboundTrunkOf } from './phone-number-holders';
 import { queryPool } from './pool-query';
 import { isUniqueViolation } from './query-errors';
-import { noteAccountWrite, ReadReplicas } from './read-replicas';
+import { ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
 
 /** A call with what the voice runtime's routes need of it: its assistant's knowledgebase and the variables' layers. */
@@ -42,8 +51,23 @@ export interface InboundHolderRow {
 export interface SessionAssistantRow extends SessionAssistantLike {
   user_id: number;
   variables: Record<string, unknown>;
+  transfer_destinations: StoredTransferDestination[];
+  end_call: StoredEndCallSettings | null;
+  voicemail: StoredVoicemailSettings | null;
   webhook_on: boolean;
   lead_variables: Record<string, unknown> | null;
+}
+
+/** A call as a transfer needs it: its state, its room, and where its assistant may transfer it. */
+export interface TransferCallRow {
+  id: number;
+  user_id: number;
+  external_id: string;
+  status: string;
+  assistant_phone_number: string;
+  transfer_destinations: StoredTransferDestination[];
+  /** The provider's outbound trunk of the call's number (else its assistant's): a warm transfer dials from it. */
+  outbound_trunk_id: string | null;
 }
 
 /** An event the runtime reports under its own `seq`. */
@@ -73,7 +97,7 @@ function conflictingEventSeq(error: unknown): number | undefined {
 /**
  * The voice runtime's statements on calls: the look-ups of its routes and sessions (by external id, the system's own),
  * a session's token and `call.started` mark, and the events and tool calls it records. It acts for no account, so
- * the writes an account reads (events, tool calls) note the call's account (`noteAccountWrite`): its next reads
+ * the writes an account reads (events, tool calls) note the call's account (`writeForAccount`): its next reads
  * find them. A session's token and mark, which no account read shows, are not noted.
  */
 @Injectable()
@@ -147,8 +171,8 @@ export class RuntimeCallsRepository extends SqlRepository {
   async findSessionAssistantById(id: number, leadId: number | null): Promise<SessionAssistantRow | undefined> {
     const [row] = (await this.manager.query(
       `SELECT a.id, a.user_id, a.name, a.type, a.voice_id, a.timezone, a.initial_message, a.system_prompt,
-              a.max_duration, a.record, a.variables, a.post_call_schema,
-              (a.is_webhook_active AND a.webhook_url IS NOT NULL) AS webhook_on,
+              a.max_duration, a.record, a.variables, a.post_call_schema, a.transfer_destinations, a.end_call,
+              a.voicemail, (a.is_webhook_active AND a.webhook_url IS NOT NULL) AS webhook_on,
               json_build_object('id', l.id, 'name', l.name, 'iso_2', l.iso_2) AS language,
               COALESCE((SELECT json_agg(json_build_object('id', s.id, 'name', s.name, 'iso_2', s.iso_2)
                                         ORDER BY secondary.position)
@@ -220,17 +244,15 @@ export class RuntimeCallsRepository extends SqlRepository {
     options: { whileOpen: boolean; finalStatuses: readonly string[]; tolerance: number; notifyChannel: string | null },
   ): Promise<EventsOutcome> {
     try {
-      const [row] = await queryPool<{
+      const [row] = await this.writeForAccount<{
         id: number;
         from_id: string | null;
-        user_id: number;
         closed: boolean;
         earliest: Date;
         latest: Date;
         outside: { index: number; early: boolean }[] | null;
         recorded: number;
       }>(
-        this.dataSource,
         `WITH call AS (
                 SELECT id, user_id, $3 AND status = ANY($4) AS closed,
                        created_at - make_interval(secs => $5) AS earliest,
@@ -251,7 +273,8 @@ export class RuntimeCallsRepository extends SqlRepository {
                        IS DISTINCT FROM (excluded.type, excluded.at, excluded.data)
                 RETURNING id),
               stored AS (SELECT count(*)::int AS recorded, min(id) AS from_id FROM recorded)
-         SELECT call.id, user_id, closed, earliest, latest,
+         SELECT call.id, closed, earliest, latest,
+                CASE WHEN NOT closed AND NOT EXISTS (SELECT FROM outside) THEN user_id END AS written_for,
                 (SELECT json_agg(outside ORDER BY index) FROM outside) AS outside,
                 stored.recorded, stored.from_id,
                 CASE WHEN $6::text IS NOT NULL AND stored.from_id IS NOT NULL
@@ -265,11 +288,11 @@ export class RuntimeCallsRepository extends SqlRepository {
           options.tolerance,
           options.notifyChannel,
         ],
+        { lean: true },
       );
       if (!row) return { kind: 'no-call' };
       if (row.closed) return { kind: 'closed' };
       if (row.outside) return { kind: 'outside', earliest: row.earliest, latest: row.latest, outside: row.outside };
-      noteAccountWrite(row.user_id);
       return {
         kind: 'recorded',
         recorded: row.recorded,
@@ -283,13 +306,58 @@ export class RuntimeCallsRepository extends SqlRepository {
     }
   }
 
+  /** The call a transfer is asked for, with its assistant's destinations. */
+  async findTransferCallByExternalId(externalId: string): Promise<TransferCallRow | undefined> {
+    const [call] = (await this.manager.query(
+      `SELECT c.id, c.user_id, c.external_id, c.status, c.assistant_phone_number,
+              COALESCE(a.transfer_destinations, '[]') AS transfer_destinations,
+              ${outboundTrunkOf('COALESCE(c.phone_number_id, a.phone_number_id)')} AS outbound_trunk_id
+         FROM calls c LEFT JOIN assistants a ON a.id = c.assistant_id
+        WHERE c.external_id = $1`,
+      [externalId],
+    )) as TransferCallRow[];
+    return call;
+  }
+
+  /**
+   * A transfer's outcome, in one statement: the call's `transfer` (its last one) and, when it went through, its
+   * `ended_reason`; and the call's `transfer` event. Answers the event's id, the transfer's own.
+   */
+  async recordTransfer(call: Pick<CallRow, 'id' | 'user_id'>, transfer: StoredCallTransfer): Promise<number> {
+    const [event] = await this.writeForAccount<{ id: string }>(
+      `WITH updated AS (
+         UPDATE calls SET transfer = $2::jsonb, updated_at = now(),
+                ended_reason = CASE WHEN $3::varchar = 'transferred' THEN 'transferred' ELSE ended_reason END
+          WHERE id = $1)
+       INSERT INTO call_events (call_id, seq, type, at, data) VALUES ($1, NULL, 'transfer', $4, $5)
+       RETURNING id, $6::int AS written_for`,
+      [
+        call.id,
+        JSON.stringify(transfer),
+        transfer.status,
+        transfer.at,
+        JSON.stringify(transferEventData(transfer)),
+        call.user_id,
+      ],
+    );
+    return Number(event.id);
+  }
+
   /** Records a tool the service called for the call, now; answers the event's id. */
   async insertToolCall(call: Pick<CallRow, 'id' | 'user_id'>, data: Record<string, unknown>): Promise<number> {
-    const [row] = (await this.manager.query(
-      `INSERT INTO call_events (call_id, seq, type, at, data) VALUES ($1, NULL, 'tool_call', now(), $2) RETURNING id`,
-      [call.id, JSON.stringify(data)],
-    )) as { id: string }[];
-    noteAccountWrite(call.user_id);
+    const [row] = await this.writeForAccount<{ id: string }>(
+      `INSERT INTO call_events (call_id, seq, type, at, data) VALUES ($1, NULL, 'tool_call', now(), $2)
+       RETURNING id, $3::int AS written_for`,
+      [call.id, JSON.stringify(data), call.user_id],
+    );
     return Number(row.id);
   }
 }
+
+/** A transfer event's own fields (its time is the event's). */
+const transferEventData = ({ destination, mode, status, reason }: StoredCallTransfer) => ({
+  destination,
+  mode,
+  status,
+  reason,
+});

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { ReadReplicas } from './read-replicas';
+import { queryPool } from './pool-query';
+import { noteAccountWrite, type ReadReplicas } from './read-replicas';
 import { managerOf, runRetryingTransaction, runTransaction, type Transaction } from './transactions';
 
 /**
@@ -23,6 +24,26 @@ export abstract class SqlRepository {
   protected async changed(sql: string, parameters: unknown[]): Promise<number> {
     const [, count] = (await this.manager.query(sql, parameters)) as [unknown, number];
     return count;
+  }
+
+  /**
+   * A write the request makes for an account it does not act as (the voice runtime acts for none): `sql` returns,
+   * beside its rows, `written_for`, the account it wrote (null: it wrote nothing), and each is noted so that account's
+   * next reads find the write (see `ReadReplicas`); the rows come back without it. The caller's own writes need
+   * nothing: the API records them itself. `lean`: on the primary's pool (`queryPool`), for a statement every call runs.
+   */
+  protected async writeForAccount<Row extends object>(
+    sql: string,
+    parameters: unknown[],
+    options: { lean?: boolean } = {},
+  ): Promise<Row[]> {
+    const rows = (
+      options.lean ? await queryPool(this.dataSource, sql, parameters) : await this.manager.query(sql, parameters)
+    ) as (Row & { written_for: number | null })[];
+    return rows.map(({ written_for: account, ...row }) => {
+      if (account !== null) noteAccountWrite(account);
+      return row as unknown as Row;
+    });
   }
 
   /** A write of this repository's own that takes several statements: `work` in a transaction of its own. */

@@ -4,3 +4,4 @@ export * from './html-text';
 export * from './outbound-http.client';
 export * from './outbound-request.error';
 export * from './outbound-http.module';
+export { OutboundHttp } from './outbound-http.service';

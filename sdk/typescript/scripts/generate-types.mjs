@@ -1,13 +1,17 @@
 #!/usr/bin/env node
 // The generated half of the SDK: TypeScript types of every path, operation and schema of openapi.json (the service's
 // public OpenAPI document), by openapi-typescript at the version package.json pins. Reads the document from the file
-// named (default: openapi.json) and prints the module; `npm run sdk:generate` at the repository's
-// root writes the document and formats what this prints.
+// named (default: openapi.json) and prints the module, opening with the banner named (default: the SDK's);
+// `npm run sdk:generate` at the repository's root writes the document and formats what this prints, and
+// `npm run agent:generate` uses it for the example agent's types of the runtime API.
 import { readFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 
-const [documentPath = new URL('../openapi.json', import.meta.url).pathname] = process.argv.slice(2);
+const [
+  documentPath = new URL('../openapi.json', import.meta.url).pathname,
+  banner = '// Generated from openapi.json by `npm run sdk:generate` (openapi-typescript); do not edit.',
+] = process.argv.slice(2);
 const document = JSON.parse(readFileSync(documentPath, 'utf8'));
 
 const ast = await openapiTS(document, {
@@ -18,6 +22,4 @@ const ast = await openapiTS(document, {
   // document's JSON Schema would otherwise give: the client's body serializer sends such a body as multipart.
   transform: (schema) => (schema.format === 'binary' ? ts.factory.createTypeReferenceNode('Blob') : undefined),
 });
-process.stdout.write(
-  '// Generated from openapi.json by `npm run sdk:generate` (openapi-typescript); do not edit.\n\n' + astToString(ast),
-);
+process.stdout.write(`${banner}\n\n${astToString(ast)}`);

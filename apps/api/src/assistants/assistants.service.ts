@@ -9,14 +9,17 @@ import {
   AssistantMessageEnvelope,
   AssistantResponse,
   CreateAssistantRequest,
+  endCallSettingsOf,
   Errors,
   humaniseAttribute,
   LengthAwarePage,
-  lengthAwarePage,
   MessageResponse,
   toAssistantResponse,
   UpdateAssistantRequest,
+  toStoredTransferDestination,
   ValidationFailed,
+  voicemailSettingsOf,
+  pageOffset,
 } from '@app/contracts';
 import { newWebhookSecret, SecretBox, SecretContexts } from '@app/crypto';
 import { JobQueue, Jobs } from '@app/jobs';
@@ -29,7 +32,7 @@ import {
   type Transaction,
   Transactions,
 } from '@app/database';
-import { pageLocation } from '@app/platform';
+import { pageOfList } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
@@ -80,15 +83,10 @@ export class AssistantsService implements OnModuleInit {
       user.id,
       { folderId: query.folder_id, labelId: query.label_id, search: query.search },
       query.per_page,
-      (query.page - 1) * query.per_page,
+      pageOffset(query),
     );
     const data = await this.responses(user, ids);
-    return lengthAwarePage(
-      data,
-      total,
-      { page: query.page, perPage: query.per_page },
-      pageLocation(request, this.config.appUrl),
-    );
+    return pageOfList(data, total, query, request, this.config.appUrl);
   }
 
   async get(user: AuthenticatedUser, id: number): Promise<AssistantEnvelope> {
@@ -116,6 +114,9 @@ export class AssistantsService implements OnModuleInit {
         variables: request.variables ?? {},
         postCallSchema: request.post_call_schema ?? [],
         analysis: request.analysis ? analysisPlanOf(request.analysis) : null,
+        transferDestinations: (request.transfer_destinations ?? []).map(toStoredTransferDestination),
+        endCall: request.end_call ? endCallSettingsOf(request.end_call) : null,
+        voicemail: request.voicemail ? voicemailSettingsOf(request.voicemail) : null,
         maxDuration: request.max_duration ?? 600,
         record: request.record ?? false,
         status: request.status ?? 'active',
@@ -165,6 +166,11 @@ export class AssistantsService implements OnModuleInit {
       set('postCallSchema', request.post_call_schema);
       // Null (or a plan that is all defaults, stored whole) reads as the defaults.
       if (request.analysis !== undefined) fields.analysis = request.analysis ? analysisPlanOf(request.analysis) : null;
+      set('transferDestinations', request.transfer_destinations?.map(toStoredTransferDestination));
+      if (request.end_call !== undefined) fields.endCall = request.end_call ? endCallSettingsOf(request.end_call) : null;
+      if (request.voicemail !== undefined) {
+        fields.voicemail = request.voicemail ? voicemailSettingsOf(request.voicemail) : null;
+      }
       set('maxDuration', request.max_duration);
       set('record', request.record);
       set('status', request.status);

@@ -12,6 +12,7 @@ import {
   toNamedColourResponse,
   type UpdateNamedColourRequest,
   ValidationFailed,
+  pageOffset,
 } from '@app/contracts';
 import { type NamedColoursRepository, type Transactions, whenUnique } from '@app/database';
 import type { AuthenticatedUser } from '../auth/auth-context';
@@ -41,7 +42,7 @@ export class NamedColours implements OnModuleInit {
   }
 
   async list(user: AuthenticatedUser, query: PageQuery): Promise<SlimPage<NamedColourResponse>> {
-    const [rows, total] = await this.items.page(user.id, query.per_page, (query.page - 1) * query.per_page);
+    const [rows, total] = await this.items.page(user.id, query.per_page, pageOffset(query));
     return slimPage(rows.map(toNamedColourResponse), total, { page: query.page, perPage: query.per_page });
   }
 

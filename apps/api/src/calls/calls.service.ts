@@ -10,7 +10,6 @@ import {
   DomainError,
   Errors,
   LengthAwarePage,
-  lengthAwarePage,
   MessageResponse,
   type PageQuery,
   INVALID_PHONE_NUMBER,
@@ -22,10 +21,11 @@ import {
   TERMINAL_CALL_STATUSES,
   toE164,
   ValidationFailed,
+  pageOffset,
 } from '@app/contracts';
 import { CallLimitReached, CallsRepository, DiallingRepository, Transactions } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
-import { pageLocation } from '@app/platform';
+import { errorMessage, pageOfList } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
@@ -98,7 +98,7 @@ export class CallsService implements OnModuleInit {
     try {
       await this.jobs.enqueue(Jobs.placeCall, { callId });
     } catch (error) {
-      this.logger.warn({ callId, error: (error as Error).message }, 'could not queue the call; the dialer sweep will');
+      this.logger.warn({ callId, error: errorMessage(error) }, 'could not queue the call; the dialer sweep will');
     }
     return this.initiated(callId);
   }
@@ -109,13 +109,8 @@ export class CallsService implements OnModuleInit {
 
   /** Newest first, with the exact total. */
   async list(user: AuthenticatedUser, query: CallListQuery, request: Request): Promise<LengthAwarePage<CallResponse>> {
-    const [rows, total] = await this.calls.list(user.id, query, query.per_page, (query.page - 1) * query.per_page);
-    return lengthAwarePage(
-      rows.map(toCallResponse),
-      total,
-      { page: query.page, perPage: query.per_page },
-      pageLocation(request, this.config.appUrl),
-    );
+    const [rows, total] = await this.calls.list(user.id, query, query.per_page, pageOffset(query));
+    return pageOfList(rows.map(toCallResponse), total, query, request, this.config.appUrl);
   }
 
   async get(user: AuthenticatedUser, id: number): Promise<CallEnvelope> {
@@ -133,13 +128,8 @@ export class CallsService implements OnModuleInit {
   ): Promise<LengthAwarePage<CallEventResponse>> {
     const events = await this.calls.countEvents(user.id, id);
     if (events === undefined) throw Errors.callNotFound();
-    const rows = await this.calls.listEvents(user.id, id, query.per_page, (query.page - 1) * query.per_page);
-    return lengthAwarePage(
-      rows.map(toCallEventResponse),
-      events,
-      { page: query.page, perPage: query.per_page },
-      pageLocation(request, this.config.appUrl),
-    );
+    const rows = await this.calls.listEvents(user.id, id, query.per_page, pageOffset(query));
+    return pageOfList(rows.map(toCallEventResponse), events, query, request, this.config.appUrl);
   }
 
   /**

@@ -6,8 +6,6 @@ import {
   CampaignEnvelope,
   CampaignMessageEnvelope,
   CampaignResponse,
-  CampaignStatusRequest,
-  CampaignStatusResponse,
   CreateCampaignRequest,
   Errors,
   ImportLeadsRequest,
@@ -138,28 +136,5 @@ export class CampaignsController {
     @ImportId() importId: number,
   ): Promise<string> {
     return this.imports.errorsCsv(user, id, importId);
-  }
-}
-
-/**
- * Starting a campaign needs its leads: the route is listed after the leads' (LeadsController), so the OpenAPI
- * document offers "Try it out" on a campaign, then its leads, then its start.
- */
-@ApiUserResource('Campaigns')
-@Controller('user')
-export class CampaignStatusController {
-  constructor(private readonly campaigns: CampaignsService) {}
-
-  @UserPost('campaigns/update-status')
-  @HttpCode(200)
-  @ApiOperation({ operationId: 'updateCampaignStatus', summary: 'Start or stop a campaign' })
-  @ApiOkResponse({ type: CampaignStatusResponse })
-  @ApiValidatedInput('Invalid input, or the campaign cannot be started or stopped now (on `campaign_id`)')
-  @ApiCampaignNotFound()
-  updateStatus(
-    @CurrentUser() user: AuthenticatedUser,
-    @Body() body: CampaignStatusRequest,
-  ): Promise<CampaignStatusResponse> {
-    return this.campaigns.updateStatus(user, body);
   }
 }

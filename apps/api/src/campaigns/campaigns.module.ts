@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { CampaignsController, CampaignStatusController } from './campaigns.controller';
+import { CampaignStatusController } from './campaign-status.controller';
+import { CampaignsController } from './campaigns.controller';
 import { LeadsController } from './leads.controller';
 import { CampaignsService } from './campaigns.service';
 import { LeadImportsService } from './lead-imports.service';

@@ -11,7 +11,6 @@ import {
   Errors,
   humaniseAttribute,
   LengthAwarePage,
-  lengthAwarePage,
   MessageResponse,
   OPEN_LEAD_STATUSES,
   PageQuery,
@@ -19,10 +18,11 @@ import {
   UpdateCampaignRequest,
   ValidationFailed,
   WEEKDAYS,
+  pageOffset,
 } from '@app/contracts';
 import { CampaignsRepository, Transactions } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
-import { pageLocation } from '@app/platform';
+import { pageOfList } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
@@ -43,13 +43,8 @@ export class CampaignsService implements OnModuleInit {
   }
 
   async list(user: AuthenticatedUser, query: PageQuery, request: Request): Promise<LengthAwarePage<CampaignResponse>> {
-    const [rows, total] = await this.campaigns.list(user.id, query.per_page, (query.page - 1) * query.per_page);
-    return lengthAwarePage(
-      rows.map(toCampaignResponse),
-      total,
-      { page: query.page, perPage: query.per_page },
-      pageLocation(request, this.config.appUrl),
-    );
+    const [rows, total] = await this.campaigns.list(user.id, query.per_page, pageOffset(query));
+    return pageOfList(rows.map(toCampaignResponse), total, query, request, this.config.appUrl);
   }
 
   async get(user: AuthenticatedUser, id: number): Promise<CampaignEnvelope> {

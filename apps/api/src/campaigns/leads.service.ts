@@ -10,16 +10,16 @@ import {
   LeadMessageEnvelope,
   LeadResponse,
   LengthAwarePage,
-  lengthAwarePage,
   MessageResponse,
   SecondaryContactRequest,
   toE164,
   toLeadResponse,
   UpdateLeadRequest,
   ValidationFailed,
+  pageOffset,
 } from '@app/contracts';
 import { LeadsRepository, Transactions } from '@app/database';
-import { pageLocation } from '@app/platform';
+import { pageOfList } from '@app/platform';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
@@ -38,13 +38,8 @@ export class LeadsService implements OnModuleInit {
 
   /** Newest first, with the exact total. */
   async list(user: AuthenticatedUser, query: LeadListQuery, request: Request): Promise<LengthAwarePage<LeadResponse>> {
-    const [rows, total] = await this.leads.list(user.id, query, query.per_page, (query.page - 1) * query.per_page);
-    return lengthAwarePage(
-      rows.map(toLeadResponse),
-      total,
-      { page: query.page, perPage: query.per_page },
-      pageLocation(request, this.config.appUrl),
-    );
+    const [rows, total] = await this.leads.list(user.id, query, query.per_page, pageOffset(query));
+    return pageOfList(rows.map(toLeadResponse), total, query, request, this.config.appUrl);
   }
 
   async get(user: AuthenticatedUser, id: number): Promise<LeadEnvelope> {

@@ -23,6 +23,7 @@ import {
 import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
+import { errorMessage } from '@app/platform';
 
 @Injectable()
 export class DocumentsService implements OnModuleInit {
@@ -106,7 +107,7 @@ export class DocumentsService implements OnModuleInit {
     try {
       await this.jobs.enqueue(Jobs.processDocument, { documentId: document.id });
     } catch (error) {
-      this.logger.error({ documentId: document.id, error: (error as Error).message }, 'could not enqueue document');
+      this.logger.error({ documentId: document.id, error: errorMessage(error) }, 'could not enqueue document');
       await this.documents.delete(user.id, document.id);
       throw Errors.processingNotStarted();
     }
@@ -134,7 +135,7 @@ export class DocumentsService implements OnModuleInit {
     try {
       await this.jobs.enqueue(Jobs.refreshDocument, { documentId: id });
     } catch (error) {
-      this.logger.error({ documentId: id, error: (error as Error).message }, 'could not enqueue refresh');
+      this.logger.error({ documentId: id, error: errorMessage(error) }, 'could not enqueue refresh');
       throw Errors.processingNotStarted();
     }
     return { message: 'Document refresh started.' };

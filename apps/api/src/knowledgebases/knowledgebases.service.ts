@@ -25,6 +25,7 @@ import {
 import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
+import { errorMessage } from '@app/platform';
 
 const CREATED_MESSAGE = 'Knowledgebase created successfully.';
 
@@ -105,7 +106,7 @@ export class KnowledgebasesService implements OnModuleInit {
       try {
         await this.jobs.enqueue(Jobs.reindexKnowledgebase, { knowledgebaseId: id });
       } catch (error) {
-        this.logger.error({ knowledgebaseId: id, error: (error as Error).message }, 'could not enqueue re-index');
+        this.logger.error({ knowledgebaseId: id, error: errorMessage(error) }, 'could not enqueue re-index');
         const restored = Object.fromEntries(
           Object.keys(changes).map((key) => [key, previous[key as keyof typeof changes]]),
         );

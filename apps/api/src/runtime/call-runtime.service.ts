@@ -168,7 +168,9 @@ function toNewEvent(event: RuntimeEvent, index: number): NewCallEvent & { index:
             ...(event.start_ms === undefined ? {} : { start_ms: event.start_ms }),
             ...(event.end_ms === undefined ? {} : { end_ms: event.end_ms }),
           }
-        : { text: event.text },
+        : event.type === 'dtmf'
+          ? { digits: event.digits, direction: event.direction }
+          : { text: event.text },
   };
 }
 

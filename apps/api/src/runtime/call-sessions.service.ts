@@ -3,6 +3,7 @@ import { CallIngestion } from '@app/calls';
 import {
   type CallSessionEnvelope,
   type CallSessionRequest,
+  DEFAULT_END_CALL,
   DomainError,
   dialledNames,
   nationalNumberCandidates,
@@ -15,6 +16,7 @@ import { RuntimeCallsRepository, type ServerHookRow } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { generateToken, hashToken } from '@app/platform';
 import { ASSISTANT_REQUEST_PENDING, AssistantRequests } from './assistant-requests.service';
+import { builtInActions, sessionVoicemail } from './built-in-actions';
 import { fillVariables, mergeCallVariables } from './call-variables';
 
 /** A call token outlives the longest the call may run by this much: the final write comes after the hang-up. */
@@ -110,7 +112,20 @@ export class CallSessions {
     };
     return {
       created,
-      body: { data: toCallSession({ call, token, expiresAt, assistant: { ...assistant, ...texts }, variables }) },
+      body: {
+        data: toCallSession({
+          call,
+          token,
+          expiresAt,
+          assistant: { ...assistant, ...texts },
+          variables,
+          controls: {
+            actions: builtInActions(assistant),
+            end_call: assistant.end_call ?? DEFAULT_END_CALL,
+            voicemail: sessionVoicemail(assistant.voicemail, variables),
+          },
+        }),
+      },
     };
   }
 

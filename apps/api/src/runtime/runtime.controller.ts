@@ -3,9 +3,7 @@ import {
   Controller,
   Get,
   HttpCode,
-  Injectable,
   Param,
-  type PipeTransform,
   Post,
   Put,
   Query,
@@ -14,6 +12,8 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
+  ApiBadGatewayResponse,
   ApiBearerAuth,
   ApiConflictResponse,
   ApiCreatedResponse,
@@ -40,6 +40,8 @@ import {
   SearchKnowledgebaseQuery,
   SearchResponse,
   ToolInvocationEnvelope,
+  TransferCallRequest,
+  CallTransferEnvelope,
 } from '@app/contracts';
 import { CallIngestion, type RuntimeCredential } from '@app/calls';
 import {
@@ -54,21 +56,11 @@ import {
 } from '@app/platform';
 import { CallRuntime } from './call-runtime.service';
 import { CallSessions } from './call-sessions.service';
+import { ExternalIdPipe } from './external-id.pipe';
+import { CallTransfers } from './call-transfers.service';
 import { CallTokenAccepted, RuntimeCaller, RuntimeTokenGuard } from './runtime-token.guard';
 
-/** The runtime's own id of a call: its room's name at the provider (LiveKit's are at most 256 bytes). */
-const EXTERNAL_ID = /^[A-Za-z0-9._:+-]{1,256}$/;
-
-/** An external id the service could never have stored answers like a call it does not have. */
-@Injectable()
-class ExternalIdPipe implements PipeTransform<string, string> {
-  transform(value: string): string {
-    if (!EXTERNAL_ID.test(value)) throw Errors.callNotFound();
-    return value;
-  }
-}
-
-const ExternalId = () => Param('externalId', ExternalIdPipe);
+const ExternalId = () => Param('externalId', new ExternalIdPipe(Errors.callNotFound));
 const ToolId = () => Param('toolId', new ResourceIdPipe(Errors.toolNotFound));
 
 /**
@@ -97,6 +89,7 @@ export class RuntimeController {
     private readonly sessions: CallSessions,
     private readonly runtime: CallRuntime,
     private readonly ingestion: CallIngestion,
+    private readonly transfers: CallTransfers,
   ) {}
 
   @Post('session')
@@ -225,6 +218,31 @@ export class RuntimeController {
     return this.runtime.control(externalId, request, response);
   }
 
+  @Post('transfer')
+  @HttpCode(202)
+  @CallTokenAccepted()
+  @ApiOperation({
+    operationId: 'transferCall',
+    summary: 'Transfer the caller to one of the assistant’s destinations, by name; answers how it went',
+    description:
+      'Only a destination of the call’s assistant (422 otherwise: a model never dials a number of its own). The ' +
+      'telephony provider hands the phone call over (LiveKit `TransferSIPParticipant`) and the answer comes once it ' +
+      'has: `transferred` (the call leaves the room; end the session, and write the call `ended`), or `failed` / ' +
+      '`declined` with a `reason` and a `message` the assistant can say, the caller still on the line. The call ' +
+      'records it (`transfer`, an event, `ended_reason: transferred`).',
+  })
+  @ApiAcceptedResponse({ type: CallTransferEnvelope })
+  @ApiValidatedInput('`destination` is not one of the assistant’s')
+  @ApiNotFoundAs('message', 'Call not found.')
+  @ApiConflictResponse({ type: MessageResponse, description: 'The call has already ended' })
+  @ApiBadGatewayResponse({
+    type: MessageResponse,
+    description: 'The telephony provider failed; the caller is still with the assistant, the failure recorded',
+  })
+  transfer(@ExternalId() externalId: string, @Body() body: TransferCallRequest): Promise<CallTransferEnvelope> {
+    return this.transfers.transfer(externalId, body);
+  }
+
   @Put()
   @CallTokenAccepted('final-write')
   @ApiOperation({
@@ -248,12 +266,12 @@ export class RuntimeController {
   })
   @ApiNotFoundAs('message', 'Not found.')
   async ingest(
-    @Param('externalId') externalId: string,
+    // A write's route answers a plain "not found" for an id no call could have, as for a path it does not know.
+    @Param('externalId', new ExternalIdPipe(Errors.routeNotFound)) externalId: string,
     @Body() body: IngestCallRequest,
     @RuntimeCaller() caller: RuntimeCredential,
     @Res({ passthrough: true }) response: Response,
   ): Promise<IngestCallResponse> {
-    if (!EXTERNAL_ID.test(externalId)) throw Errors.routeNotFound();
     const result = await this.ingestion.write(externalId, body, caller);
     response.status(result.created ? 201 : 200);
     return result.body;

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CallIngestion } from '@app/calls';
+import { CallIngestion, callControlProvider } from '@app/calls';
 import { WEBHOOK_USER_AGENT } from '@app/crypto';
 import { OutboundHttpModule } from '@app/outbound-http';
 import { CallsModule } from '../calls/calls.module';
@@ -8,14 +8,26 @@ import { ToolsModule } from '../tools/tools.module';
 import { AssistantRequests } from './assistant-requests.service';
 import { CallRuntime } from './call-runtime.service';
 import { CallSessions } from './call-sessions.service';
+import { CallTransfers } from './call-transfers.service';
 import { RuntimeController } from './runtime.controller';
 import { RuntimeTokenGuard } from './runtime-token.guard';
 
-/** The voice runtime's API under /api/internal: sessions, knowledge, tools, events and the call's writes. */
+/**
+ * The voice runtime's API under /api/internal: sessions, knowledge, tools, events, transfers (through the telephony
+ * provider's call control, as the worker's) and the call's writes.
+ */
 @Module({
   // The ring-time hook's requests introduce themselves as the call webhooks do.
   imports: [CallsModule, KnowledgebasesModule, ToolsModule, OutboundHttpModule.forRoot(WEBHOOK_USER_AGENT)],
   controllers: [RuntimeController],
-  providers: [CallSessions, CallRuntime, CallIngestion, RuntimeTokenGuard, AssistantRequests],
+  providers: [
+    CallSessions,
+    CallRuntime,
+    CallTransfers,
+    CallIngestion,
+    RuntimeTokenGuard,
+    AssistantRequests,
+    callControlProvider,
+  ],
 })
 export class RuntimeModule {}

@@ -62,6 +62,7 @@ function fakes(state: {
     addDialsPlaced: async (_id: number, placed: number) => void writes.push(['dials placed', placed]),
     hasLeadsIn: async () => state.openLeads ?? false,
     completeCampaign: async (id: number) => void writes.push(['completed', id]),
+    markCampaignsWaiting: async (userId: number) => void writes.push(['account waiting', userId]),
   };
   const placed: number[] = [];
   const placer = { place: async ({ callId }: { callId: number }) => void placed.push(callId) };
@@ -152,6 +153,6 @@ describe('DialScheduler.run, with a fake repository', () => {
     expect(some.writes).toContainEqual(['scheduled', [1]]);
     const none = fakes({ campaign: { ...campaign, account_slots: 0 }, leads: [lead(1)] });
     await expect(none.scheduler.run(7)).resolves.toEqual({ idle: 'account-at-limit' });
-    expect(none.writes).toEqual([]);
+    expect(none.writes).toEqual([['account waiting', 1]]);
   });
 });

@@ -110,8 +110,11 @@ export class DialScheduler {
     const slots = campaign.max_calls_in_parallel - campaign.in_flight;
     if (slots <= 0) return { idle: 'no-slot' };
     // The account's other calls (its other campaigns, make_call, inbound) share its limit: the leads wait, as they
-    // are, until a call of the account ends (its campaign's next look, or the periodic one).
-    if (campaign.account_slots <= 0) return { idle: 'account-at-limit' };
+    // are, until a call of the account ends, which has the campaign looked at again (the periodic look, failing that).
+    if (campaign.account_slots <= 0) {
+      await dialling.markCampaignsWaiting(campaign.user_id);
+      return { idle: 'account-at-limit' };
+    }
     if (!isWithinDialWindow(campaign, now)) return { idle: 'outside-hours' };
 
     const leads = await dialling.lockDueLeads(campaign.id, now, Math.min(slots, campaign.account_slots));

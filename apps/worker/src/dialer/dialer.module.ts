@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
-import { CallIngestion, Clock } from '@app/calls';
+import { CallIngestion, callControlProvider, Clock } from '@app/calls';
 import { CALL_CONTROL } from '@app/telephony';
-import { callControlProvider } from './call-control.provider';
 import { callDialerProvider } from './call-dialer.provider';
 import { CallPlacer } from './call-placer.service';
 import { DialScheduler } from './dial-scheduler.service';

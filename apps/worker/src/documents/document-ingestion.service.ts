@@ -33,6 +33,7 @@ import { CrawledPage, OutboundHttp, OutboundRequestError, crawlWebsite } from '@
 import { JobMetrics } from '../job-metrics';
 import { CRAWLER_USER_AGENT } from './crawler-user-agent';
 import { ClassifiedError, crawlFailureReason, documentFailureReason, type DocumentLimits } from './document-failure';
+import { errorMessage } from '@app/platform';
 
 /** A failure worth retrying (the site is down, answered 5xx or 429); anything else fails the document at once. */
 export class TransientIngestionError extends ClassifiedError {}
@@ -105,10 +106,10 @@ export class DocumentIngestion {
         return jobFailed(documentFailureReason(error, this.limits()));
       }
       if (isFinalAttempt(job)) {
-        this.logger.warn({ documentId, error: (error as Error).message }, 'document failed after its last attempt');
+        this.logger.warn({ documentId, error: errorMessage(error) }, 'document failed after its last attempt');
         const failed = await this.documents.fail(
           documentId,
-          `Processing failed after ${job.attemptsMade + 1} attempts: ${(error as Error).message}`,
+          `Processing failed after ${job.attemptsMade + 1} attempts: ${errorMessage(error)}`,
         );
         if (failed) this.metrics.documentFinished(document.type, 'failed');
         return jobFailed(

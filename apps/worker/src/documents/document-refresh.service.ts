@@ -14,6 +14,7 @@ import {
 import { OutboundRequestError } from '@app/outbound-http';
 import { DocumentIngestion, isRetryableStatus, pagePassages, readPages } from './document-ingestion.service';
 import { ClassifiedError, crawlFailureReason, documentFailureReason } from './document-failure';
+import { errorMessage } from '@app/platform';
 
 /** Documents one pass of the schedule enqueues at most; the rest wait for the next pass. */
 const DUE_BATCH = 500;
@@ -62,8 +63,8 @@ export class DocumentRefresh {
     } catch (error) {
       const transient = !(error instanceof RefreshFailed) && !isPermanent(error);
       if (transient && !isFinalAttempt(job)) throw error;
-      await this.documents.recordRefreshFailure(documentId, (error as Error).message);
-      this.logger.warn({ documentId, error: (error as Error).message }, 'website refresh failed');
+      await this.documents.recordRefreshFailure(documentId, errorMessage(error));
+      this.logger.warn({ documentId, error: errorMessage(error) }, 'website refresh failed');
       const reason = documentFailureReason(error, this.ingestion.limits());
       return jobFailed(transient ? FailureReasons.afterAttempts(job.attemptsMade + 1, reason) : reason);
     }

@@ -21,6 +21,7 @@ import {
   LIVE_JOB_STATES,
 } from '@app/jobs';
 import { JobMetrics } from '../job-metrics';
+import { errorMessage } from '@app/platform';
 
 /** Rows written per transaction; progress (and the resume point) moves by this much. */
 const BATCH_ROWS = 1000;
@@ -89,7 +90,7 @@ export class LeadImport {
         trim: true,
       });
     } catch (error) {
-      return this.fail(job.id, `The file is not valid CSV: ${(error as Error).message}`, FailureReasons.notCsv);
+      return this.fail(job.id, `The file is not valid CSV: ${errorMessage(error)}`, FailureReasons.notCsv);
     }
     const header = (records.shift() ?? []).map((name) => name.trim());
     const phoneIndex = header.findIndex((name) => name.toLowerCase() === PHONE_COLUMN);

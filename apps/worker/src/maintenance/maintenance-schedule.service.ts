@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { allJobs, type JobDefinition, JobQueue } from '@app/jobs';
+import { errorMessage } from '@app/platform';
 
 export interface RepeatableJob {
   definition: JobDefinition<unknown>;
@@ -94,7 +95,7 @@ export class MaintenanceSchedule implements OnApplicationBootstrap, OnApplicatio
     try {
       await this.ensure();
     } catch (error) {
-      this.logger.warn({ error: (error as Error).message }, 'could not check the job schedules; will retry');
+      this.logger.warn({ error: errorMessage(error) }, 'could not check the job schedules; will retry');
     }
   }
 

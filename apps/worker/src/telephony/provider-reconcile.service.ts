@@ -3,7 +3,7 @@ import { Counter, Gauge } from 'prom-client';
 import { AppConfig } from '@app/config';
 import { SipTrunksRepository, Transactions } from '@app/database';
 import { HandlesJob, Jobs } from '@app/jobs';
-import { MetricsRegistry } from '@app/platform';
+import { errorMessage, MetricsRegistry } from '@app/platform';
 import { SIP_PROVISIONER, SipProvisioner, TrunkOwner } from '@app/telephony';
 
 type Kind = 'inbound' | 'outbound' | 'dispatch_rule';
@@ -75,10 +75,7 @@ export class ProviderReconcile {
         this.logger.warn({ kind, id }, 'removed an orphan at the telephony provider');
       } catch (error) {
         remaining[kind]++;
-        this.logger.error(
-          { kind, id, error: (error as Error).message },
-          'an orphan at the provider could not be removed',
-        );
+        this.logger.error({ kind, id, error: errorMessage(error) }, 'an orphan at the provider could not be removed');
       }
     };
 

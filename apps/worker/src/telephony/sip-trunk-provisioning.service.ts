@@ -32,6 +32,7 @@ import {
   SipProvisioningError,
   TrunkOwner,
 } from '@app/telephony';
+import { errorMessage } from '@app/platform';
 
 /** The trunk as it should be once the request is applied. */
 interface TrunkState {
@@ -130,13 +131,13 @@ export class SipTrunkProvisioning {
         }
       } catch (error) {
         await this.discard(trunks, created);
-        this.logger.warn({ requestId, trunkId: trunk.id, error: (error as Error).message }, 'SIP provisioning failed');
+        this.logger.warn({ requestId, trunkId: trunk.id, error: errorMessage(error) }, 'SIP provisioning failed');
         // The provider's own refusal of a number some inbound trunk carries is the caller's 422, not a 502.
         const [message, reason] =
           error instanceof SipNumberTakenError
             ? [PHONE_NUMBER_TAKEN, FailureReasons.numberTakenAtProvider]
             : [
-                (error as Error).message,
+                errorMessage(error),
                 error instanceof SipProvisioningError
                   ? FailureReasons.providerRefused
                   : FailureReasons.unexpected(error),
@@ -206,7 +207,7 @@ export class SipTrunkProvisioning {
           await trunks.cleanedUp(row.id);
           deleted++;
         } catch (error) {
-          await trunks.cleanupFailed(row.id, (error as Error).message);
+          await trunks.cleanupFailed(row.id, errorMessage(error));
           remaining++;
         }
       }

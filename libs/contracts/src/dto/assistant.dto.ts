@@ -7,6 +7,20 @@ import {
   AnalysisPlanResponse,
   DEFAULT_ANALYSIS_PLAN,
 } from './call-analysis.dto';
+import {
+  EndCallSettings,
+  EndCallSettingsResponse,
+  DEFAULT_END_CALL,
+  DEFAULT_VOICEMAIL,
+  MAX_TRANSFER_DESTINATIONS,
+  type StoredEndCallSettings,
+  type StoredTransferDestination,
+  type StoredVoicemailSettings,
+  TransferDestination,
+  TransferDestinationResponse,
+  VoicemailSettings,
+  VoicemailSettingsResponse,
+} from './call-control.dto';
 import { PageQuery } from './pagination.dto';
 import { COLORS } from './organisation.dto';
 import { Rule } from '../validation';
@@ -141,16 +155,23 @@ const SchemaEnumValues = () =>
     { message: `The :attribute field must not have more than ${MAX_SCHEMA_ENUM_VALUES} enum values in all.` },
   );
 
+/** A list of ids an assistant links to (its languages, tools, labels): a list sent replaces the old one. */
+const LinkedIds = () =>
+  // In the order stacked decorators apply (the lowest first), so the rules run as they did written out on each field.
+  applyDecorators(
+    Rule.IdList(MAX_LINKED_ITEMS),
+    Rule.Sometimes(),
+    ApiPropertyOptional({
+      type: 'integer',
+      isArray: true,
+      maxItems: MAX_LINKED_ITEMS,
+      description: 'Replaces the list; `[]` clears it',
+    }),
+  );
+
 /** Everything but the three fields required on create. */
 class AssistantOptionalFields {
-  @ApiPropertyOptional({
-    type: 'integer',
-    isArray: true,
-    maxItems: MAX_LINKED_ITEMS,
-    description: 'Replaces the list; `[]` clears it',
-  })
-  @Rule.Sometimes()
-  @Rule.IdList(MAX_LINKED_ITEMS)
+  @LinkedIds()
   secondary_language_ids?: number[];
 
   @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true, description: 'A voice of the speech provider' })
@@ -181,14 +202,7 @@ class AssistantOptionalFields {
   @Rule.Id()
   phone_number_id?: number | null;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    isArray: true,
-    maxItems: MAX_LINKED_ITEMS,
-    description: 'Replaces the list; `[]` clears it',
-  })
-  @Rule.Sometimes()
-  @Rule.IdList(MAX_LINKED_ITEMS)
+  @LinkedIds()
   tool_ids?: number[];
 
   @ApiPropertyOptional({ type: 'integer', nullable: true, description: '`null` takes it out of its folder' })
@@ -196,14 +210,7 @@ class AssistantOptionalFields {
   @Rule.Id()
   folder_id?: number | null;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    isArray: true,
-    maxItems: MAX_LINKED_ITEMS,
-    description: 'Replaces the list; `[]` clears it',
-  })
-  @Rule.Sometimes()
-  @Rule.IdList(MAX_LINKED_ITEMS)
+  @LinkedIds()
   label_ids?: number[];
 
   @ApiPropertyOptional({ type: String, format: 'uri', maxLength: 2048, nullable: true })
@@ -239,6 +246,35 @@ class AssistantOptionalFields {
   @Rule.Optional()
   @Rule.Nested(() => AnalysisPlanRequest)
   analysis?: AnalysisPlanRequest | null;
+
+  @ApiPropertyOptional({
+    type: [TransferDestination],
+    maxItems: MAX_TRANSFER_DESTINATIONS,
+    description: 'Where the assistant may transfer a call, and nowhere else. Replaces the list; `[]` clears it',
+  })
+  @Rule.Sometimes()
+  @Rule.ArrayMax(MAX_TRANSFER_DESTINATIONS)
+  @Rule.EachNested(() => TransferDestination)
+  @Rule.DistinctBy('name')
+  transfer_destinations?: TransferDestination[];
+
+  @ApiPropertyOptional({
+    type: EndCallSettings,
+    nullable: true,
+    description: 'Whether the assistant may end the call itself (default: yes); `null` restores the default',
+  })
+  @Rule.Optional()
+  @Rule.Nested(() => EndCallSettings)
+  end_call?: EndCallSettings | null;
+
+  @ApiPropertyOptional({
+    type: VoicemailSettings,
+    nullable: true,
+    description: 'What the assistant does when a machine answers (default: hang up); `null` restores the default',
+  })
+  @Rule.Optional()
+  @Rule.Nested(() => VoicemailSettings)
+  voicemail?: VoicemailSettings | null;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 7200, default: 600, description: 'Seconds' })
   @Rule.Sometimes()
@@ -355,6 +391,9 @@ export class AssistantResponse {
   @ApiProperty({ type: 'object', additionalProperties: true }) variables: Record<string, unknown>;
   @ApiProperty({ type: [PostCallField] }) post_call_schema: PostCallField[];
   @ApiProperty({ type: AnalysisPlanResponse }) analysis: AnalysisPlanResponse;
+  @ApiProperty({ type: [TransferDestinationResponse] }) transfer_destinations: TransferDestinationResponse[];
+  @ApiProperty({ type: EndCallSettingsResponse }) end_call: EndCallSettingsResponse;
+  @ApiProperty({ type: VoicemailSettingsResponse }) voicemail: VoicemailSettingsResponse;
   @ApiProperty({ type: 'integer' }) max_duration: number;
   @ApiProperty({ type: Boolean }) record: boolean;
   @ApiProperty({ enum: ASSISTANT_STATUSES }) status: string;
@@ -388,6 +427,9 @@ export interface AssistantLike {
   variables: Record<string, unknown>;
   postCallSchema: PostCallField[];
   analysis: AnalysisPlan | null;
+  transferDestinations: StoredTransferDestination[];
+  endCall: StoredEndCallSettings | null;
+  voicemail: StoredVoicemailSettings | null;
   maxDuration: number;
   record: boolean;
   status: string;
@@ -433,6 +475,9 @@ export function toAssistantResponse(
     variables: row.variables,
     post_call_schema: row.postCallSchema,
     analysis: row.analysis ?? DEFAULT_ANALYSIS_PLAN,
+    transfer_destinations: row.transferDestinations,
+    end_call: row.endCall ?? DEFAULT_END_CALL,
+    voicemail: row.voicemail ?? DEFAULT_VOICEMAIL,
     max_duration: row.maxDuration,
     record: row.record,
     status: row.status,

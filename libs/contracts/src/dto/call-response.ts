@@ -1,5 +1,6 @@
 import type { CallAnalysis, CallAnalysisResponse } from './call-analysis.dto';
 import type { AssistantRequestOutcome, CallResponse } from './call.dto';
+import type { EndedReason, StoredCallTransfer } from './call-control.dto';
 import { utcDateTime } from './lead.dto';
 
 /**
@@ -60,6 +61,10 @@ export interface CallRow {
   analysis_changed_at: Date | null;
   /** What came of the ring-time hook; null when none was asked. */
   assistant_request: AssistantRequestOutcome | null;
+  /** Why the call ended, as the runtime (or a transfer) said. */
+  ended_reason: EndedReason | null;
+  /** The call's last transfer. */
+  transfer: StoredCallTransfer | null;
   ended_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -94,6 +99,8 @@ export function toCallResponse(row: CallRow): CallResponse {
     assistant_request: row.assistant_request
       ? { status: row.assistant_request.status, reason: row.assistant_request.reason }
       : null,
+    ended_reason: row.ended_reason,
+    transfer: row.transfer,
     created_at: utcDateTime(row.created_at),
     updated_at: utcDateTime(row.updated_at),
   };

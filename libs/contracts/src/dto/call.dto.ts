@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Rule } from '../validation';
 import { ScalarMap } from './assistant.dto';
 import { CallAnalysisResponse } from './call-analysis.dto';
+import { CallTransferRecord, ENDED_REASONS, type EndedReason } from './call-control.dto';
 import { PageQuery } from './pagination.dto';
 import { RequestExample } from './request-example';
 
@@ -162,6 +163,16 @@ export class IngestCallRequest {
   @Rule.OneOf(ANSWERED_BY)
   answered_by?: string;
 
+  @ApiPropertyOptional({
+    enum: ENDED_REASONS,
+    description:
+      'Why the call ended (`assistant_hangup` when the assistant ended it with `end_call`); a transferred call keeps ' +
+      '`transferred`',
+  })
+  @Rule.Optional()
+  @Rule.OneOf(ENDED_REASONS)
+  ended_reason?: EndedReason;
+
   @ApiPropertyOptional({ type: String, format: 'uri', maxLength: 2048 })
   @Rule.OptionalText(2048)
   @Rule.HttpUrl()
@@ -273,6 +284,14 @@ export class CallResponse {
     description: 'The ring-time hook’s outcome; null when no hook was asked (no `server_url`, or not inbound)',
   })
   assistant_request: AssistantRequestOutcome | null;
+  @ApiProperty({ enum: ENDED_REASONS, nullable: true, description: 'Why the call ended; null: not said (or not over)' })
+  ended_reason: EndedReason | null;
+  @ApiProperty({
+    type: CallTransferRecord,
+    nullable: true,
+    description: 'The call’s last transfer and how it went; null: none was tried',
+  })
+  transfer: CallTransferRecord | null;
   @ApiProperty({ type: String, example: '2026-01-02 03:04:05' }) created_at: string;
   @ApiProperty({ type: String, example: '2026-01-02 03:04:05' }) updated_at: string;
 }

@@ -24,6 +24,11 @@ export class PageQuery {
   per_page: number = DEFAULT_PER_PAGE;
 }
 
+/** The rows a page skips: the pages before it, full. */
+export function pageOffset(query: PageQuery): number {
+  return (query.page - 1) * query.per_page;
+}
+
 export class PageLink {
   @ApiProperty({ type: String, nullable: true }) url: string | null;
   @ApiProperty({ example: '1' }) label: string;

@@ -4,6 +4,7 @@ import { Rule } from '../validation';
 import { POST_CALL_FIELD_TYPES, POST_CALL_ITEM_TYPES, type PostCallField, ScalarMap } from './assistant.dto';
 import { CALL_TYPES, CallResponse } from './call.dto';
 import { type CallRow, toCallResponse } from './call-response';
+import { EndCallSettingsResponse, SessionAction, VoicemailSettingsResponse } from './call-control.dto';
 import { LanguageResponse } from './language.dto';
 import {
   TOOL_CALL_ERROR_CODES,
@@ -20,7 +21,10 @@ import { RequestExample } from './request-example';
 export const MAX_EVENTS_PER_REQUEST = 100;
 /** One turn's text; a call's whole transcript is at most 1,000,000 characters. */
 export const MAX_EVENT_TEXT = 10_000;
-export const CALL_EVENT_TYPES = ['transcript', 'note'] as const;
+export const CALL_EVENT_TYPES = ['transcript', 'note', 'dtmf'] as const;
+export const DTMF_DIRECTIONS = ['inbound', 'outbound'] as const;
+/** Keys of a phone's pad (and `w`, a half-second pause, which the runtime may send): at most 64 at a time. */
+export const DTMF_DIGITS = /^[0-9*#A-Dw]{1,64}$/;
 export const TRANSCRIPT_ROLES = ['assistant', 'user'] as const;
 
 /** POST /internal/calls/{external_id}/session: the runtime has a call and asks what to run. */
@@ -112,6 +116,7 @@ export class SessionAssistant {
     type: 'array',
     items: {
       type: 'object',
+      required: ['name', 'type', 'description'],
       properties: {
         name: { type: 'string' },
         type: { type: 'string', enum: [...POST_CALL_FIELD_TYPES] },
@@ -169,6 +174,21 @@ export class CallSession {
   expires_at: string;
   @ApiProperty({ type: SessionAssistant }) assistant: SessionAssistant;
   @ApiProperty({ type: [SessionTool] }) tools: SessionTool[];
+  @ApiProperty({
+    type: [SessionAction],
+    description:
+      'Built-in actions to offer the model beside the tools: `transfer_call` (with the assistant’s destinations; ' +
+      'done through `POST .../transfer`), `end_call` (when the assistant may end the call) and `send_dtmf` (keys ' +
+      'pressed in the room, reported as `dtmf` events)',
+  })
+  actions: SessionAction[];
+  @ApiProperty({ type: EndCallSettingsResponse, description: 'Whether the assistant may end the call, and its goodbye' })
+  end_call: EndCallSettingsResponse;
+  @ApiProperty({
+    type: VoicemailSettingsResponse,
+    description: 'What to do when a machine answers; the message’s `{{variables}}` already filled in',
+  })
+  voicemail: VoicemailSettingsResponse;
   @ApiProperty({ type: SessionKnowledgebase, nullable: true }) knowledgebase: SessionKnowledgebase | null;
 }
 
@@ -201,6 +221,8 @@ export function toCallSession(session: {
   expiresAt: Date;
   assistant: SessionAssistantLike;
   variables: Record<string, unknown>;
+  /** The built-in actions and call-control settings, as the session offers them (see the runtime's built-in-actions). */
+  controls: Pick<CallSession, 'actions' | 'end_call' | 'voicemail'>;
 }): CallSession {
   const { assistant } = session;
   return {
@@ -223,6 +245,9 @@ export function toCallSession(session: {
       post_call_schema: assistant.post_call_schema,
     },
     tools: assistant.tools.map(toSessionTool),
+    actions: session.controls.actions,
+    end_call: session.controls.end_call,
+    voicemail: session.controls.voicemail,
     knowledgebase: assistant.knowledgebase,
   };
 }
@@ -330,9 +355,34 @@ export class RuntimeEvent {
   @Rule.OneOf(TRANSCRIPT_ROLES)
   role?: (typeof TRANSCRIPT_ROLES)[number];
 
-  @ApiProperty({ type: String, maxLength: MAX_EVENT_TEXT })
+  @ApiPropertyOptional({ type: String, maxLength: MAX_EVENT_TEXT, description: 'Required for a turn and a note' })
+  @ValidateIf((event: RuntimeEvent) => event.type !== 'dtmf' || event.text !== undefined)
+  @Rule.ProhibitedWhen('type', 'dtmf')
   @Rule.RequiredText(MAX_EVENT_TEXT)
-  text: string;
+  text?: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    pattern: DTMF_DIGITS.source,
+    example: '1#',
+    description: '`dtmf`: the keys pressed (0-9, *, #, A-D; `w` a pause), in order',
+  })
+  @ValidateIf((event: RuntimeEvent) => event.type === 'dtmf' || event.digits !== undefined)
+  @Rule.RequiredWhen('type', 'dtmf')
+  @Rule.ProhibitedUnless('type', 'dtmf')
+  @Rule.String()
+  @Rule.Pattern(DTMF_DIGITS)
+  digits?: string;
+
+  @ApiPropertyOptional({
+    enum: DTMF_DIRECTIONS,
+    description: '`dtmf`: `inbound` the caller pressed them, `outbound` the assistant sent them',
+  })
+  @ValidateIf((event: RuntimeEvent) => event.type === 'dtmf' || event.direction !== undefined)
+  @Rule.RequiredWhen('type', 'dtmf')
+  @Rule.ProhibitedUnless('type', 'dtmf')
+  @Rule.OneOf(DTMF_DIRECTIONS)
+  direction?: (typeof DTMF_DIRECTIONS)[number];
 
   @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Milliseconds from the call’s start' })
   @Rule.Optional()
@@ -396,11 +446,11 @@ export class ToolCallFailure {
 }
 
 /**
- * One entry of GET /user/calls/{id}/events: a turn, a note, a tool invocation or the owner's live control, in the order
- * they happened.
+ * One entry of GET /user/calls/{id}/events: a turn, a note, a tool invocation, keys pressed, a transfer or the
+ * owner's live control, in the order they happened.
  */
 export class CallEventResponse {
-  @ApiProperty({ enum: ['transcript', 'note', 'tool_call', 'control'] }) type: string;
+  @ApiProperty({ enum: ['transcript', 'note', 'tool_call', 'dtmf', 'transfer', 'control'] }) type: string;
   @ApiProperty({ type: String, format: 'date-time' }) at: string;
   @ApiPropertyOptional({ type: 'integer', description: 'transcript and note' }) seq?: number;
   @ApiPropertyOptional({ enum: TRANSCRIPT_ROLES, description: 'transcript' }) role?: string;
@@ -417,8 +467,21 @@ export class CallEventResponse {
   @ApiPropertyOptional({ type: String, description: 'tool_call' }) name?: string;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'tool_call' })
   arguments?: Record<string, unknown>;
-  @ApiPropertyOptional({ type: 'integer', nullable: true, description: 'tool_call: the endpoint’s HTTP status' })
-  status?: number | null;
+  @ApiPropertyOptional({
+    oneOf: [
+      { type: 'integer', nullable: true },
+      { type: 'string', enum: ['transferred', 'failed', 'declined'] },
+    ],
+    description: 'tool_call: the endpoint’s HTTP status (null without an answer); transfer: how it went',
+  })
+  status?: number | string | null;
+  @ApiPropertyOptional({ type: String, description: 'dtmf: the keys, in order' }) digits?: string;
+  @ApiPropertyOptional({ enum: DTMF_DIRECTIONS, description: 'dtmf: the caller’s (`inbound`) or the assistant’s' })
+  direction?: string;
+  @ApiPropertyOptional({ type: String, description: 'transfer: the destination’s name' }) destination?: string;
+  @ApiPropertyOptional({ enum: ['cold', 'warm'], description: 'transfer' }) mode?: string;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'transfer: why it did not connect' })
+  reason?: string | null;
   @ApiPropertyOptional({ type: 'integer', description: 'tool_call' }) duration_ms?: number;
   @ApiPropertyOptional({
     type: ToolCallFailure,
@@ -432,7 +495,7 @@ export class CallEventResponse {
 
 /** A row of `call_events`: the columns every event has, and what its type carries. */
 export interface CallEventRow {
-  type: 'transcript' | 'note' | 'tool_call' | 'control';
+  type: 'transcript' | 'note' | 'tool_call' | 'dtmf' | 'transfer' | 'control';
   seq: number | null;
   at: Date;
   data: Record<string, unknown>;

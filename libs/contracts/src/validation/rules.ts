@@ -55,6 +55,32 @@ export const ProhibitedUnless = (other: string, value: string) =>
     },
     field(`is prohibited unless ${other} is in ${value}.`),
   );
+/** Laravel's `prohibited_if`: the field may not be given when `other` is `value` (a key press has no `text`). */
+export const ProhibitedWhen = (other: string, value: string) =>
+  ValidateBy(
+    {
+      name: 'prohibitedWhen',
+      validator: {
+        validate: (given, args) =>
+          given === undefined || given === null || (args?.object as Record<string, unknown>)[other] !== value,
+      },
+    },
+    field(`is prohibited when ${other} is ${value}.`),
+  );
+/** Laravel's `missing_with`: the field may not be given beside `other` (a number or a SIP URI, never both). */
+export const ProhibitedWith = (other: string) =>
+  ValidateBy(
+    {
+      name: 'prohibitedWith',
+      validator: {
+        validate: (given, args) => {
+          const beside = (args?.object as Record<string, unknown>)[other];
+          return given === undefined || given === null || beside === undefined || beside === null;
+        },
+      },
+    },
+    field(`is prohibited when ${other.replace(/_/g, ' ')} is present.`),
+  );
 /** Laravel's `gte:other` between two numbers: when both are given, this one is at least the other's value. */
 export const AtLeastField = (other: string) =>
   ValidateBy(

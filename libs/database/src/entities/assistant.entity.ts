@@ -1,5 +1,11 @@
 import { Column, CreateDateColumn, Entity, UpdateDateColumn } from 'typeorm';
-import type { AnalysisPlan, PostCallField } from '@app/contracts';
+import type {
+  AnalysisPlan,
+  PostCallField,
+  StoredEndCallSettings,
+  StoredTransferDestination,
+  StoredVoicemailSettings,
+} from '@app/contracts';
 import { OwnedEntity } from './owned.entity';
 
 /** An AI voice assistant. Its labels, tools and secondary languages live in join tables. */
@@ -54,6 +60,18 @@ export class Assistant extends OwnedEntity {
   /** The post-call analysis plan as last sent, complete; null (never sent): the defaults. */
   @Column({ type: 'jsonb', nullable: true })
   analysis: AnalysisPlan | null;
+
+  /** Where the assistant may transfer a call: the only numbers a transfer may dial. */
+  @Column({ name: 'transfer_destinations', type: 'jsonb' })
+  transferDestinations: StoredTransferDestination[];
+
+  /** Null (never sent): the defaults. */
+  @Column({ name: 'end_call', type: 'jsonb', nullable: true })
+  endCall: StoredEndCallSettings | null;
+
+  /** Null (never sent): the defaults. */
+  @Column({ type: 'jsonb', nullable: true })
+  voicemail: StoredVoicemailSettings | null;
 
   @Column({ name: 'max_duration', type: 'integer' })
   maxDuration: number;

@@ -43,6 +43,8 @@ import { CallAnalysisIndexes1764140000001 } from './1764140000001-call-analysis-
 import { CallUsageDaily1764140000002 } from './1764140000002-call-usage-daily';
 import { CallControlEvents1764142000000 } from './1764142000000-call-control-events';
 import { AccountCallSlots1764141000000 } from './1764141000000-account-call-slots';
+import { CallControl1764150500000 } from './1764150500000-call-control';
+import { AccountCampaignsWaiting1764151000000 } from './1764151000000-account-campaigns-waiting';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -91,4 +93,6 @@ export const migrations = [
   CallUsageDaily1764140000002,
   AccountCallSlots1764141000000,
   CallControlEvents1764142000000,
+  CallControl1764150500000,
+  AccountCampaignsWaiting1764151000000,
 ];

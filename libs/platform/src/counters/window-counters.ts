@@ -3,6 +3,7 @@ import { type AppConfig } from '@app/config';
 import { type RateWindowsRepository } from '@app/database';
 import { closeRedisClient, createRedisClient, type RedisClient } from '../redis/redis-clients';
 import { withTimeout } from '../with-timeout';
+import { errorMessage } from '../error-message';
 
 /** A counter's value in its window, and the milliseconds until the window ends. */
 export interface WindowCount {
@@ -124,7 +125,7 @@ export class PostgresWindowCounters extends WindowCounters implements OnApplicat
     try {
       await this.windows.purgeEnded();
     } catch (error) {
-      this.logger.warn({ error: (error as Error).message }, 'could not purge ended rate windows');
+      this.logger.warn({ error: errorMessage(error) }, 'could not purge ended rate windows');
     }
   }
 }

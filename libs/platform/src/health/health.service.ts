@@ -4,6 +4,7 @@ import type { RedisClient } from '../redis/redis-clients';
 import { InjectRedis } from '../redis/redis.module';
 import { withTimeout } from '../with-timeout';
 import { ShutdownState } from './shutdown-state';
+import { errorMessage } from '../error-message';
 
 export type CheckStatus = 'up' | 'down';
 export interface CheckResult {
@@ -26,7 +27,7 @@ export async function runCheck(work: () => Promise<Record<string, unknown> | voi
     const details = (await withTimeout(work(), CHECK_TIMEOUT_MS, `timed out after ${CHECK_TIMEOUT_MS} ms`)) ?? {};
     return { status: 'up', latency_ms: Math.round(performance.now() - started), ...details };
   } catch (error) {
-    return { status: 'down', error: error instanceof Error ? error.message : String(error) };
+    return { status: 'down', error: errorMessage(error) };
   }
 }
 

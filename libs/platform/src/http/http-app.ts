@@ -2,7 +2,8 @@ import { ConsoleLogger, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import type { HttpTimeouts } from '@app/config';
-import { AppLogger, RequestLogging } from '../logging/logging.module';
+import { AppLogger } from '../logging/app-logger.service';
+import { RequestLogging } from '../logging/request-logging.service';
 import { ManagedExpressAdapter } from './managed-express.adapter';
 import { bodyParser } from './request-body';
 

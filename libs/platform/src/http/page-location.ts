@@ -1,7 +1,7 @@
 import { isIPv6 } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Request } from 'express';
-import type { PageLocation } from '@app/contracts';
+import { type LengthAwarePage, lengthAwarePage, type PageLocation, type PageQuery } from '@app/contracts';
 
 /** A host name of letters, digits and inner hyphens (or an IPv4 address), or an IPv6 address in brackets, with a port. */
 const HOST =
@@ -20,6 +20,17 @@ export function pageLocation(request: Request, appUrl?: string): PageLocation {
   const query: Record<string, string> = {};
   for (const [key, value] of url.searchParams) if (key !== 'page') query[key] = value;
   return { path: `${origin}${url.pathname}`, query };
+}
+
+/** A list route's answer: a page of `total` as `query` asked for it, its links made as `pageLocation` makes them. */
+export function pageOfList<T>(
+  data: T[],
+  total: number,
+  query: PageQuery,
+  request: Request,
+  appUrl?: string,
+): LengthAwarePage<T> {
+  return lengthAwarePage(data, total, { page: query.page, perPage: query.per_page }, pageLocation(request, appUrl));
 }
 
 /** Whether the peer is a proxy TRUST_PROXY names: Express's own test, as its `protocol` and `host` make it. */

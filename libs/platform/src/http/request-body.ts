@@ -35,7 +35,7 @@ function parserOf(request: IncomingMessage): BodyParser | undefined {
  *
  * Unlike Express's `body-parser`, which reads a refused body to its end before answering, a body declared or found
  * to be over the limit is answered at once and never read further: the answer closes the connection (see
- * ApiExceptionFilter), so a client cannot make the server read a gigabyte it has already refused.
+ * HttpErrorFilter), so a client cannot make the server read a gigabyte it has already refused.
  */
 export function bodyParser(): (
   request: IncomingMessage,

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { MetricsRegistry } from './metrics.registry';
+import { errorMessage } from '../error-message';
 
 /** The one path the metrics listener answers, the same as on a worker's port. */
 export const METRICS_PATH = '/api/metrics';
@@ -75,7 +76,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     try {
       body = await this.registry.metrics();
     } catch (error) {
-      new Logger('Metrics').error(`Collecting the metrics failed: ${(error as Error).message}`);
+      new Logger('Metrics').error(`Collecting the metrics failed: ${errorMessage(error)}`);
       return text(500, 'Collecting the metrics failed\n');
     }
     response.writeHead(200, {

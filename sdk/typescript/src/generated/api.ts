@@ -1674,6 +1674,24 @@ export interface components {
       structured_data: components['schemas']['AnalysisStructuredDataPlanResponse'];
       success: components['schemas']['AnalysisSuccessPlanResponse'];
     };
+    TransferDestinationResponse: {
+      name: string;
+      description: string;
+      number: string | null;
+      sip_uri: string | null;
+      /** @enum {string} */
+      mode: 'cold' | 'warm';
+      message: string | null;
+    };
+    EndCallSettingsResponse: {
+      enabled: boolean;
+      message: string | null;
+    };
+    VoicemailSettingsResponse: {
+      /** @enum {string} */
+      action: 'hangup' | 'leave_message';
+      message: string | null;
+    };
     AssistantResponse: {
       id: number;
       name: string;
@@ -1702,6 +1720,9 @@ export interface components {
       };
       post_call_schema: components['schemas']['PostCallField'][];
       analysis: components['schemas']['AnalysisPlanResponse'];
+      transfer_destinations: components['schemas']['TransferDestinationResponse'][];
+      end_call: components['schemas']['EndCallSettingsResponse'];
+      voicemail: components['schemas']['VoicemailSettingsResponse'];
       max_duration: number;
       record: boolean;
       /** @enum {string} */
@@ -1740,6 +1761,54 @@ export interface components {
       summary?: components['schemas']['AnalysisSummaryPlanRequest'];
       structured_data?: components['schemas']['AnalysisStructuredDataPlanRequest'];
       success?: components['schemas']['AnalysisSuccessPlanRequest'];
+    };
+    TransferDestination: {
+      /**
+       * @description What the assistant names it by (the tools’ naming rule); unique among the assistant’s
+       * @example billing_desk
+       */
+      name: string;
+      /** @description When the assistant should transfer there */
+      description: string;
+      /**
+       * @description E.164
+       * @example +14155550142
+       */
+      number?: string | null;
+      /**
+       * @description A `sip:` or `sips:` URI, instead of a number (cold transfers only: a warm one dials a number)
+       * @example sip:desk@pbx.example.com
+       */
+      sip_uri?: string | null;
+      /**
+       * @description `cold`: the caller is handed over at once; `warm`: the person is called first, briefed by the assistant, then joined to the caller
+       * @default cold
+       * @enum {string}
+       */
+      mode?: 'cold' | 'warm';
+      /** @description What the assistant says to the caller before it transfers them */
+      message?: string | null;
+    };
+    EndCallSettings: {
+      /** @default true */
+      enabled?: boolean;
+      /**
+       * @description Said before the assistant hangs up; null: the model’s own words
+       * @example Thank you for calling. Goodbye!
+       */
+      message?: string | null;
+    };
+    VoicemailSettings: {
+      /**
+       * @description `hangup` at once, or `leave_message` and then hang up
+       * @enum {string}
+       */
+      action: 'hangup' | 'leave_message';
+      /**
+       * @description Required with `leave_message`: left on the machine, `{{variables}}` filled in
+       * @example Hi, this is Ada from Example Dental calling about your appointment. Please call us back.
+       */
+      message?: string | null;
     };
     /**
      * @example {
@@ -1801,6 +1870,12 @@ export interface components {
       post_call_schema?: components['schemas']['PostCallField'][];
       /** @description The post-call analysis plan: replaces the stored one, what it leaves out taking its default; `null` restores the defaults (a summary, the `post_call_schema` fields, a pass/fail grade) */
       analysis?: components['schemas']['AnalysisPlanRequest'] | null;
+      /** @description Where the assistant may transfer a call, and nowhere else. Replaces the list; `[]` clears it */
+      transfer_destinations?: components['schemas']['TransferDestination'][];
+      /** @description Whether the assistant may end the call itself (default: yes); `null` restores the default */
+      end_call?: components['schemas']['EndCallSettings'] | null;
+      /** @description What the assistant does when a machine answers (default: hang up); `null` restores the default */
+      voicemail?: components['schemas']['VoicemailSettings'] | null;
       /**
        * @description Seconds
        * @default 600
@@ -1875,6 +1950,12 @@ export interface components {
       post_call_schema?: components['schemas']['PostCallField'][];
       /** @description The post-call analysis plan: replaces the stored one, what it leaves out taking its default; `null` restores the defaults (a summary, the `post_call_schema` fields, a pass/fail grade) */
       analysis?: components['schemas']['AnalysisPlanRequest'] | null;
+      /** @description Where the assistant may transfer a call, and nowhere else. Replaces the list; `[]` clears it */
+      transfer_destinations?: components['schemas']['TransferDestination'][];
+      /** @description Whether the assistant may end the call itself (default: yes); `null` restores the default */
+      end_call?: components['schemas']['EndCallSettings'] | null;
+      /** @description What the assistant does when a machine answers (default: hang up); `null` restores the default */
+      voicemail?: components['schemas']['VoicemailSettings'] | null;
       /**
        * @description Seconds
        * @default 600
@@ -2232,6 +2313,24 @@ export interface components {
        */
       reason: string;
     };
+    CallTransferRecord: {
+      /**
+       * @description The destination’s name
+       * @example billing_desk
+       */
+      destination: string;
+      /** @enum {string} */
+      mode: 'cold' | 'warm';
+      /** @enum {string} */
+      status: 'transferred' | 'failed' | 'declined';
+      /**
+       * @description Why it did not connect
+       * @example busy
+       */
+      reason: string | null;
+      /** Format: date-time */
+      at: string;
+    };
     CallResponse: {
       id: number;
       external_id: string;
@@ -2279,6 +2378,21 @@ export interface components {
       analysis: components['schemas']['CallAnalysisResponse'] | null;
       /** @description The ring-time hook’s outcome; null when no hook was asked (no `server_url`, or not inbound) */
       assistant_request: components['schemas']['AssistantRequestOutcome'] | null;
+      /**
+       * @description Why the call ended; null: not said (or not over)
+       * @enum {string|null}
+       */
+      ended_reason:
+        | 'customer_hangup'
+        | 'assistant_hangup'
+        | 'transferred'
+        | 'voicemail'
+        | 'max_duration'
+        | 'owner_hangup'
+        | 'error'
+        | null;
+      /** @description The call’s last transfer and how it went; null: none was tried */
+      transfer: components['schemas']['CallTransferRecord'] | null;
       /** @example 2026-01-02 03:04:05 */
       created_at: string;
       /** @example 2026-01-02 03:04:05 */
@@ -2350,7 +2464,7 @@ export interface components {
     };
     CallEventResponse: {
       /** @enum {string} */
-      type: 'transcript' | 'note' | 'tool_call' | 'control';
+      type: 'transcript' | 'note' | 'tool_call' | 'dtmf' | 'transfer' | 'control';
       /** Format: date-time */
       at: string;
       /** @description transcript and note */
@@ -2379,8 +2493,24 @@ export interface components {
       arguments?: {
         [key: string]: unknown;
       };
-      /** @description tool_call: the endpoint’s HTTP status */
-      status?: number | null;
+      /** @description tool_call: the endpoint’s HTTP status (null without an answer); transfer: how it went */
+      status?: (number | null) | ('transferred' | 'failed' | 'declined');
+      /** @description dtmf: the keys, in order */
+      digits?: string;
+      /**
+       * @description dtmf: the caller’s (`inbound`) or the assistant’s
+       * @enum {string}
+       */
+      direction?: 'inbound' | 'outbound';
+      /** @description transfer: the destination’s name */
+      destination?: string;
+      /**
+       * @description transfer
+       * @enum {string}
+       */
+      mode?: 'cold' | 'warm';
+      /** @description transfer: why it did not connect */
+      reason?: string | null;
       /** @description tool_call */
       duration_ms?: number;
       /** @description tool_call: why it failed (no answer, or an answer that is not a success); null when it succeeded; absent from tool calls recorded before it was kept */

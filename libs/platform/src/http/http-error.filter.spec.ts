@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Logger } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
-import { ApiExceptionFilter } from './exception.filter';
+import { HttpErrorFilter } from './http-error.filter';
 
 /** What the filter answers for an error, as the client would see it. */
 function answer(exception: unknown): { status: number; body: unknown } {
@@ -17,14 +17,14 @@ function answer(exception: unknown): { status: number; body: unknown } {
     },
   };
   const host = { switchToHttp: () => ({ getResponse: () => response, getRequest: () => ({}) }) };
-  new ApiExceptionFilter().catch(exception, host as unknown as ArgumentsHost);
+  new HttpErrorFilter().catch(exception, host as unknown as ArgumentsHost);
   return sent;
 }
 
 const postgresError = (code: string, detail?: string) =>
   new QueryFailedError('INSERT ...', [], Object.assign(new Error('refused'), { code, detail }));
 
-describe('ApiExceptionFilter and Postgres refusals', () => {
+describe('HttpErrorFilter and Postgres refusals', () => {
   // A 500 logs its stack and a refusal a warning; not worth printing here.
   beforeAll(() => {
     jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);

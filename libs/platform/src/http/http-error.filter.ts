@@ -48,7 +48,7 @@ function databaseClientError(exception: unknown): DomainError | undefined {
  * internal messages are logged, never sent.
  */
 @Catch()
-export class ApiExceptionFilter implements ExceptionFilter {
+export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');
 
   constructor(@Optional() private readonly adapterHost?: HttpAdapterHost) {}
