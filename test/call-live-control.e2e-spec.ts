@@ -239,7 +239,7 @@ describe('Live calls: the owner’s control and view', () => {
       return row.status === 'ended' ? row : undefined;
     }, 20_000);
     expect(Date.now() - asked).toBeGreaterThanOrEqual(4500);
-    expect(ended.status).toBe('ended');
+    expect(ended).toMatchObject({ status: 'ended', ended_reason: 'owner_hangup' });
     expect(await recorded(call.externalId)).toEqual([{ operation: 'endCall' }]);
     await runtime.untilClosed();
     await control(call.id, 'say', { text: 'Too late.' }).expect(409);

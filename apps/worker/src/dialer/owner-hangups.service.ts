@@ -8,7 +8,7 @@ import { CALL_CONTROL, type CallControl, CallControlError } from '@app/telephony
 /**
  * The owner's hang-up, when the runtime has not ended the call within OWNER_HANGUP_GRACE_MS (its final write is the
  * confirmation): the provider ends the call for everyone in it (LiveKit deletes the room; one already gone is no
- * error), then the call is written `ended` as the runtime would have, so its lead, slot and webhook follow. A provider
+ * error), then the call is written `ended` with `ended_reason: owner_hangup` as the runtime would have, so its lead, slot and webhook follow. A provider
  * failure is thrown, so the job's attempts retry it; the call stays as it was meanwhile.
  */
 @Injectable()
@@ -31,8 +31,11 @@ export class OwnerHangups {
     } catch (error) {
       if (!(error instanceof CallControlError) || error.reason !== 'not-found') throw error;
     }
-    this.logger.warn({ callId, controlId }, 'the runtime did not end a call its owner hung up: ended it at the provider');
-    await this.ingestion.write(call.external_id, { status: 'ended' });
+    this.logger.warn(
+      { callId, controlId },
+      'the runtime did not end a call its owner hung up: ended it at the provider',
+    );
+    await this.ingestion.write(call.external_id, { status: 'ended', ended_reason: 'owner_hangup' });
     return { status: 'enforced' };
   }
 }
