@@ -51,6 +51,31 @@ export interface SessionTool {
   parameters: Record<string, unknown>;
 }
 
+/** A built-in action the session offers beside the tools: done through the service, or (DTMF) in the room. */
+export interface SessionAction {
+  name: string;
+  type: 'transfer_call' | 'end_call' | 'send_dtmf';
+  description: string;
+  parameters: Record<string, unknown>;
+  /** `transfer_call`: where the call may go, by name (the numbers stay with the service). */
+  destinations?: { name: string; description: string; mode: 'cold' | 'warm'; message: string | null }[];
+  /** `end_call`: the goodbye. */
+  message?: string | null;
+}
+
+/** What to do when a machine answers. */
+export interface VoicemailSetting {
+  action: 'hangup' | 'leave_message';
+  message: string | null;
+}
+
+/** How a transfer went: `transferred` (the caller is with the person), or why not, in words to say. */
+export interface TransferResult {
+  status: 'transferred' | 'failed' | 'declined';
+  reason: string | null;
+  message: string | null;
+}
+
 export interface CallSession {
   call: {
     id: number;
@@ -65,6 +90,9 @@ export interface CallSession {
   expires_at: string;
   assistant: SessionAssistant;
   tools: SessionTool[];
+  actions: SessionAction[];
+  end_call: { enabled: boolean; message: string | null };
+  voicemail: VoicemailSetting;
   knowledgebase: { id: number; name: string } | null;
 }
 
@@ -95,7 +123,12 @@ export type CallEvent =
       start_ms?: number;
       end_ms?: number;
     }
-  | { seq: number; type: 'note'; text: string; at: string };
+  | { seq: number; type: 'note'; text: string; at: string }
+  | { seq: number; type: 'dtmf'; digits: string; direction: 'inbound' | 'outbound'; at: string };
+
+/** Why a call ended, as the service records it. */
+export type EndedReason =
+  'customer_hangup' | 'assistant_hangup' | 'transferred' | 'voicemail' | 'max_duration' | 'owner_hangup' | 'error';
 
 export interface CallReport {
   assistant_id: number;
@@ -108,6 +141,7 @@ export interface CallReport {
   /** Seconds. */
   duration?: number;
   answered_by?: AnsweredBy;
+  ended_reason?: EndedReason;
   evaluation?: Record<string, unknown>;
 }
 
@@ -158,6 +192,8 @@ const DEFAULT_RETRY: RetryPolicy = { attempts: 4, firstDelayMs: 250 };
 const REQUEST_TIMEOUT_MS = 10_000;
 /** The service waits for a tool at most 30 s (its longest tool timeout); its answer still has to arrive after. */
 const INVOKE_TIMEOUT_MS = 35_000;
+/** A transfer waits for the destination to answer (up to the provider's ringing timeout) and the hand-over. */
+const TRANSFER_TIMEOUT_MS = 150_000;
 
 /** The routes of one call, with that call's token. */
 export class CallClient {
@@ -191,6 +227,28 @@ export class CallClient {
       { retry: { attempts: 1, firstDelayMs: 0 }, timeoutMs: INVOKE_TIMEOUT_MS },
     );
     return answer.data;
+  }
+
+  /**
+   * Asks the service to transfer the caller to one of the assistant's destinations, by name; answers once the
+   * provider is done. Never retried: the first request may have handed the caller over whatever became of its answer.
+   * The provider's failure (502) answers as a failed transfer with the service's sentence.
+   */
+  async transfer(destination: string, summary?: string): Promise<TransferResult> {
+    try {
+      const answer = await this.http.send<{ data: { transfer: TransferResult } }>(
+        'POST',
+        this.path('/transfer'),
+        this.token,
+        { destination, ...(summary ? { summary } : {}) },
+        { retry: { attempts: 1, firstDelayMs: 0 }, timeoutMs: TRANSFER_TIMEOUT_MS },
+      );
+      return answer.data.transfer;
+    } catch (error) {
+      if (!(error instanceof ServiceError) || error.status !== 502) throw error;
+      const message = (error.body as { message?: unknown } | undefined)?.message;
+      return { status: 'failed', reason: 'provider-error', message: typeof message === 'string' ? message : null };
+    }
   }
 
   /** Records events; safe to retry, since the service keeps each `seq` once however often it is sent. */
