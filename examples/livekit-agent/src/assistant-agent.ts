@@ -1,5 +1,24 @@
 import { llm, voice } from '@livekit/agents';
-import { type CallClient, type CallSession, ServiceError, type SessionTool } from './service-client.js';
+import {
+  type CallClient,
+  type CallSession,
+  ServiceError,
+  type SessionAction,
+  type SessionTool,
+} from './service-client.js';
+
+/** What the built-in actions do to the call itself: keys on the line, words said, and ending the session. */
+export interface CallActions {
+  /** Presses keys on the line (LiveKit: `publishDtmf`), recorded as the assistant's DTMF. */
+  pressKeys(digits: string): Promise<void>;
+  /** Says a sentence to the caller (a transfer's announcement). */
+  say(text: string): void;
+  /** Ends the session once what is being said is said: the assistant hung up, or the caller was handed over. */
+  end(reason: 'transferred' | 'assistant_hangup'): void;
+}
+
+/** Keys a DTMF action may press: a phone's pad and `w`, a half-second pause. */
+const DTMF_DIGITS = /^[0-9*#w]{1,64}$/;
 
 /** The function the model looks facts up with, when the assistant has a knowledgebase. */
 export const KNOWLEDGE_TOOL = 'search_knowledgebase';
@@ -9,8 +28,89 @@ const KNOWLEDGE_PASSAGES = 3;
 const MAX_QUERY_LENGTH = 500;
 
 /** The agent that runs one call, built from nothing but the call's session. */
-export function buildAgent(session: CallSession, call: CallClient, now = new Date()): voice.Agent {
-  return new voice.Agent({ instructions: instructionsFor(session, now), tools: toolsFor(session, call) });
+export function buildAgent(
+  session: CallSession,
+  call: CallClient,
+  actions: CallActions,
+  now = new Date(),
+): voice.Agent {
+  return new voice.Agent({
+    instructions: instructionsFor(session, now),
+    tools: [...toolsFor(session, call), ...builtInTools(session, call, actions)],
+  });
+}
+
+/**
+ * The session's built-in actions as functions the model can call: a transfer done by the service (to a destination
+ * of the assistant's, by name), ending the call, and keys pressed on the line. A tool of the assistant's own under the
+ * same name keeps it.
+ */
+function builtInTools(session: CallSession, call: CallClient, actions: CallActions): llm.FunctionTool[] {
+  const taken = new Set(session.tools.map((tool) => tool.name));
+  return session.actions
+    .filter((action) => !taken.has(action.name))
+    .map((action) => {
+      switch (action.type) {
+        case 'transfer_call':
+          return transferTool(action, call, actions);
+        case 'end_call':
+          return endCallTool(action, actions);
+        case 'send_dtmf':
+          return dtmfTool(action, actions);
+      }
+    });
+}
+
+function transferTool(action: SessionAction, call: CallClient, actions: CallActions): llm.FunctionTool {
+  return llm.tool({
+    name: action.name,
+    description: action.description,
+    parameters: action.parameters,
+    execute: async (args: { destination?: unknown; summary?: unknown } | undefined) => {
+      const destination = action.destinations?.find((each) => each.name === args?.destination);
+      if (!destination) throw new llm.ToolError('There is no such destination: choose one of those listed.');
+      if (destination.message) actions.say(destination.message);
+      const summary = typeof args?.summary === 'string' ? args.summary : undefined;
+      const result = await call.transfer(destination.name, summary).catch((error: unknown) => {
+        throw new llm.ToolError(refusal(error));
+      });
+      if (result.status === 'transferred') {
+        actions.end('transferred');
+        return 'The caller has been transferred; the call is over for you.';
+      }
+      return (
+        `The transfer did not go through: ${result.message ?? 'it could not be connected.'} ` +
+        'Tell the caller, and offer to help otherwise.'
+      );
+    },
+  });
+}
+
+function endCallTool(action: SessionAction, actions: CallActions): llm.FunctionTool {
+  return llm.tool({
+    name: action.name,
+    description: action.description,
+    parameters: action.parameters,
+    execute: async () => {
+      if (action.message) actions.say(action.message);
+      actions.end('assistant_hangup');
+      return 'The call is ending.';
+    },
+  });
+}
+
+function dtmfTool(action: SessionAction, actions: CallActions): llm.FunctionTool {
+  return llm.tool({
+    name: action.name,
+    description: action.description,
+    parameters: action.parameters,
+    execute: async (args: { digits?: unknown } | undefined) => {
+      const digits = String(args?.digits ?? '');
+      if (!DTMF_DIGITS.test(digits)) throw new llm.ToolError('Only the keys 0-9, * and # can be pressed.');
+      await actions.pressKeys(digits);
+      return `Pressed ${digits}.`;
+    },
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { llm, log, voice } from '@livekit/agents';
-import { buildAgent } from './assistant-agent.js';
+import { buildAgent, type CallActions } from './assistant-agent.js';
 import { type CallDispatch, type SipNumbers, sessionRequest } from './dispatch.js';
 import { evaluateCall } from './post-call.js';
 import {
@@ -10,6 +10,7 @@ import {
   type CallSession,
   type CallStatus,
   type ControlMessage,
+  type EndedReason,
   refusalOf,
   type ServiceClient,
   type SessionAssistant,
@@ -18,7 +19,13 @@ import { LINES_BUSY_MESSAGE } from './settings.js';
 import { TranscriptStream } from './transcript-stream.js';
 
 /** Why the agent itself ends a call: the session's close reason then. */
-const END_REASONS = { maxDuration: 'max_duration', machine: 'answering_machine', owner: 'owner_hangup' } as const;
+const END_REASONS = {
+  maxDuration: 'max_duration',
+  machine: 'answering_machine',
+  owner: 'owner_hangup',
+  transferred: 'transferred',
+  assistantHangup: 'assistant_hangup',
+} as const;
 
 /**
  * The telephone side of a call: in production the LiveKit room with its SIP participant (`livekit-line.ts`). Kept
@@ -35,6 +42,10 @@ export interface CallLine {
   answeredBy(session: voice.AgentSession): Promise<AnsweredBy | null>;
   /** Ends the call for everyone on it. */
   hangUp(): Promise<void>;
+  /** Presses keys on the call (LiveKit: `publishDtmf`), one after the other; `w` waits half a second. */
+  sendDtmf(digits: string): Promise<void>;
+  /** Calls `listener` with each key the caller presses. */
+  onDtmf(listener: (digit: string) => void): void;
 }
 
 export interface CallOptions {
@@ -95,7 +106,13 @@ export async function runCall(options: CallOptions): Promise<void> {
   await finish(call, opened, transcript, outcome);
 }
 
-type Outcome = { status: CallStatus; duration: number; answered_by: AnsweredBy; evaluation?: Record<string, unknown> };
+type Outcome = {
+  status: CallStatus;
+  duration: number;
+  answered_by: AnsweredBy;
+  ended_reason?: EndedReason;
+  evaluation?: Record<string, unknown>;
+};
 
 /** The conversation itself, from the session's start on the line to its close. */
 async function converse(
@@ -110,7 +127,20 @@ async function converse(
   const closed = new Promise<string>((resolve) =>
     session.once(voice.AgentSessionEventTypes.Close, (event) => resolve(String(event.reason))),
   );
-  const agent = buildAgent(opened, call);
+  const actions: CallActions = {
+    pressKeys: async (digits) => {
+      await line.sendDtmf(digits);
+      transcript.dtmf(digits, 'outbound');
+    },
+    say: (text) => void session.say(text, { allowInterruptions: false }),
+    end: (reason) => session.shutdown({ drain: true, reason }),
+  };
+  // The caller's keys: recorded, and told to the model, which may be running a menu of its own.
+  line.onDtmf((digit) => {
+    transcript.dtmf(digit, 'inbound');
+    session.generateReply({ userInput: `(The caller pressed ${digit} on the keypad.)` });
+  });
+  const agent = buildAgent(opened, call, actions);
   await line.start(session, agent);
 
   const connection = await line.connected();
@@ -135,7 +165,14 @@ async function converse(
     .answeredBy(session)
     .then((answeredBy) => {
       detected = answeredBy;
-      if (answeredBy === 'machine') session.shutdown({ reason: END_REASONS.machine });
+      if (answeredBy !== 'machine') return;
+      // The assistant's voicemail setting: a message left on the machine, or none.
+      const { voicemail } = opened;
+      if (voicemail.action === 'leave_message' && voicemail.message) {
+        session.interrupt();
+        session.say(voicemail.message, { allowInterruptions: false, addToChatCtx: true });
+      }
+      session.shutdown({ drain: true, reason: END_REASONS.machine });
     })
     .catch((error: unknown) => log().warn({ error: (error as Error).message }, 'answering machine detection failed'));
   if (firstMessage) session.say(firstMessage);
@@ -165,6 +202,7 @@ async function converse(
       : undefined;
   return {
     status: statusFor(reason),
+    ended_reason: endedReasonFor(reason),
     duration,
     // An inbound caller who said something is a person; nothing else tells.
     answered_by: detected ?? (transcript.turns.some((turn) => turn.role === 'user') ? 'human' : 'unknown'),
@@ -202,6 +240,7 @@ function statusFor(reason: string): CallStatus {
   switch (reason) {
     case END_REASONS.maxDuration:
     case END_REASONS.machine:
+    case END_REASONS.assistantHangup:
       return 'ended_by_assistant';
     case voice.CloseReason.PARTICIPANT_DISCONNECTED:
       return 'ended_by_customer';
@@ -209,6 +248,26 @@ function statusFor(reason: string): CallStatus {
       return 'failed';
     default:
       return 'ended';
+  }
+}
+
+/** Why the call ended, as the service records it; a transfer's is the service's own to say. */
+function endedReasonFor(reason: string): EndedReason | undefined {
+  switch (reason) {
+    case END_REASONS.maxDuration:
+      return 'max_duration';
+    case END_REASONS.machine:
+      return 'voicemail';
+    case END_REASONS.assistantHangup:
+      return 'assistant_hangup';
+    case END_REASONS.transferred:
+      return 'transferred';
+    case voice.CloseReason.PARTICIPANT_DISCONNECTED:
+      return 'customer_hangup';
+    case voice.CloseReason.ERROR:
+      return 'error';
+    default:
+      return undefined;
   }
 }
 

@@ -84,6 +84,25 @@ export class LiveKitLine implements CallLine {
     }
   }
 
+  /** RFC 4733's event codes: 0-9, then * (10) and # (11); `w` is a half-second pause between keys. */
+  async sendDtmf(digits: string): Promise<void> {
+    for (const digit of digits) {
+      if (digit === 'w') {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        continue;
+      }
+      const code = digit === '*' ? 10 : digit === '#' ? 11 : Number(digit);
+      await this.ctx.room.localParticipant!.publishDtmf(code, digit);
+    }
+  }
+
+  /** The keys the call's SIP participant presses (LiveKit's bridge publishes them into the room). */
+  onDtmf(listener: (digit: string) => void): void {
+    this.ctx.room.on(RoomEvent.DtmfReceived, (_code, digit, participant) => {
+      if (participant.identity === this.participant.identity) listener(digit);
+    });
+  }
+
   /** Deleting the room ends the SIP call, whoever is still on it. */
   hangUp(): Promise<void> {
     return this.ctx.deleteRoom();

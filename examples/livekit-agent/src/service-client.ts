@@ -22,6 +22,11 @@ export type CallReport = Schemas['IngestCallRequest'];
 export type CallType = SessionRequest['type'];
 export type CallStatus = NonNullable<CallReport['status']>;
 export type AnsweredBy = NonNullable<CallReport['answered_by']>;
+export type EndedReason = NonNullable<CallReport['ended_reason']>;
+export type SessionAction = Schemas['SessionAction'];
+export type VoicemailSetting = Schemas['VoicemailSettingsResponse'];
+/** How a transfer went: `transferred` (the caller is with the person), or why not, in words to say. */
+export type TransferResult = Pick<Schemas['CallTransferResponse'], 'status' | 'reason' | 'message'>;
 /**
  * The data of a control stream's `control` event (`GET .../control`): the service's `CallControlMessage`. A stream's
  * events are text to OpenAPI, so this one shape is written here.
@@ -94,6 +99,8 @@ const DEFAULT_RETRY: RetryPolicy = { attempts: 4, firstDelayMs: 250 };
 const REQUEST_TIMEOUT_MS = 10_000;
 /** The service waits for a tool at most 30 s (its longest tool timeout); its answer still has to arrive after. */
 const INVOKE_TIMEOUT_MS = 35_000;
+/** A transfer waits for the destination to answer (up to the provider's ringing timeout) and the hand-over. */
+const TRANSFER_TIMEOUT_MS = 150_000;
 
 /** The routes of one call, with that call's token. */
 export class CallClient {
@@ -127,6 +134,28 @@ export class CallClient {
       { retry: { attempts: 1, firstDelayMs: 0 }, timeoutMs: INVOKE_TIMEOUT_MS },
     );
     return answer.data;
+  }
+
+  /**
+   * Asks the service to transfer the caller to one of the assistant's destinations, by name; answers once the
+   * provider is done. Never retried: the first request may have handed the caller over whatever became of its answer.
+   * The provider's failure (502) answers as a failed transfer with the service's sentence.
+   */
+  async transfer(destination: string, summary?: string): Promise<TransferResult> {
+    try {
+      const answer = await this.http.send<{ data: { transfer: TransferResult } }>(
+        'POST',
+        this.path('/transfer'),
+        this.token,
+        { destination, ...(summary ? { summary } : {}) },
+        { retry: { attempts: 1, firstDelayMs: 0 }, timeoutMs: TRANSFER_TIMEOUT_MS },
+      );
+      return answer.data.transfer;
+    } catch (error) {
+      if (!(error instanceof ServiceError) || error.status !== 502) throw error;
+      const message = (error.body as { message?: unknown } | undefined)?.message;
+      return { status: 'failed', reason: 'provider-error', message: typeof message === 'string' ? message : null };
+    }
   }
 
   /** Records events; safe to retry, since the service keeps each `seq` once however often it is sent. */

@@ -58,6 +58,11 @@ export class TranscriptStream {
     this.push({ seq: ++this.seq, type: 'note', text: text.slice(0, MAX_EVENT_TEXT), at: new Date().toISOString() });
   }
 
+  /** Keys pressed on the call: the caller's (`inbound`) or the assistant's (`outbound`). */
+  dtmf(digits: string, direction: 'inbound' | 'outbound'): void {
+    this.push({ seq: ++this.seq, type: 'dtmf', digits, direction, at: new Date().toISOString() });
+  }
+
   /** Sends what is still pending; the call's final write comes after, so the service's transcript has every turn. */
   async close(): Promise<void> {
     for (let round = 1; round <= CLOSING_ROUNDS && this.pending.length > 0; round++) {

@@ -16,6 +16,7 @@ import {
 } from '../../../test/support/runtime-fixtures';
 import { type Stack, startStack } from '../../../test/support/stack';
 import { JobQueue, Jobs } from '../../../libs/jobs/src';
+import { CALL_CONTROL, type LocalCallControl } from '@app/telephony';
 import { waitFor } from '../../../test/support/wait-for';
 import { KNOWLEDGE_TOOL } from '../src/assistant-agent.js';
 import { runCall } from '../src/call.js';
@@ -182,9 +183,10 @@ describe('The LiveKit agent, against the real API and worker', () => {
       asked.expect.nextEvent().isFunctionCallOutput();
       asked.expect.nextEvent().isMessage({ role: 'assistant' });
 
-      // What the model was offered: the assistant's tool with the service's JSON Schema as it is, and the look-up.
+      // What the model was offered: the assistant's tool with the service's JSON Schema as it is, the look-up, and the
+      // session's built-in actions (no transfer: this assistant has no destinations).
       const offered = model.requests[0].tools;
-      expect(Object.keys(offered).sort()).toEqual(['check_order', KNOWLEDGE_TOOL]);
+      expect(Object.keys(offered).sort()).toEqual(['check_order', 'end_call', KNOWLEDGE_TOOL, 'send_dtmf']);
       expect(offered.check_order.description).toBe('Looks an order up by its number');
       expect(llm.toJsonSchema(offered.check_order.parameters)).toEqual({
         type: 'object',
@@ -718,5 +720,146 @@ describe('The LiveKit agent, against the real API and worker', () => {
       expect(await lead(leads[0].id)).toBe('completed');
       expect(await lead(leads[1].id)).toMatch(/^(rescheduled|reached-max-retries)$/);
     }, 40_000);
+  });
+
+  describe('call control', () => {
+    let assistantId: number;
+    let number: string;
+    let calls = 0;
+
+    beforeAll(async () => {
+      const trunk = (await post('phone-numbers/sip-trunks', sipTrunkRequest()).expect(201)).body.data;
+      number = trunk.phone_number;
+      assistantId = (
+        await post('assistant', {
+          name: 'Help desk',
+          type: 'inbound',
+          language_id: languages.find((language) => language.iso_2 === 'en')!.id,
+          phone_number_id: trunk.id,
+          initial_message: 'Help desk, how can I help?',
+          transfer_destinations: [
+            { name: 'billing_desk', description: 'Invoices', number: '+14155550142', message: 'Putting you through.' },
+            { name: 'sales_lead', description: 'Buying', number: '+14155550177', mode: 'warm' },
+          ],
+          end_call: { message: 'Thanks for calling, goodbye!' },
+        }).expect(201)
+      ).body.data.id;
+    });
+
+    /** An inbound call of the help desk run by the agent with `script`, and what the owner then sees of it. */
+    const helpDeskCall = (script: ConstructorParameters<typeof ScriptedLLM>[0]) => {
+      const room = `call-_${CALLER}_control${++calls}`;
+      const model = new ScriptedLLM(script);
+      const line = new FakeLine({ client: CALLER, trunk: null });
+      const finished = runCall({
+        dispatch: { externalId: room, type: 'inbound', dialledNumber: number },
+        line,
+        service,
+        createSession: () => textSession(model),
+        unavailableMessage: 'unused',
+      });
+      const ownerCall = async () => {
+        const listed = (await stack.http.get(api('calls')).query({ assistant_id: assistantId }).set(owner.auth)).body;
+        const id: number = listed.data.find((call: { external_id: string }) => call.external_id === room).id;
+        const call = (await stack.http.get(api(`calls/${id}`)).set(owner.auth).expect(200)).body.data;
+        const events = (await stack.http.get(api(`calls/${id}/events`)).set(owner.auth).expect(200)).body.data;
+        return { call, events };
+      };
+      return { room, model, line, finished, ownerCall };
+    };
+
+    it('offers the built-in actions and hands the caller over with a cold transfer through the service', async () => {
+      const { model, line, finished, ownerCall } = helpDeskCall([
+        () => ({ toolCalls: [{ name: 'transfer_call', args: { destination: 'billing_desk' } }] }),
+        () => ({ text: 'unused' }),
+      ]);
+      const session = await line.running();
+      await session.run({ userInput: 'I have a question about my invoice.' }).wait().catch(() => undefined);
+      await finished;
+      expect(Object.keys(model.requests[0].tools).sort()).toEqual(['end_call', 'send_dtmf', 'transfer_call']);
+      const { call, events } = await ownerCall();
+      expect(call).toMatchObject({
+        status: 'ended',
+        ended_reason: 'transferred',
+        transfer: { destination: 'billing_desk', mode: 'cold', status: 'transferred' },
+      });
+      expect(events).toContainEqual(expect.objectContaining({ type: 'transfer', status: 'transferred' }));
+      expect(conversation(session)).toContainEqual({ role: 'assistant', text: 'Putting you through.' });
+    });
+
+    it('a warm transfer the person takes: briefed with the summary, then joined to the caller', async () => {
+      const { room, line, finished, ownerCall } = helpDeskCall([
+        () => ({
+          toolCalls: [{ name: 'transfer_call', args: { destination: 'sales_lead', summary: 'Wants 12 seats.' } }],
+        }),
+        () => ({ text: 'unused' }),
+      ]);
+      const session = await line.running();
+      await session.run({ userInput: 'I want to buy.' }).wait().catch(() => undefined);
+      await finished;
+      const { call } = await ownerCall();
+      expect(call).toMatchObject({ ended_reason: 'transferred', transfer: { mode: 'warm', status: 'transferred' } });
+      const [consultation] = await stack.dataSource.query(
+        `SELECT request FROM local_call_control_requests
+          WHERE operation = 'createRoom' AND request #>> '{agentDispatch,metadata,external_id}' = $1`,
+        [room],
+      );
+      expect(consultation.request.agentDispatch.metadata.consultation).toEqual({
+        destination: 'sales_lead',
+        summary: 'Wants 12 seats.',
+      });
+    });
+
+    it('a warm transfer the person declines: the assistant tells the caller and carries on', async () => {
+      stack.api.get<symbol, LocalCallControl>(CALL_CONTROL, { strict: false }).answerNext('dialIntoRoom', 'declined');
+      const { model, line, finished, ownerCall } = helpDeskCall([
+        () => ({ toolCalls: [{ name: 'transfer_call', args: { destination: 'sales_lead' } }] }),
+        (request) => ({ text: `Sorry: ${ScriptedLLM.lastToolOutput(request)}` }),
+      ]);
+      const session = await line.running();
+      await session.run({ userInput: 'I want to buy.' }).wait();
+      expect(ScriptedLLM.lastToolOutput(model.requests[1])).toContain('The call was declined.');
+      line.callerHangsUp();
+      await finished;
+      const { call } = await ownerCall();
+      expect(call).toMatchObject({
+        status: 'ended_by_customer',
+        ended_reason: 'customer_hangup',
+        transfer: { mode: 'warm', status: 'declined', reason: 'declined' },
+      });
+    });
+
+    it('ends the call with end_call, after the goodbye, recorded as ended by the assistant', async () => {
+      const { line, finished, ownerCall } = helpDeskCall([
+        () => ({ toolCalls: [{ name: 'end_call', args: {} }] }),
+        () => ({ text: 'unused' }),
+      ]);
+      const session = await line.running();
+      await session.run({ userInput: 'That was all, thanks.' }).wait().catch(() => undefined);
+      await finished;
+      expect(conversation(session)).toContainEqual({ role: 'assistant', text: 'Thanks for calling, goodbye!' });
+      const { call } = await ownerCall();
+      expect(call).toMatchObject({ status: 'ended_by_assistant', ended_reason: 'assistant_hangup' });
+    });
+
+    it('a DTMF menu: the caller’s key reaches the model, the assistant presses keys, both recorded', async () => {
+      const { line, finished, ownerCall } = helpDeskCall([
+        (request) => ({ text: `You chose ${JSON.stringify(request.chatCtx.items.at(-1))}`.slice(0, 40) }),
+        () => ({ toolCalls: [{ name: 'send_dtmf', args: { digits: '2#' } }] }),
+        (request) => ({ text: ScriptedLLM.lastToolOutput(request) }),
+      ]);
+      const session = await line.running();
+      line.callerPresses('1');
+      await waitFor(async () => (conversation(session).some((turn) => turn.text.includes('pressed 1')) ? true : undefined));
+      await session.run({ userInput: 'Please go to the second option of that menu.' }).wait();
+      expect(line.keysSent).toEqual(['2#']);
+      line.callerHangsUp();
+      await finished;
+      const { events } = await ownerCall();
+      expect(events.filter((event: { type: string }) => event.type === 'dtmf')).toEqual([
+        expect.objectContaining({ digits: '1', direction: 'inbound' }),
+        expect.objectContaining({ digits: '2#', direction: 'outbound' }),
+      ]);
+    });
   });
 });

@@ -9,6 +9,9 @@ import type { AnsweredBy } from '../src/service-client.js';
  */
 export class FakeLine implements CallLine {
   hangUps = 0;
+  /** Keys the assistant pressed, in order. */
+  readonly keysSent: string[] = [];
+  private dtmfListener?: (digit: string) => void;
   agent?: voice.Agent;
   session?: voice.AgentSession;
   private readonly started: Promise<voice.AgentSession>;
@@ -47,6 +50,19 @@ export class FakeLine implements CallLine {
 
   async hangUp(): Promise<void> {
     this.hangUps += 1;
+  }
+
+  async sendDtmf(digits: string): Promise<void> {
+    this.keysSent.push(digits);
+  }
+
+  onDtmf(listener: (digit: string) => void): void {
+    this.dtmfListener = listener;
+  }
+
+  /** The caller presses a key. */
+  callerPresses(digit: string): void {
+    this.dtmfListener?.(digit);
   }
 
   /** What LiveKit's room input does when the caller's participant leaves: it closes the session, saying why. */
