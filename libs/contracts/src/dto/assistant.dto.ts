@@ -300,6 +300,14 @@ class AssistantOptionalFields {
   knowledgebase_id: 1,
   phone_number_id: 1,
   tool_ids: [1],
+  transfer_destinations: [
+    {
+      name: 'billing_desk',
+      description: 'The caller asks about an invoice or a payment',
+      number: '+14155550142',
+      mode: 'cold',
+    },
+  ],
 })
 export class CreateAssistantRequest extends AssistantOptionalFields {
   @ApiProperty({ type: String, maxLength: 255 })

@@ -1819,6 +1819,14 @@ export interface components {
      *       "phone_number_id": 1,
      *       "tool_ids": [
      *         1
+     *       ],
+     *       "transfer_destinations": [
+     *         {
+     *           "name": "billing_desk",
+     *           "description": "The caller asks about an invoice or a payment",
+     *           "number": "+14155550142",
+     *           "mode": "cold"
+     *         }
      *       ]
      *     }
      */
