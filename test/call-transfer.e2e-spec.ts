@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { CALL_CONTROL, type LocalCallControl } from '@app/telephony';
 import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
 import { startRuntimeSite, webhookDeliveries } from './support/runtime-fixtures';
@@ -293,6 +294,50 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
       });
       // Over: the token transfers nothing more.
       await transfer(externalId, token, { destination: 'billing_desk' }).expect(401);
+    });
+
+    it('takes one transfer of a call at a time, and shows it to a watcher as soon as it is recorded', async () => {
+      const { externalId, token, data } = await openSession(assistantId);
+      const server = stack.api.getHttpServer();
+      if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const abort = new AbortController();
+      const watcher = await fetch(
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/user/calls/${data.call.id}/events/stream`,
+        { headers: { ...owner.auth, Accept: 'text/event-stream' }, signal: abort.signal },
+      );
+      expect(watcher.status).toBe(200);
+      let seen = '';
+      const reading = (async () => {
+        for await (const chunk of watcher.body as unknown as AsyncIterable<Uint8Array>) {
+          seen += Buffer.from(chunk).toString('utf8');
+        }
+      })().catch(() => undefined);
+      const release = control.holdNext('transfer');
+      try {
+        const first = transfer(externalId, token, { destination: 'billing_desk' }).then((response) => response);
+        await waitFor(async () => {
+          const [row] = await stack.dataSource.query(`SELECT transfer_started_at FROM calls WHERE id = $1`, [
+            data.call.id,
+          ]);
+          return row.transfer_started_at ? true : undefined;
+        });
+        // The model asked twice, or to two people: the second never dials anyone.
+        const second = await transfer(externalId, token, { destination: 'duty_manager' }).expect(409);
+        expect(second.body).toEqual({ message: 'A transfer of this call is already under way.' });
+        release();
+        expect((await first).status).toBe(202);
+        const recorded = Date.now();
+        await waitFor(async () => (seen.includes('event: transfer') ? true : undefined), 2000, 20);
+        // Well within the stream's 15 s heartbeat: the transfer signalled its watchers.
+        expect(Date.now() - recorded).toBeLessThan(2000);
+        const again = await transfer(externalId, token, { destination: 'duty_manager' }).expect(409);
+        expect(again.body).toEqual({ message: 'The call was already transferred.' });
+        expect((await operations(externalId)).map((row: { operation: string }) => row.operation)).toEqual(['transfer']);
+      } finally {
+        release();
+        abort.abort();
+        await reading;
+      }
     });
 
     it('transfers to a SIP URI as LiveKit takes it', async () => {

@@ -100,6 +100,8 @@ export class AppConfig {
   readonly callStaleAfterMinutes: number;
   /** Calls an account may have in progress at once, unless an operator set its own limit. */
   readonly accountMaxConcurrentCalls: number;
+  /** Live streams (owners' views and runtimes' control streams) one API process holds open at once. */
+  readonly liveStreamsPerProcess: number;
   /** Where outbound calls are placed: `local` records them (and, in demo mode, plays them out); `livekit` dials. */
   readonly callDialer: 'local' | 'livekit';
   /** The agent LiveKit dispatches into each call's room, outbound and inbound. */
@@ -281,6 +283,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     sipProvisionTimeoutSeconds: env.SIP_PROVISION_TIMEOUT_SECONDS,
     callStaleAfterMinutes: env.CALL_STALE_AFTER_MINUTES,
     accountMaxConcurrentCalls: env.ACCOUNT_MAX_CONCURRENT_CALLS,
+    liveStreamsPerProcess: env.LIVE_STREAMS_PER_PROCESS,
     callDialer: env.CALL_DIALER,
     livekitAgentName: env.LIVEKIT_AGENT_NAME,
     sipReconcileIntervalSeconds: env.SIP_RECONCILE_INTERVAL_SECONDS,

@@ -13,6 +13,7 @@ import {
   ValidationFailed,
 } from '@app/contracts';
 import { RuntimeCallsRepository, type TransferCallRow } from '@app/database';
+import { LiveSignals } from '@app/jobs';
 import {
   CALL_CONTROL,
   type CallControl,
@@ -25,6 +26,15 @@ import {
 
 const callEnded = (status: string) =>
   new DomainError('call_ended', 409, { message: `The call is already ${status}; it cannot be transferred.` });
+const transferUnderWay = () =>
+  new DomainError('transfer_in_progress', 409, { message: 'A transfer of this call is already under way.' });
+const alreadyTransferred = () =>
+  new DomainError('call_transferred', 409, { message: 'The call was already transferred.' });
+/**
+ * How long a transfer holds the call before another may begin: past the longest a warm transfer's person may ring
+ * (LiveKit's 120 s) with the provider's requests around it, so only a transfer lost with its process is overtaken.
+ */
+const TRANSFER_CLAIM_SECONDS = 180;
 /** The provider failed, not the person: the contract's 502, with words the assistant can say. */
 const providerFailed = (message: string) => new DomainError('telephony_failed', 502, { message });
 
@@ -42,6 +52,7 @@ export class CallTransfers {
     private readonly calls: RuntimeCallsRepository,
     @Inject(CALL_CONTROL) private readonly control: CallControl,
     private readonly config: AppConfig,
+    private readonly signals: LiveSignals,
   ) {}
 
   async transfer(externalId: string, request: TransferCallRequest): Promise<CallTransferEnvelope> {
@@ -50,10 +61,23 @@ export class CallTransfers {
     if (TERMINAL_CALL_STATUSES.includes(call.status)) throw callEnded(call.status);
     const destination = call.transfer_destinations.find((each) => each.name === request.destination);
     if (!destination) throw ValidationFailed.field('destination', 'The selected destination is invalid.');
-    const outcome =
-      destination.mode === 'warm' && destination.number
-        ? await this.warm(call, destination.number, destination, request)
-        : await this.cold(call, destination, request);
+    if (call.transfer_status === 'transferred') throw alreadyTransferred();
+    if (!(await this.calls.claimTransfer(call.id, TERMINAL_CALL_STATUSES, TRANSFER_CLAIM_SECONDS))) {
+      // Ended or handed over meanwhile, else another transfer holds it.
+      const now = await this.calls.findTransferCallByExternalId(externalId);
+      if (now && TERMINAL_CALL_STATUSES.includes(now.status)) throw callEnded(now.status);
+      throw now?.transfer_status === 'transferred' ? alreadyTransferred() : transferUnderWay();
+    }
+    let outcome: TransferOutcome;
+    try {
+      outcome =
+        destination.mode === 'warm' && destination.number
+          ? await this.warm(call, destination.number, destination, request)
+          : await this.cold(call, destination, request);
+    } catch (error) {
+      await this.calls.releaseTransfer(call.id);
+      throw error;
+    }
     const failure = outcome.status === 'failed' ? outcome : undefined;
     const status: TransferStatus = !failure ? 'transferred' : failure.reason === 'declined' ? 'declined' : 'failed';
     const transfer: StoredCallTransfer = {
@@ -64,6 +88,7 @@ export class CallTransfers {
       at: new Date().toISOString(),
     };
     const id = await this.calls.recordTransfer(call, transfer);
+    await this.signals.publish({ callId: call.id, fromId: id });
     if (failure) this.logFailure(call, destination, failure);
     if (failure?.reason === 'provider-error') throw providerFailed(failure.message);
     return {
