@@ -1297,7 +1297,7 @@ export interface operations {
           'application/json': components['schemas']['MessageResponse'];
         };
       };
-      /** @description A dependency is unavailable; retry later */
+      /** @description This API process holds all the streams it may, or is shutting down: reconnect after `Retry-After` */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1359,7 +1359,7 @@ export interface operations {
           'application/json': components['schemas']['MessageResponse'];
         };
       };
-      /** @description The call has already ended */
+      /** @description The call has already ended, was already transferred, or another transfer of it is under way */
       409: {
         headers: {
           [name: string]: unknown;

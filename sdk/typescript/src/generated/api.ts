@@ -9320,7 +9320,7 @@ export interface operations {
           'application/json': components['schemas']['MessageResponse'];
         };
       };
-      /** @description A dependency is unavailable; retry later */
+      /** @description This API process holds all the streams it may, or is shutting down: reconnect after `Retry-After` */
       503: {
         headers: {
           [name: string]: unknown;
