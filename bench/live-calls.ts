@@ -394,12 +394,11 @@ async function main(): Promise<void> {
     const acceptedControls = calls.reduce((sum, call) => sum + call.controls.size, 0);
     const errors = streams.filter((stream) => stream.error).length;
 
-    console.log(`\n## Live calls: ${CALLS} calls, ${WATCHERS} watchers, 2 API processes and a worker`);
-    console.log(
+    const conditions =
       `Load average before ${loadBefore}, at the start of the run ${loadAtStart}, at its end ${loadAtEnd}; ` +
-        `${seconds.toFixed(1)} s; a turn every ${INTERVAL_MS} ms a call, a say every ${CONTROL_INTERVAL_MS} ms a watcher.`,
-    );
+      `${seconds.toFixed(1)} s; a turn every ${INTERVAL_MS} ms a call, a say every ${CONTROL_INTERVAL_MS} ms a watcher.`;
     printTable(
+      `Live calls: ${CALLS} calls, ${WATCHERS} watchers, 2 API processes and a worker`,
       ['delivered', 'count', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'],
       [
         ['stored turn -> watcher (other process)', eventLatencies],
@@ -415,8 +414,10 @@ async function main(): Promise<void> {
           fixed(samples.length ? Math.max(...samples) : Number.NaN, 1),
         ];
       }),
+      [conditions],
     );
     printTable(
+      'What the streams delivered, against what was stored',
       [
         'turns acknowledged',
         'turn errors',
