@@ -398,12 +398,43 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
       return room ? operations(room.room) : [];
     };
 
+    /** Until the person of the call's warm transfer answered in the consultation room. */
+    const personAnswered = (externalId: string) =>
+      waitFor(async () =>
+        (await consultation(externalId)).some((step: { operation: string }) => step.operation === 'dialIntoRoom')
+          ? true
+          : undefined,
+      );
+    /** Plays the consultation room's agent: once the person answered, it has briefed them. */
+    const briefWhenAnswered = async (externalId: string) => {
+      await personAnswered(externalId);
+      return http().post(`/api/internal/calls/${externalId}/transfer/briefed`).set(deployment).send();
+    };
+
     it('a warm transfer rings the person into a consultation room, briefs them, then joins them to the caller', async () => {
       const { externalId, token, data } = await openSession(assistantId);
-      const answer = await transfer(externalId, token, {
+      // Nothing to brief before a transfer began.
+      expect(
+        (await http().post(`/api/internal/calls/${externalId}/transfer/briefed`).set(deployment).send().expect(409))
+          .body,
+      ).toEqual({ message: 'No transfer of this call is under way.' });
+      await http().post('/api/internal/calls/no-such-call/transfer/briefed').set(deployment).send().expect(404);
+      const asked = transfer(externalId, token, {
         destination: 'sales_lead',
         summary: 'Ada wants the yearly plan for 12 seats.',
-      }).expect(202);
+      }).then((response) => response);
+      await personAnswered(externalId);
+      // The person answered: they wait in the consultation room until the assistant has briefed them.
+      const before = Date.now();
+      while (Date.now() - before < 600) {
+        expect((await consultation(externalId)).map((step: { operation: string }) => step.operation)).toEqual([
+          'createRoom',
+          'dialIntoRoom',
+        ]);
+      }
+      expect((await briefWhenAnswered(externalId)).status).toBe(202);
+      const answer = await asked;
+      expect(answer.status).toBe(202);
       expect(answer.body.data.transfer).toMatchObject({
         destination: 'sales_lead',
         mode: 'warm',
@@ -452,7 +483,9 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
     it('a warm transfer the provider cannot finish hangs up on the person and answers 502', async () => {
       const { externalId, token } = await openSession(assistantId);
       control.failNext('moveParticipant', 'unsupported');
-      await transfer(externalId, token, { destination: 'sales_lead' }).expect(502);
+      const asked = transfer(externalId, token, { destination: 'sales_lead' }).then((response) => response);
+      expect((await briefWhenAnswered(externalId)).status).toBe(202);
+      expect((await asked).status).toBe(502);
       expect((await consultation(externalId)).map((step: { operation: string }) => step.operation)).toEqual([
         'createRoom',
         'dialIntoRoom',

@@ -20,6 +20,7 @@ import { CALL_CONTROL, type LocalCallControl } from '@app/telephony';
 import { waitFor } from '../../../test/support/wait-for';
 import { KNOWLEDGE_TOOL } from '../src/assistant-agent.js';
 import { runCall } from '../src/call.js';
+import { runConsultation } from '../src/consultation.js';
 import { readDispatch } from '../src/dispatch.js';
 import { EVALUATION_TOOL } from '../src/post-call.js';
 import { ServiceClient } from '../src/service-client.js';
@@ -761,8 +762,18 @@ describe('The LiveKit agent, against the real API and worker', () => {
       const ownerCall = async () => {
         const listed = (await stack.http.get(api('calls')).query({ assistant_id: assistantId }).set(owner.auth)).body;
         const id: number = listed.data.find((call: { external_id: string }) => call.external_id === room).id;
-        const call = (await stack.http.get(api(`calls/${id}`)).set(owner.auth).expect(200)).body.data;
-        const events = (await stack.http.get(api(`calls/${id}/events`)).set(owner.auth).expect(200)).body.data;
+        const call = (
+          await stack.http
+            .get(api(`calls/${id}`))
+            .set(owner.auth)
+            .expect(200)
+        ).body.data;
+        const events = (
+          await stack.http
+            .get(api(`calls/${id}/events`))
+            .set(owner.auth)
+            .expect(200)
+        ).body.data;
         return { call, events };
       };
       return { room, model, line, finished, ownerCall };
@@ -774,7 +785,10 @@ describe('The LiveKit agent, against the real API and worker', () => {
         () => ({ text: 'unused' }),
       ]);
       const session = await line.running();
-      await session.run({ userInput: 'I have a question about my invoice.' }).wait().catch(() => undefined);
+      await session
+        .run({ userInput: 'I have a question about my invoice.' })
+        .wait()
+        .catch(() => undefined);
       await finished;
       expect(Object.keys(model.requests[0].tools).sort()).toEqual(['end_call', 'send_dtmf', 'transfer_call']);
       const { call, events } = await ownerCall();
@@ -794,20 +808,50 @@ describe('The LiveKit agent, against the real API and worker', () => {
         }),
         () => ({ text: 'unused' }),
       ]);
+      // The agent LiveKit dispatches into the consultation room the service creates, with the person rung into it.
+      const consulted = (async () => {
+        const [consultation] = await waitFor(async () => {
+          const rows = await stack.dataSource.query(
+            `SELECT request FROM local_call_control_requests
+              WHERE operation = 'createRoom' AND request #>> '{agentDispatch,metadata,external_id}' = $1`,
+            [room],
+          );
+          return rows.length > 0 ? rows : undefined;
+        });
+        const metadata = consultation.request.agentDispatch.metadata;
+        const dispatch = readDispatch(JSON.stringify(metadata), consultation.request.name);
+        expect(dispatch).toMatchObject({
+          externalId: room,
+          consultation: { destination: 'sales_lead', summary: 'Wants 12 seats.' },
+        });
+        const person = new FakeLine({ client: '+14155550177', trunk: null });
+        let briefingSession!: voice.AgentSession;
+        await runConsultation({
+          externalId: dispatch.externalId,
+          consultation: dispatch.consultation!,
+          line: person,
+          service,
+          createSession: () => (briefingSession = textSession(new ScriptedLLM([]))),
+        });
+        return briefingSession;
+      })();
       const session = await line.running();
-      await session.run({ userInput: 'I want to buy.' }).wait().catch(() => undefined);
+      await session
+        .run({ userInput: 'I want to buy.' })
+        .wait()
+        .catch(() => undefined);
       await finished;
+      expect(conversation(await consulted)).toEqual([
+        { role: 'assistant', text: 'Hello, I have a caller for you. Wants 12 seats. I am connecting you now.' },
+      ]);
       const { call } = await ownerCall();
       expect(call).toMatchObject({ ended_reason: 'transferred', transfer: { mode: 'warm', status: 'transferred' } });
-      const [consultation] = await stack.dataSource.query(
-        `SELECT request FROM local_call_control_requests
-          WHERE operation = 'createRoom' AND request #>> '{agentDispatch,metadata,external_id}' = $1`,
+      // The person was joined to the caller.
+      const moved = await stack.dataSource.query(
+        `SELECT operation FROM local_call_control_requests WHERE operation = 'moveParticipant' AND request->>'toRoom' = $1`,
         [room],
       );
-      expect(consultation.request.agentDispatch.metadata.consultation).toEqual({
-        destination: 'sales_lead',
-        summary: 'Wants 12 seats.',
-      });
+      expect(moved).toHaveLength(1);
     });
 
     it('a warm transfer the person declines: the assistant tells the caller and carries on', async () => {
@@ -835,7 +879,10 @@ describe('The LiveKit agent, against the real API and worker', () => {
         () => ({ text: 'unused' }),
       ]);
       const session = await line.running();
-      await session.run({ userInput: 'That was all, thanks.' }).wait().catch(() => undefined);
+      await session
+        .run({ userInput: 'That was all, thanks.' })
+        .wait()
+        .catch(() => undefined);
       await finished;
       expect(conversation(session)).toContainEqual({ role: 'assistant', text: 'Thanks for calling, goodbye!' });
       const { call } = await ownerCall();
@@ -850,7 +897,9 @@ describe('The LiveKit agent, against the real API and worker', () => {
       ]);
       const session = await line.running();
       line.callerPresses('1');
-      await waitFor(async () => (conversation(session).some((turn) => turn.text.includes('pressed 1')) ? true : undefined));
+      await waitFor(async () =>
+        conversation(session).some((turn) => turn.text.includes('pressed 1')) ? true : undefined,
+      );
       await session.run({ userInput: 'Please go to the second option of that menu.' }).wait();
       expect(line.keysSent).toEqual(['2#']);
       line.callerHangsUp();

@@ -102,6 +102,8 @@ export class AppConfig {
   readonly accountMaxConcurrentCalls: number;
   /** Live streams (owners' views and runtimes' control streams) one API process holds open at once. */
   readonly liveStreamsPerProcess: number;
+  /** How long a warm transfer waits for its consultation agent to brief the person before joining them anyway. */
+  readonly transferBriefingTimeoutSeconds: number;
   /** Where outbound calls are placed: `local` records them (and, in demo mode, plays them out); `livekit` dials. */
   readonly callDialer: 'local' | 'livekit';
   /** The agent LiveKit dispatches into each call's room, outbound and inbound. */
@@ -284,6 +286,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     callStaleAfterMinutes: env.CALL_STALE_AFTER_MINUTES,
     accountMaxConcurrentCalls: env.ACCOUNT_MAX_CONCURRENT_CALLS,
     liveStreamsPerProcess: env.LIVE_STREAMS_PER_PROCESS,
+    transferBriefingTimeoutSeconds: env.TRANSFER_BRIEFING_TIMEOUT_SECONDS,
     callDialer: env.CALL_DIALER,
     livekitAgentName: env.LIVEKIT_AGENT_NAME,
     sipReconcileIntervalSeconds: env.SIP_RECONCILE_INTERVAL_SECONDS,

@@ -328,13 +328,34 @@ export class RuntimeCallsRepository extends SqlRepository {
    */
   async claimTransfer(callId: number, finalStatuses: readonly string[], staleSeconds: number): Promise<boolean> {
     const [, claimed] = (await this.manager.query(
-      `UPDATE calls SET transfer_started_at = now()
+      `UPDATE calls SET transfer_started_at = now(), transfer_briefed_at = NULL
         WHERE id = $1 AND status <> ALL($2::varchar[]) AND (transfer->>'status' IS DISTINCT FROM 'transferred')
           AND (transfer_started_at IS NULL OR transfer_started_at < now() - make_interval(secs => $3))
         RETURNING id`,
       [callId, finalStatuses, staleSeconds],
     )) as [unknown[], number];
     return claimed > 0;
+  }
+
+  /**
+   * The consultation room's agent briefed the person of the warm transfer under way: false when no transfer of the
+   * call is under way (none asked for, or it is over).
+   */
+  async markTransferBriefed(externalId: string): Promise<boolean> {
+    const [, marked] = (await this.manager.query(
+      `UPDATE calls SET transfer_briefed_at = now() WHERE external_id = $1 AND transfer_started_at IS NOT NULL`,
+      [externalId],
+    )) as [unknown[], number];
+    return marked > 0;
+  }
+
+  /** Whether the person of the call's warm transfer under way was briefed. */
+  async transferBriefed(callId: number): Promise<boolean> {
+    const [row] = (await this.manager.query(
+      `SELECT transfer_briefed_at IS NOT NULL AS briefed FROM calls WHERE id = $1`,
+      [callId],
+    )) as { briefed: boolean }[];
+    return row?.briefed === true;
   }
 
   /** Lets the call be transferred again after a transfer that recorded nothing (its request failed). */

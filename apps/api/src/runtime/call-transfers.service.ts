@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import {
@@ -32,9 +33,13 @@ const alreadyTransferred = () =>
   new DomainError('call_transferred', 409, { message: 'The call was already transferred.' });
 /**
  * How long a transfer holds the call before another may begin: past the longest a warm transfer's person may ring
- * (LiveKit's 120 s) with the provider's requests around it, so only a transfer lost with its process is overtaken.
+ * (LiveKit's 120 s) and be briefed (at most 60 s), with the provider's requests around it, so only a transfer lost with its process is overtaken.
  */
-const TRANSFER_CLAIM_SECONDS = 180;
+const TRANSFER_CLAIM_SECONDS = 240;
+const noTransferUnderWay = () =>
+  new DomainError('no_transfer', 409, { message: 'No transfer of this call is under way.' });
+/** How often a warm transfer looks whether its person was briefed (the agent may have told another API process). */
+const BRIEFING_POLL_MS = 200;
 /** The provider failed, not the person: the contract's 502, with words the assistant can say. */
 const providerFailed = (message: string) => new DomainError('telephony_failed', 502, { message });
 
@@ -106,6 +111,16 @@ export class CallTransfers {
     };
   }
 
+  /**
+   * The consultation room's agent has briefed the person of a warm transfer under way: the transfer goes on and joins
+   * them to the caller.
+   */
+  async briefed(externalId: string): Promise<{ message: string }> {
+    if (await this.calls.markTransferBriefed(externalId)) return { message: 'The person was briefed.' };
+    if (!(await this.calls.findByExternalId(externalId))) throw Errors.callNotFound();
+    throw noTransferUnderWay();
+  }
+
   /** The caller handed to the destination by the provider (SIP REFER); the call leaves the room. */
   private cold(
     call: TransferCallRow,
@@ -160,6 +175,7 @@ export class CallTransfers {
         waitUntilAnswered: true,
       });
       if (dial.status === 'failed') return dial;
+      await this.briefing(call);
       await this.control.moveParticipant({
         fromRoom: room,
         identity: dial.participantIdentity,
@@ -174,6 +190,21 @@ export class CallTransfers {
       await this.control.endCall({ room }).catch((error: Error) => {
         this.logger.warn({ callId: call.id, room, error: error.message }, 'a consultation room was left open');
       });
+    }
+  }
+
+  /**
+   * Waits until the agent in the consultation room briefed the person, at most TRANSFER_BRIEFING_TIMEOUT_SECONDS: a
+   * person who answered is joined to the caller either way, briefed or not, rather than hung up on.
+   */
+  private async briefing(call: TransferCallRow): Promise<void> {
+    const deadline = Date.now() + this.config.transferBriefingTimeoutSeconds * 1000;
+    while (Date.now() < deadline) {
+      if (await this.calls.transferBriefed(call.id)) return;
+      await sleep(BRIEFING_POLL_MS);
+    }
+    if (this.config.transferBriefingTimeoutSeconds > 0) {
+      this.logger.warn({ callId: call.id }, 'the person was not briefed in time; joining them to the caller anyway');
     }
   }
 

@@ -239,6 +239,25 @@ export class RuntimeController {
     return this.transfers.transfer(externalId, body);
   }
 
+  @Post('transfer/briefed')
+  @HttpCode(202)
+  @CallTokenAccepted()
+  @ApiOperation({
+    operationId: 'transferBriefed',
+    summary: 'The assistant in a warm transfer’s consultation room has briefed the person: join them to the caller',
+    description:
+      'A warm transfer rings the person into a consultation room with the agent dispatched there (its job metadata ' +
+      '`{external_id, consultation: {destination, summary}}`). Once the agent has told the person about the call, ' +
+      'it posts this, and the transfer joins the person to the caller; without it the transfer joins them after ' +
+      '`TRANSFER_BRIEFING_TIMEOUT_SECONDS` anyway.',
+  })
+  @ApiAcceptedResponse({ type: MessageResponse, description: 'The transfer goes on' })
+  @ApiNotFoundAs('message', 'Call not found.')
+  @ApiConflictResponse({ type: MessageResponse, description: 'No transfer of the call is under way' })
+  transferBriefed(@ExternalId() externalId: string): Promise<MessageResponse> {
+    return this.transfers.briefed(externalId);
+  }
+
   @Put()
   @CallTokenAccepted('final-write')
   @ApiOperation({

@@ -113,6 +113,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/internal/calls/{externalId}/transfer/briefed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The assistant in a warm transfer’s consultation room has briefed the person: join them to the caller
+     * @description A warm transfer rings the person into a consultation room with the agent dispatched there (its job metadata `{external_id, consultation: {destination, summary}}`). Once the agent has told the person about the call, it posts this, and the transfer joins the person to the caller; without it the transfer joins them after `TRANSFER_BRIEFING_TIMEOUT_SECONDS` anyway.
+     */
+    post: operations['transferBriefed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/internal/calls/{externalId}': {
     parameters: {
       query?: never;
@@ -1412,6 +1432,107 @@ export interface operations {
       };
       /** @description The telephony provider failed; the caller is still with the assistant, the failure recorded */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  transferBriefed: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The runtime’s own id of the call: its room’s name at the provider */
+        externalId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The transfer goes on */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated: no token, a wrong one, a user’s, or a call token of another call, expired, or of a call whose status is final (which it may use only to repeat the final write) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Call not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description No transfer of the call is under way */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
         headers: {
           [name: string]: unknown;
         };
