@@ -25,8 +25,6 @@ import {
 
 const callEnded = (status: string) =>
   new DomainError('call_ended', 409, { message: `The call is already ${status}; it cannot be transferred.` });
-/** The provider failed, not the person: the contract's 502, with words the assistant can say. */
-const providerFailed = (message: string) => new DomainError('telephony_failed', 502, { message });
 
 /**
  * Transfers asked for by the voice runtime: only to a destination of the call's own assistant (by name: a model never
@@ -65,7 +63,7 @@ export class CallTransfers {
     };
     const id = await this.calls.recordTransfer(call, transfer);
     if (failure) this.logFailure(call, destination, failure);
-    if (failure?.reason === 'provider-error') throw providerFailed(failure.message);
+    if (failure?.reason === 'provider-error') throw Errors.telephonyFailed(failure.message);
     return {
       message: failure ? failure.message : 'The call was transferred.',
       data: {
