@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { CALL_CONTROL, type LocalCallControl } from '@app/telephony';
-import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
+import { createAccount, languageId, sipTrunkRequest, type TestAccount } from './support/factories';
 import { startRuntimeSite, webhookDeliveries } from './support/runtime-fixtures';
 import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
@@ -50,11 +50,7 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
     control = stack.api.get<symbol, LocalCallControl>(CALL_CONTROL, { strict: false });
     owner = await createAccount(stack, 'Owner');
     other = await createAccount(stack, 'Other');
-    const languages = (await http().get('/api/user/assistants/languages').set(owner.auth)).body as {
-      id: number;
-      iso_2: string;
-    }[];
-    english = languages.find((language) => language.iso_2 === 'en')!.id;
+    english = await languageId(stack, owner);
   }, 90_000);
   afterAll(async () => {
     await stack?.close();

@@ -723,6 +723,70 @@ describe('The LiveKit agent, against the real API and worker', () => {
     }, 40_000);
   });
 
+  describe('a web call', () => {
+    it('answers the person in the browser as it answers a caller: the session by the call’s id, no numbers', async () => {
+      const created = (
+        await post('assistant', {
+          name: 'Web desk',
+          type: 'inbound',
+          language_id: languages.find((language) => language.iso_2 === 'en')!.id,
+          initial_message: 'Hello {{name}}, you are talking to the web desk.',
+          variables: { name: 'there' },
+        }).expect(201)
+      ).body.data;
+      const started = (await post(`assistant/${created.id}/web-call`, { variables: { name: 'Ada' } }).expect(201)).body
+        .data;
+      // What the service dispatched into the call's room (the local adapter records it): LiveKit hands the agent this.
+      const [{ request }] = await stack.dataSource.query(
+        `SELECT request FROM local_call_control_requests WHERE room = $1 AND operation = 'startWebCall'`,
+        [started.room],
+      );
+      const dispatch = readDispatch(JSON.stringify(request.metadata), started.room);
+      expect(dispatch).toEqual({ externalId: started.call.external_id, type: 'web', dialledNumber: null });
+
+      const model = new ScriptedLLM([() => ({ text: 'We are open from nine to five.' })]);
+      // A browser's participant: no SIP attributes, so no numbers.
+      const line = new FakeLine({ client: null, trunk: null });
+      const finished = runCall({
+        dispatch,
+        line,
+        service,
+        createSession: () => textSession(model),
+        unavailableMessage: 'unused',
+      });
+      const session = await line.running();
+      await waitFor(async () => (conversation(session).length > 0 ? true : undefined));
+      // Once the agent hears the person, the call is under way for its owner.
+      const read = async () =>
+        (
+          await stack.http
+            .get(api(`calls/${started.call.id}`))
+            .set(owner.auth)
+            .expect(200)
+        ).body.data;
+      await waitFor(async () => ((await read()).status === 'in-progress' ? true : undefined));
+      await session.run({ userInput: 'When are you open?' }).wait();
+      line.callerHangsUp();
+      await finished;
+
+      expect(conversation(session)).toEqual([
+        { role: 'assistant', text: 'Hello Ada, you are talking to the web desk.' },
+        { role: 'user', text: 'When are you open?' },
+        { role: 'assistant', text: 'We are open from nine to five.' },
+      ]);
+      expect(await read()).toMatchObject({
+        type: 'web',
+        status: 'ended_by_customer',
+        ended_reason: 'customer_hangup',
+        answered_by: 'human',
+        client_phone_number: null,
+        assistant_phone_number: null,
+        transcript: expect.stringContaining('Customer: When are you open?'),
+      });
+      expect(line.hangUps).toBe(1);
+    });
+  });
+
   describe('call control', () => {
     let assistantId: number;
     let number: string;

@@ -12,6 +12,15 @@ describe('readDispatch', () => {
     });
   });
 
+  it('reads a web call’s dispatch as a web call, whatever else it names', () => {
+    const metadata = { type: 'web', external_id: 'call-1f2e', call_id: 8, assistant_id: 3, variables: {} };
+    expect(readDispatch(JSON.stringify(metadata), 'call-1f2e')).toEqual({
+      externalId: 'call-1f2e',
+      type: 'web',
+      dialledNumber: null,
+    });
+  });
+
   it('replaces the inbound rule’s placeholder by the room’s name, and falls back to it without an external id', () => {
     const rule = { assistant_id: 3, phone_number_id: 4, phone_number: '+14155550100' };
     const inbound = { externalId: room, type: 'inbound', dialledNumber: '+14155550100' };
@@ -57,6 +66,12 @@ describe('sessionRequest', () => {
       sessionRequest({ ...inbound, dialledNumber: null }, { client: '+14155550199', trunk: '+14155550111' })
         .assistant_phone_number,
     ).toBe('+14155550111');
+  });
+
+  it('opens a web call’s session by its id alone: a browser has no numbers', () => {
+    expect(
+      sessionRequest({ externalId: 'call-1f2e', type: 'web', dialledNumber: null }, { client: null, trunk: null }),
+    ).toEqual({ type: 'web' });
   });
 
   it('refuses a participant without numbers', () => {

@@ -108,6 +108,8 @@ export class AppConfig {
   readonly callDialer: 'local' | 'livekit';
   /** The agent LiveKit dispatches into each call's room, outbound and inbound. */
   readonly livekitAgentName: string;
+  /** How long a web call's participant token may be used to join its room (seconds). */
+  readonly webCallTokenTtlSeconds: number;
   /** How often the worker compares what the telephony provider holds for this deployment with the database. */
   readonly sipReconcileIntervalSeconds: number;
   /** A provider object younger than this is left to the request making it; older unknown ones are orphans. */
@@ -289,6 +291,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     transferBriefingTimeoutSeconds: env.TRANSFER_BRIEFING_TIMEOUT_SECONDS,
     callDialer: env.CALL_DIALER,
     livekitAgentName: env.LIVEKIT_AGENT_NAME,
+    webCallTokenTtlSeconds: env.WEB_CALL_TOKEN_TTL_SECONDS,
     sipReconcileIntervalSeconds: env.SIP_RECONCILE_INTERVAL_SECONDS,
     sipReconcileGraceSeconds: env.SIP_RECONCILE_GRACE_SECONDS,
     dialerIntervalSeconds: env.DIALER_INTERVAL_SECONDS,

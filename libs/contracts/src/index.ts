@@ -24,5 +24,6 @@ export * from './dto/usage.dto';
 export * from './dto/call-response';
 export * from './dto/call-webhook';
 export * from './dto/runtime.dto';
+export * from './dto/web-call.dto';
 export * from './dto/call-control.dto';
 export * from './dto/request-example';

@@ -40,8 +40,6 @@ const noTransferUnderWay = () =>
   new DomainError('no_transfer', 409, { message: 'No transfer of this call is under way.' });
 /** How often a warm transfer looks whether its person was briefed (the agent may have told another API process). */
 const BRIEFING_POLL_MS = 200;
-/** The provider failed, not the person: the contract's 502, with words the assistant can say. */
-const providerFailed = (message: string) => new DomainError('telephony_failed', 502, { message });
 
 /**
  * Transfers asked for by the voice runtime: only to a destination of the call's own assistant (by name: a model never
@@ -95,7 +93,7 @@ export class CallTransfers {
     const id = await this.calls.recordTransfer(call, transfer);
     await this.signals.publish({ callId: call.id, fromId: id });
     if (failure) this.logFailure(call, destination, failure);
-    if (failure?.reason === 'provider-error') throw providerFailed(failure.message);
+    if (failure?.reason === 'provider-error') throw Errors.telephonyFailed(failure.message);
     return {
       message: failure ? failure.message : 'The call was transferred.',
       data: {

@@ -283,8 +283,10 @@ export interface components {
       /** @enum {string} */
       type: 'inbound' | 'outbound' | 'web';
       duration: number;
-      assistant_phone_number: string;
-      client_phone_number: string;
+      /** @description Null for a web call */
+      assistant_phone_number: string | null;
+      /** @description Null for a web call */
+      client_phone_number: string | null;
       /** @enum {string} */
       status:
         | 'initiated'

@@ -46,6 +46,7 @@ import { AccountCallSlots1764141000000 } from './1764141000000-account-call-slot
 import { CallControl1764150500000 } from './1764150500000-call-control';
 import { AccountCampaignsWaiting1764151000000 } from './1764151000000-account-campaigns-waiting';
 import { CallTransferClaim1764152000000 } from './1764152000000-call-transfer-claim';
+import { WebCallNumbers1764160000000 } from './1764160000000-web-call-numbers';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -97,4 +98,5 @@ export const migrations = [
   CallControl1764150500000,
   AccountCampaignsWaiting1764151000000,
   CallTransferClaim1764152000000,
+  WebCallNumbers1764160000000,
 ];
