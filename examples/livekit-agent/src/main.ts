@@ -10,10 +10,19 @@ import { readDispatch } from './dispatch.js';
 import { LiveKitLine } from './livekit-line.js';
 import { createSession } from './models.js';
 import { ServiceClient } from './service-client.js';
-import { readSettings } from './settings.js';
+import { type Settings, SettingsError, readSettings } from './settings.js';
 
-// Read at import, in the worker and in each job process alike, so a bad setting stops the worker at boot.
-const settings = readSettings();
+// Read at import, in the worker and in each job process alike, so a bad setting stops the worker at boot: with one
+// line naming every bad variable, not a stack trace.
+const settings = ((): Settings => {
+  try {
+    return readSettings();
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+})();
 
 export default defineAgent({
   entry: async (ctx: JobContext) => {

@@ -212,10 +212,10 @@ function localEncryptionKey(): Buffer {
 export function loadDatabaseUrl(source: NodeJS.ProcessEnv = process.env): string {
   const value = source.DATABASE_URL || undefined;
   if (value === undefined && source.NODE_ENV === 'production')
-    throw new ConfigurationError('Invalid configuration:\n  DATABASE_URL: is required when NODE_ENV=production');
+    throw new ConfigurationError('Invalid configuration: DATABASE_URL: is required when NODE_ENV=production');
   const parsed = environmentSchema.shape.DATABASE_URL.safeParse(value);
   if (!parsed.success)
-    throw new ConfigurationError(`Invalid configuration:\n  DATABASE_URL: ${parsed.error.issues[0].message}`);
+    throw new ConfigurationError(`Invalid configuration: DATABASE_URL: ${parsed.error.issues[0].message}`);
   return parsed.data;
 }
 
@@ -244,9 +244,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         );
     }
   }
-  // Every problem at once, so a deploy is fixed in one round rather than one variable a restart.
+  // Every problem at once, so a deploy is fixed in one round rather than one variable a restart; on one line, so a
+  // terminal, a container's log and a collector all show it whole.
   if (problems.length > 0 || !parsed.success)
-    throw new ConfigurationError(`Invalid configuration:\n${problems.map((line) => `  ${line}`).join('\n')}`);
+    throw new ConfigurationError(`Invalid configuration: ${problems.join('; ')}`);
   const env = parsed.data;
   return new AppConfig({
     environment: env.NODE_ENV,
