@@ -22,8 +22,10 @@ import { KNOWLEDGE_TOOL } from '../src/assistant-agent.js';
 import { runCall } from '../src/call.js';
 import { runConsultation } from '../src/consultation.js';
 import { readDispatch } from '../src/dispatch.js';
+import { type Pipeline, pipelineOf } from '../src/models.js';
 import { EVALUATION_TOOL } from '../src/post-call.js';
 import { ServiceClient } from '../src/service-client.js';
+import { readSettings } from '../src/settings.js';
 import { TranscriptStream } from '../src/transcript-stream.js';
 import { FakeLine } from './fake-line.js';
 import { startLossyProxy } from './lossy-proxy.js';
@@ -34,6 +36,13 @@ const TOOL_SECRET = 'sk-live-tool-secret-for-the-agent-test';
 const CALLER = '+14155550199';
 
 /** A session the way the agent's production code makes one, minus audio: the scripted model and nothing else. */
+/** The agent's own models, as a worker configured for Deepgram and OpenAI reads them. */
+const AGENT_MODELS = readSettings({
+  VOICE_SERVICE_URL: 'http://127.0.0.1',
+  RUNTIME_API_TOKEN: RUNTIME_TOKEN,
+  DEEPGRAM_API_KEY: 'dg',
+  OPENAI_API_KEY: 'sk',
+}).models;
 const textSession = (model: llm.LLM) => new voice.AgentSession({ llm: model, vad: null, turnDetection: 'manual' });
 
 /** A loopback port nothing listens on: a service that is down. */
@@ -88,7 +97,7 @@ describe('The LiveKit agent, against the real API and worker', () => {
   describe('an inbound call', () => {
     let assistant: { id: number; webhookSecret: string; number: string; toolId: number };
     let english: { id: number; name: string };
-    let second: { id: number; name: string };
+    let second: { id: number; name: string; iso_2: string };
 
     beforeAll(async () => {
       english = languages.find((language) => language.iso_2 === 'en')!;
@@ -106,6 +115,8 @@ describe('The LiveKit agent, against the real API and worker', () => {
           knowledgebase_id: knowledgebaseId,
           tool_ids: [tool.id],
           timezone: 'Europe/Berlin',
+          model: { provider: 'openai', model: 'gpt-4.1', temperature: 0.3 },
+          voice: { provider: 'openai', voice_id: 'coral', speed: 1.1 },
           initial_message: 'Hello, {{company}} here. How can I help?',
           system_prompt: 'You answer the phone for {{company}}. Be brief.',
           variables: { company: 'Acme' },
@@ -158,16 +169,28 @@ describe('The LiveKit agent, against the real API and worker', () => {
         }),
       ]);
       const line = new FakeLine({ client: CALLER, trunk: null });
+      // The pipeline the agent would build for the session's assistant; the scripted model stands in for it.
+      let pipeline: Pipeline | undefined;
       const finished = runCall({
         dispatch,
         line,
         service,
-        createSession: () => textSession(model),
+        createSession: (sessionAssistant) => {
+          pipeline = pipelineOf(AGENT_MODELS, sessionAssistant);
+          return textSession(model);
+        },
         unavailableMessage: 'unused',
       });
       const session = await line.running();
       // The caller hears the first message before saying anything.
       await waitFor(async () => (conversation(session).length > 0 ? true : undefined));
+      // The assistant's own LLM and voice, the agent's transcriber, in the assistant's two languages.
+      expect(pipeline).toEqual({
+        stt: { provider: 'deepgram', model: 'nova-3', language: 'multi', languages: ['en', second.iso_2] },
+        llm: { provider: 'openai', model: 'gpt-4.1', temperature: 0.3 },
+        tts: { provider: 'openai', model: 'gpt-4o-mini-tts', voice: 'coral', speed: 1.1, language: 'en' },
+        ignored: [],
+      });
 
       // The agent, from the session alone.
       const instructions = String(line.agent!.instructions);

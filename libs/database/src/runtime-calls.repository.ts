@@ -173,7 +173,7 @@ export class RuntimeCallsRepository extends SqlRepository {
   /** The assistant a session runs, with the variables of the call's lead (of the assistant's account). */
   async findSessionAssistantById(id: number, leadId: number | null): Promise<SessionAssistantRow | undefined> {
     const [row] = (await this.manager.query(
-      `SELECT a.id, a.user_id, a.name, a.type, a.voice_id, a.timezone, a.initial_message, a.system_prompt,
+      `SELECT a.id, a.user_id, a.name, a.type, a.voice_id, a.model, a.transcriber, a.voice, a.timezone, a.initial_message, a.system_prompt,
               a.max_duration, a.record, a.variables, a.post_call_schema, a.transfer_destinations, a.end_call,
               a.voicemail, (a.is_webhook_active AND a.webhook_url IS NOT NULL) AS webhook_on,
               json_build_object('id', l.id, 'name', l.name, 'iso_2', l.iso_2) AS language,

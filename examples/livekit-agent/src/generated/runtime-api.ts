@@ -199,6 +199,25 @@ export interface components {
     SearchResponse: {
       data: components['schemas']['SearchResult'][];
     };
+    ModelSettingsResponse: {
+      /** @enum {string} */
+      provider: 'openai' | 'livekit';
+      model: string | null;
+      temperature: number | null;
+    };
+    TranscriberSettingsResponse: {
+      /** @enum {string} */
+      provider: 'deepgram' | 'openai' | 'livekit';
+      model: string | null;
+      language: string | null;
+    };
+    VoiceSettingsResponse: {
+      /** @enum {string} */
+      provider: 'openai' | 'livekit';
+      /** @description The same as the assistant’s `voice_id` */
+      voice_id: string | null;
+      speed: number | null;
+    };
     EndCallSettingsResponse: {
       enabled: boolean;
       message: string | null;
@@ -394,6 +413,12 @@ export interface components {
       language: components['schemas']['LanguageResponse'];
       secondary_languages: components['schemas']['LanguageResponse'][];
       voice_id: string | null;
+      /** @description null: the runtime’s own LLM */
+      model: components['schemas']['ModelSettingsResponse'] | null;
+      /** @description null: the runtime’s own speech-to-text */
+      transcriber: components['schemas']['TranscriberSettingsResponse'] | null;
+      /** @description null: the runtime’s own text-to-speech, speaking `voice_id` when set */
+      voice: components['schemas']['VoiceSettingsResponse'] | null;
       /** @example Europe/Berlin */
       timezone: string;
       /** @description Spoken first; `{{variables}}` already filled in */

@@ -47,6 +47,7 @@ import { CallControl1764150500000 } from './1764150500000-call-control';
 import { AccountCampaignsWaiting1764151000000 } from './1764151000000-account-campaigns-waiting';
 import { CallTransferClaim1764152000000 } from './1764152000000-call-transfer-claim';
 import { WebCallNumbers1764160000000 } from './1764160000000-web-call-numbers';
+import { AssistantVoicePipeline1764170000000 } from './1764170000000-assistant-voice-pipeline';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -99,4 +100,5 @@ export const migrations = [
   AccountCampaignsWaiting1764151000000,
   CallTransferClaim1764152000000,
   WebCallNumbers1764160000000,
+  AssistantVoicePipeline1764170000000,
 ];
