@@ -122,19 +122,17 @@ function withoutThisBenchmark(text: string): string {
   return text.replace(/^## \d+\. Knowledgebase search\b[\s\S]*?(?=^## )/m, '');
 }
 
-export async function corpusPassages(): Promise<string[]> {
+export async function corpusPassages(split: (text: string) => string[] = splitIntoPassages): Promise<string[]> {
   const pdfPassages = async (pdf: Buffer) => {
     const pages = await extractCleanPdfPages(pdf, { engine: 'pdfium' });
-    return splitIntoPassages(pages.filter((page) => page !== '').join('\n\n'));
+    return split(pages.filter((page) => page !== '').join('\n\n'));
   };
   const furniture = { header: 'GNU General Public License, version 2 - Free Software Foundation', footer: 'gpl-2.0' };
   return [
-    ...SOURCES.flatMap((path) =>
-      splitIntoPassages(normaliseWhitespace(withoutThisBenchmark(readFileSync(path, 'utf8')))),
-    ),
+    ...SOURCES.flatMap((path) => split(normaliseWhitespace(withoutThisBenchmark(readFileSync(path, 'utf8'))))),
     ...(await pdfPassages(await pdfOf(readFileSync(PDF_SOURCE, 'utf8')))),
     ...(await pdfPassages(await pdfOf(readFileSync(PDF_WITH_FURNITURE, 'utf8'), furniture))),
-    ...splitIntoPassages(normaliseWhitespace(htmlToMainText(readFileSync(WEB_PAGE, 'utf8')).text)),
+    ...split(normaliseWhitespace(htmlToMainText(readFileSync(WEB_PAGE, 'utf8')).text)),
   ];
 }
 
