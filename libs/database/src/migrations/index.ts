@@ -48,6 +48,7 @@ import { AccountCampaignsWaiting1764151000000 } from './1764151000000-account-ca
 import { CallTransferClaim1764152000000 } from './1764152000000-call-transfer-claim';
 import { WebCallNumbers1764160000000 } from './1764160000000-web-call-numbers';
 import { AssistantVoicePipeline1764170000000 } from './1764170000000-assistant-voice-pipeline';
+import { PassageEmbeddings1764180000000 } from './1764180000000-passage-embeddings';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -101,4 +102,5 @@ export const migrations = [
   CallTransferClaim1764152000000,
   WebCallNumbers1764160000000,
   AssistantVoicePipeline1764170000000,
+  PassageEmbeddings1764180000000,
 ];
