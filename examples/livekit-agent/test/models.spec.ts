@@ -5,6 +5,9 @@ import { readSettings } from '../src/settings.js';
 describe('pipelineOf', () => {
   // The agent's own choice: Deepgram, OpenAI and OpenAI; keys for OpenAI and Deepgram only.
   const models = readSettings({
+    LIVEKIT_URL: 'wss://example.livekit.cloud',
+    LIVEKIT_API_KEY: 'key',
+    LIVEKIT_API_SECRET: 'secret',
     VOICE_SERVICE_URL: 'https://voice.example.com',
     RUNTIME_API_TOKEN: 'runtime-token',
     DEEPGRAM_API_KEY: 'dg',
@@ -66,8 +69,9 @@ describe('pipelineOf', () => {
   });
 
   it('falls back to its own provider, and its own voice, for a provider it holds no keys of, and says so', () => {
+    // A worker whose settings hold no usable key of LiveKit's inference.
     const pipeline = pipelineOf(
-      models,
+      { ...models, keyed: ['deepgram', 'openai'] },
       assistant({
         voice_id: '9626c31c-bec5-4cca-baa8-f8ba9e84c8bc',
         model: { provider: 'livekit', model: 'openai/gpt-4.1', temperature: 0.5 },

@@ -23,7 +23,7 @@ describe('readSettings', () => {
         stt: { provider: 'deepgram', model: 'nova-3' },
         llm: { provider: 'openai', model: 'gpt-4.1-mini' },
         tts: { provider: 'openai', model: 'gpt-4o-mini-tts', voice: 'alloy' },
-        keyed: ['deepgram', 'openai'],
+        keyed: ['deepgram', 'openai', 'livekit'],
       },
     });
   });
