@@ -170,31 +170,6 @@ export class RuntimeCallsRepository extends SqlRepository {
     );
   }
 
-  /** The assistant a session runs, with the variables of the call's lead (of the assistant's account). */
-  async findSessionAssistantById(id: number, leadId: number | null): Promise<SessionAssistantRow | undefined> {
-    const [row] = (await this.manager.query(
-      `SELECT a.id, a.user_id, a.name, a.type, a.voice_id, a.model, a.transcriber, a.voice, a.timezone, a.initial_message, a.system_prompt,
-              a.max_duration, a.record, a.variables, a.post_call_schema, a.transfer_destinations, a.end_call,
-              a.voicemail, (a.is_webhook_active AND a.webhook_url IS NOT NULL) AS webhook_on,
-              json_build_object('id', l.id, 'name', l.name, 'iso_2', l.iso_2) AS language,
-              COALESCE((SELECT json_agg(json_build_object('id', s.id, 'name', s.name, 'iso_2', s.iso_2)
-                                        ORDER BY secondary.position)
-                          FROM assistant_secondary_languages secondary JOIN languages s ON s.id = secondary.language_id
-                         WHERE secondary.assistant_id = a.id), '[]') AS secondary_languages,
-              (SELECT json_build_object('id', k.id, 'name', k.name) FROM knowledgebases k
-                WHERE k.id = a.knowledgebase_id AND k.user_id = a.user_id) AS knowledgebase,
-              COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name, 'description', t.description,
-                                                          'schema', t.schema) ORDER BY t.id)
-                          FROM assistant_tools link JOIN tools t ON t.id = link.tool_id AND t.user_id = a.user_id
-                         WHERE link.assistant_id = a.id), '[]') AS tools,
-              (SELECT variables FROM leads WHERE id = $2 AND user_id = a.user_id) AS lead_variables
-         FROM assistants a JOIN languages l ON l.id = a.language_id
-        WHERE a.id = $1`,
-      [id, leadId],
-    )) as SessionAssistantRow[];
-    return row;
-  }
-
   async assistantHasTool(assistantId: number | null, toolId: number): Promise<boolean> {
     const [linked] = await this.manager.query(
       `SELECT 1 FROM assistant_tools WHERE assistant_id = $1 AND tool_id = $2`,
@@ -204,32 +179,57 @@ export class RuntimeCallsRepository extends SqlRepository {
   }
 
   /**
-   * A session of the call, in one statement: a new token valid for `seconds` (tokens of earlier sessions stay valid
-   * until they expire), and the call's `call.started` event, named the first time and then marked owed when
-   * `webhookOn`. Returns when the token expires and whether a `call.started` delivery is owed.
+   * A session of the call, in one statement: the assistant it runs (with the variables of the call's lead, of the
+   * assistant's account), a new token valid for the assistant's `max_duration` plus `graceSeconds` (tokens of earlier
+   * sessions stay valid until they expire), and the call's `call.started` event, named the first time and then
+   * marked owed when the assistant's webhook is on. None of it without the assistant (none: undefined).
    */
   async openSession(
     callId: number,
+    assistantId: number,
+    leadId: number | null,
     tokenHash: string,
-    seconds: number,
-    webhookOn: boolean,
-  ): Promise<{ expiresAt: Date; startedDue: boolean }> {
-    const [row] = await queryPool<{ expires_at: Date; due: boolean }>(
+    graceSeconds: number,
+  ): Promise<(SessionAssistantRow & { expires_at: Date; started_due: boolean }) | undefined> {
+    const [row] = await queryPool<SessionAssistantRow & { expires_at: Date; started_due: boolean }>(
       this.dataSource,
-      `WITH token AS (
+      `WITH assistant AS (
+         SELECT a.id, a.user_id, a.name, a.type, a.voice_id, a.model, a.transcriber, a.voice, a.timezone, a.initial_message, a.system_prompt,
+                a.max_duration, a.record, a.variables, a.post_call_schema, a.transfer_destinations, a.end_call,
+                a.voicemail, (a.is_webhook_active AND a.webhook_url IS NOT NULL) AS webhook_on,
+                json_build_object('id', l.id, 'name', l.name, 'iso_2', l.iso_2) AS language,
+                COALESCE((SELECT json_agg(json_build_object('id', s.id, 'name', s.name, 'iso_2', s.iso_2)
+                                          ORDER BY secondary.position)
+                            FROM assistant_secondary_languages secondary JOIN languages s ON s.id = secondary.language_id
+                           WHERE secondary.assistant_id = a.id), '[]') AS secondary_languages,
+                (SELECT json_build_object('id', k.id, 'name', k.name) FROM knowledgebases k
+                  WHERE k.id = a.knowledgebase_id AND k.user_id = a.user_id) AS knowledgebase,
+                COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name, 'description', t.description,
+                                                            'schema', t.schema) ORDER BY t.id)
+                            FROM assistant_tools link JOIN tools t ON t.id = link.tool_id AND t.user_id = a.user_id
+                           WHERE link.assistant_id = a.id), '[]') AS tools,
+                (SELECT variables FROM leads WHERE id = $2 AND user_id = a.user_id) AS lead_variables
+           FROM assistants a JOIN languages l ON l.id = a.language_id
+          WHERE a.id = $1
+       ), token AS (
          INSERT INTO call_tokens (token_hash, call_id, expires_at)
-         VALUES ($1, $2, now() + make_interval(secs => $3)) RETURNING expires_at
+         SELECT $3, $4, now() + make_interval(secs => assistant.max_duration + $5) FROM assistant
+         RETURNING expires_at
        ), started AS (
          UPDATE calls
-            SET started_webhook_due = CASE WHEN started_event_id IS NULL THEN $4 ELSE started_webhook_due END,
+            SET started_webhook_due = CASE WHEN started_event_id IS NULL THEN assistant.webhook_on
+                                           ELSE started_webhook_due END,
                 started_event_id = COALESCE(started_event_id, 'msg_' || gen_random_uuid()::text)
-          WHERE id = $2
+           FROM assistant
+          WHERE calls.id = $4
           RETURNING started_webhook_due
        )
-       SELECT (SELECT expires_at FROM token) AS expires_at, (SELECT started_webhook_due FROM started) AS due`,
-      [tokenHash, callId, seconds, webhookOn],
+       SELECT assistant.*, (SELECT expires_at FROM token) AS expires_at,
+              (SELECT started_webhook_due FROM started) AS started_due
+         FROM assistant`,
+      [assistantId, leadId, tokenHash, callId, graceSeconds],
     );
-    return { expiresAt: row.expires_at, startedDue: row.due };
+    return row;
   }
 
   /**

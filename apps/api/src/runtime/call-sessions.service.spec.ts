@@ -107,13 +107,23 @@ function fakes(options: {
         .filter(({ national }) => nationalNumbers.includes(national))
         .map(({ id, number }) => ({ id, phone_number_id: id * 10, phone_number: number, country_code: null }));
     },
-    findSessionAssistantById: async (id: number, leadId: number | null) => {
-      log.push(['assistant', id, leadId]);
-      return options.assistants?.find((assistant) => assistant.id === id);
-    },
-    openSession: async (callId: number, tokenHash: string, seconds: number, webhookOn: boolean) => {
-      log.push(['session', callId, tokenHash, seconds, webhookOn]);
-      return { expiresAt: new Date(at.getTime() + seconds * 1000), startedDue: options.startedOwed ?? false };
+    openSession: async (
+      callId: number,
+      assistantId: number,
+      leadId: number | null,
+      tokenHash: string,
+      grace: number,
+    ) => {
+      log.push(['assistant', assistantId, leadId]);
+      const assistant = options.assistants?.find((each) => each.id === assistantId);
+      if (!assistant) return undefined;
+      const seconds = assistant.max_duration + grace;
+      log.push(['session', callId, tokenHash, seconds, assistant.webhook_on]);
+      return {
+        ...assistant,
+        expires_at: new Date(at.getTime() + seconds * 1000),
+        started_due: options.startedOwed ?? false,
+      };
     },
   };
   const ingestion = {

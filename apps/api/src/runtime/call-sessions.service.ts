@@ -87,8 +87,20 @@ export class CallSessions {
     if (TERMINAL_CALL_STATUSES.includes(call.status)) throw callEnded(call.status);
     // The dialer's call lost its assistant since it was placed: nothing can answer it.
     if (call.assistant_id === null) throw noAssistantAnswers();
-    const assistant = await this.calls.findSessionAssistantById(call.assistant_id, call.lead_id);
-    if (!assistant) throw noAssistantAnswers();
+    // A new token for this session, in the statement that reads the assistant; tokens of earlier sessions of the call
+    // stay valid until they expire. The first session names the call's `call.started` event; every session queues the
+    // delivery still owed (the job id keeps it single), so a session whose queueing failed (503) queues it on its
+    // retry; the delivery clears the mark.
+    const token = generateToken('call');
+    const opened = await this.calls.openSession(
+      call.id,
+      call.assistant_id,
+      call.lead_id,
+      hashToken(token),
+      CALL_TOKEN_GRACE_SECONDS,
+    );
+    if (!opened) throw noAssistantAnswers();
+    const { expires_at: expiresAt, started_due: startedDue, ...assistant } = opened;
 
     // The hook's variables are stored over the runtime's first ones: the runtime's layer does not undo them.
     const variables = mergeCallVariables(
@@ -96,16 +108,6 @@ export class CallSessions {
       assistant.lead_variables,
       call.variables,
       call.assistant_request ? undefined : request.variables,
-    );
-    // A new token for this session; tokens of earlier sessions of the call stay valid until they expire. The first
-    // session names the call's `call.started` event; every session queues the delivery still owed (the job id keeps
-    // it single), so a session whose queueing failed (503) queues it on its retry; the delivery clears the mark.
-    const token = generateToken('call');
-    const { expiresAt, startedDue } = await this.calls.openSession(
-      call.id,
-      hashToken(token),
-      assistant.max_duration + CALL_TOKEN_GRACE_SECONDS,
-      assistant.webhook_on,
     );
     if (startedDue) await this.jobs.enqueue(Jobs.deliverCallStartedWebhook, { callId: call.id });
     const texts = {
