@@ -1,13 +1,21 @@
 import { TokenVerifier } from 'livekit-server-sdk';
+import { JobQueue, Jobs } from '@app/jobs';
 import { bearer, createAccount, languageId, type TestAccount } from './support/factories';
 import { FakeLiveKit } from './support/livekit-twirp.fake';
 import { type Stack, startStack } from './support/stack';
+import { waitFor } from './support/wait-for';
 
 const RUNTIME_TOKEN = 'runtime-token-for-web-calls-0123456789';
 const deployment = { Authorization: `Bearer ${RUNTIME_TOKEN}` };
 const AGENT = 'web-call-agent';
 const TOKEN_SECONDS = 300;
 const LIMIT = 2;
+
+/** What a web call's start answers, as far as these tests read it. */
+interface StartedCall {
+  call: { id: number; external_id: string };
+  room: string;
+}
 
 /**
  * Web calls from outside: `POST /api/user/assistant/{id}/web-call` against LiveKit's API (the project's strict fake):
@@ -216,7 +224,7 @@ describe('Web calls', () => {
   it('counts web calls against the account’s limit of calls in progress: 429 with Retry-After beyond it, and nothing made', async () => {
     const account = await createAccount(stack, 'Busy');
     const assistant = await createAssistant(account);
-    const started = [];
+    const started: StartedCall[] = [];
     for (let i = 0; i < LIMIT; i++) started.push((await startWebCall(assistant.id, {}, account).expect(201)).body.data);
     const rooms = fake.rooms.size;
     const refused = await startWebCall(assistant.id, {}, account).expect(429);
@@ -231,6 +239,43 @@ describe('Web calls', () => {
     // A call that ends gives its slot back.
     await endCall(started[0].call.external_id);
     const next = (await startWebCall(assistant.id, {}, account).expect(201)).body.data;
+    for (const call of [started[1], next]) await endCall(call.call.external_id);
+  });
+
+  it('ends a web call nobody joined while its token could be used, and gives its slot back', async () => {
+    const account = await createAccount(stack, 'Nobody joins');
+    const assistant = await createAssistant(account);
+    const started: StartedCall[] = [];
+    for (let i = 0; i < LIMIT; i++) started.push((await startWebCall(assistant.id, {}, account).expect(201)).body.data);
+    // The first was never joined; the second's person joined, and its agent reported it under way.
+    const session = await http()
+      .post(`/api/internal/calls/${started[1].call.external_id}/session`)
+      .set(deployment)
+      .send({ type: 'web' })
+      .expect(200);
+    await http()
+      .put(`/api/internal/calls/${started[1].call.external_id}`)
+      .set(bearer(session.body.data.token))
+      .send({ status: 'in-progress' })
+      .expect(200);
+    // Both as they would be once the token's lifetime and the grace have passed.
+    const past = `${TOKEN_SECONDS + 121} seconds`;
+    await stack.dataSource.query(`UPDATE calls SET updated_at = now() - $2::interval WHERE id = ANY($1)`, [
+      started.map((each) => each.call.id),
+      past,
+    ]);
+    await stack.api.get(JobQueue).enqueue(Jobs.reapStaleCalls, {});
+    const read = async (id: number) =>
+      (await http().get(`/api/user/calls/${id}`).set(account.auth).expect(200)).body.data;
+    await waitFor(async () => ((await read(started[0].call.id)).status === 'no-answer' ? true : undefined));
+    expect(await read(started[0].call.id)).toMatchObject({
+      status: 'no-answer',
+      evaluation: { reason: 'Nobody joined the web call.' },
+    });
+    expect((await read(started[1].call.id)).status).toBe('in-progress');
+    // Its slot is free again: one more call starts, the next is refused.
+    const next = (await startWebCall(assistant.id, {}, account).expect(201)).body.data;
+    await startWebCall(assistant.id, {}, account).expect(429);
     for (const call of [started[1], next]) await endCall(call.call.external_id);
   });
 
@@ -316,7 +361,7 @@ describe('Web calls', () => {
       expect([...fake.rooms.keys()]).toEqual(rooms);
     }
     // The slots are all free: the account starts as many calls as it may.
-    const started = [];
+    const started: StartedCall[] = [];
     for (let i = 0; i < LIMIT; i++) started.push((await startWebCall(assistant.id, {}, account).expect(201)).body.data);
     for (const call of started) await endCall(call.call.external_id);
   }, 30_000);
