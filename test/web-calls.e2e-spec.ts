@@ -43,6 +43,8 @@ describe('Web calls', () => {
         LIVEKIT_AGENT_NAME: AGENT,
         LIVEKIT_REQUEST_TIMEOUT_SECONDS: '2',
         WEB_CALL_TOKEN_TTL_SECONDS: String(TOKEN_SECONDS),
+        // Where a browser reaches LiveKit, unlike the service.
+        LIVEKIT_CLIENT_URL: 'https://livekit.example.com',
         ACCOUNT_MAX_CONCURRENT_CALLS: String(LIMIT),
       },
     });
@@ -109,7 +111,7 @@ describe('Web calls', () => {
         assistant_phone_number: null,
         variables: { customer_name: 'Ada', vip: true },
       }),
-      livekit_url: fake.url.replace('http://', 'ws://'),
+      livekit_url: 'wss://livekit.example.com',
       room: data.call.external_id,
       participant_token: expect.any(String),
       expires_at: expect.any(String),

@@ -3,7 +3,7 @@ import { AppConfig } from '@app/config';
 import { type CallRow, Errors, StartWebCallRequest, toWebCallEnvelope, WebCallEnvelope } from '@app/contracts';
 import { CallLimitReached, CallsRepository, DiallingRepository, Transactions } from '@app/database';
 import { errorMessage } from '@app/platform';
-import { CALL_CONTROL, type CallControl } from '@app/telephony';
+import { CALL_CONTROL, type CallControl, clientUrl } from '@app/telephony';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
@@ -84,7 +84,9 @@ export class WebCallsService implements OnModuleInit {
         name: 'Web caller',
         ttlSeconds: this.config.webCallTokenTtlSeconds,
       });
-      return toWebCallEnvelope(call, token);
+      // The browser's way to LiveKit, where it is not the service's (a container network, a private address).
+      const url = this.config.livekitClientUrl ? clientUrl(this.config.livekitClientUrl) : token.url;
+      return toWebCallEnvelope(call, { ...token, url });
     } catch (error) {
       this.logger.warn({ callId: call.id, error: errorMessage(error) }, 'a web call’s room could not be opened');
       await this.dialling.deleteUnstartedWebCall(user.id, call.id);
