@@ -130,7 +130,6 @@ describe('Web calls', () => {
       external_id: data.call.external_id,
       call_id: data.call.id,
       assistant_id: assistant.id,
-      variables: { customer_name: 'Ada', vip: true },
     });
 
     // The token: signed with the deployment's LiveKit key, joins this room only, as the call's participant, for
@@ -331,6 +330,11 @@ describe('Web calls', () => {
       const response = await startWebCall(assistant.id, { variables }).expect(422);
       expect(response.body).toEqual({ message, errors: { variables: [message] } });
     }
+    // The most variables a call may have, of characters that take 4 bytes (800 KB), start a call all the same: the
+    // dispatch carries none of them (LiveKit bounds its metadata to 512 KiB), the session hands them over.
+    const widest = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`v${i}`, '😀'.repeat(2048)]));
+    const big = await startWebCall(assistant.id, { variables: widest }).expect(201);
+    expect(big.body.data.call.variables).toEqual(widest);
     // A body of more than the JSON limit never reaches the route.
     const huge = await startWebCall(assistant.id, { variables: { text: 'x'.repeat(2_000_000) } });
     expect(huge.status).toBe(413);
@@ -343,8 +347,8 @@ describe('Web calls', () => {
       .expect(201);
     expect(proto.body.data.call.variables).toEqual({ name: 'Ada' });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(fake.rooms.size).toBe(rooms + 1);
-    await endCall(proto.body.data.call.external_id);
+    expect(fake.rooms.size).toBe(rooms + 2);
+    for (const call of [big, proto]) await endCall(call.body.data.call.external_id);
   });
 
   it('answers 502 when LiveKit fails, and leaves no call, no slot taken and no room', async () => {

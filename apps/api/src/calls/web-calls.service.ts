@@ -69,14 +69,9 @@ export class WebCallsService implements OnModuleInit {
     try {
       await this.control.startWebCall({
         room,
-        // The agent's own: it opens the call's session by `external_id` (no numbers to route by).
-        metadata: {
-          type: 'web',
-          external_id: call.external_id,
-          call_id: call.id,
-          assistant_id: call.assistant_id,
-          variables: call.variables,
-        },
+        // The agent's own: it opens the call's session by `external_id` (no numbers to route by), which answers the
+        // variables too: they stay out of the dispatch, whose metadata LiveKit bounds (512 KiB) where variables are not.
+        metadata: { type: 'web', external_id: call.external_id, call_id: call.id, assistant_id: call.assistant_id },
       });
       const token = await this.control.participantToken({
         room,
