@@ -7,6 +7,19 @@ export interface CallDispatch {
   type: CallType;
   /** The number an inbound call dialled, when the dispatch rule names it. */
   dialledNumber: string | null;
+  /**
+   * A warm transfer's consultation room (the service's dispatch names it): the person being rung in is to be briefed
+   * about the call `externalId`, not talked to as a caller.
+   */
+  consultation?: Consultation;
+}
+
+/** What the agent tells the person of a warm transfer, from the service's dispatch. */
+export interface Consultation {
+  /** The transfer destination's name. */
+  destination: string;
+  /** The assistant's summary of the call so far, when it gave one. */
+  summary: string | null;
 }
 
 /** The numbers LiveKit gives a SIP participant as attributes. */
@@ -32,8 +45,10 @@ export function readDispatch(metadata: string | undefined, roomName: string): Ca
   const told = parseObject(metadata);
   const externalId =
     typeof told.external_id === 'string' && told.external_id !== ROOM_PLACEHOLDER ? told.external_id : roomName;
+  const consultation = parseConsultation(told.consultation);
   return {
     externalId,
+    ...(consultation ? { consultation } : {}),
     // A web call says so; of the others, only the dialer's dispatches name the call they placed.
     type: told.type === 'web' ? 'web' : told.call_id === undefined ? 'inbound' : 'outbound',
     dialledNumber: typeof told.phone_number === 'string' ? told.phone_number : null,
@@ -52,6 +67,13 @@ export function sessionRequest(dispatch: CallDispatch, numbers: SipNumbers): Ses
     throw new Error('The SIP participant does not say which numbers the call is between');
   }
   return { type: dispatch.type, client_phone_number: numbers.client, assistant_phone_number: assistantNumber };
+}
+
+function parseConsultation(value: unknown): Consultation | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const { destination, summary } = value as Record<string, unknown>;
+  if (typeof destination !== 'string') return undefined;
+  return { destination, summary: typeof summary === 'string' && summary.trim() !== '' ? summary : null };
 }
 
 function parseObject(metadata: string | undefined): Record<string, unknown> {

@@ -20,9 +20,12 @@ import { CALL_CONTROL, type LocalCallControl } from '@app/telephony';
 import { waitFor } from '../../../test/support/wait-for';
 import { KNOWLEDGE_TOOL } from '../src/assistant-agent.js';
 import { runCall } from '../src/call.js';
+import { runConsultation } from '../src/consultation.js';
 import { readDispatch } from '../src/dispatch.js';
+import { type Pipeline, pipelineOf } from '../src/models.js';
 import { EVALUATION_TOOL } from '../src/post-call.js';
 import { ServiceClient } from '../src/service-client.js';
+import { readSettings } from '../src/settings.js';
 import { TranscriptStream } from '../src/transcript-stream.js';
 import { FakeLine } from './fake-line.js';
 import { startLossyProxy } from './lossy-proxy.js';
@@ -33,6 +36,13 @@ const TOOL_SECRET = 'sk-live-tool-secret-for-the-agent-test';
 const CALLER = '+14155550199';
 
 /** A session the way the agent's production code makes one, minus audio: the scripted model and nothing else. */
+/** The agent's own models, as a worker configured for Deepgram and OpenAI reads them. */
+const AGENT_MODELS = readSettings({
+  VOICE_SERVICE_URL: 'http://127.0.0.1',
+  RUNTIME_API_TOKEN: RUNTIME_TOKEN,
+  DEEPGRAM_API_KEY: 'dg',
+  OPENAI_API_KEY: 'sk',
+}).models;
 const textSession = (model: llm.LLM) => new voice.AgentSession({ llm: model, vad: null, turnDetection: 'manual' });
 
 /** A loopback port nothing listens on: a service that is down. */
@@ -87,7 +97,7 @@ describe('The LiveKit agent, against the real API and worker', () => {
   describe('an inbound call', () => {
     let assistant: { id: number; webhookSecret: string; number: string; toolId: number };
     let english: { id: number; name: string };
-    let second: { id: number; name: string };
+    let second: { id: number; name: string; iso_2: string };
 
     beforeAll(async () => {
       english = languages.find((language) => language.iso_2 === 'en')!;
@@ -105,6 +115,8 @@ describe('The LiveKit agent, against the real API and worker', () => {
           knowledgebase_id: knowledgebaseId,
           tool_ids: [tool.id],
           timezone: 'Europe/Berlin',
+          model: { provider: 'openai', model: 'gpt-4.1', temperature: 0.3 },
+          voice: { provider: 'openai', voice_id: 'coral', speed: 1.1 },
           initial_message: 'Hello, {{company}} here. How can I help?',
           system_prompt: 'You answer the phone for {{company}}. Be brief.',
           variables: { company: 'Acme' },
@@ -157,16 +169,28 @@ describe('The LiveKit agent, against the real API and worker', () => {
         }),
       ]);
       const line = new FakeLine({ client: CALLER, trunk: null });
+      // The pipeline the agent would build for the session's assistant; the scripted model stands in for it.
+      let pipeline: Pipeline | undefined;
       const finished = runCall({
         dispatch,
         line,
         service,
-        createSession: () => textSession(model),
+        createSession: (sessionAssistant) => {
+          pipeline = pipelineOf(AGENT_MODELS, sessionAssistant);
+          return textSession(model);
+        },
         unavailableMessage: 'unused',
       });
       const session = await line.running();
       // The caller hears the first message before saying anything.
       await waitFor(async () => (conversation(session).length > 0 ? true : undefined));
+      // The assistant's own LLM and voice, the agent's transcriber, in the assistant's two languages.
+      expect(pipeline).toEqual({
+        stt: { provider: 'deepgram', model: 'nova-3', language: 'multi', languages: ['en', second.iso_2] },
+        llm: { provider: 'openai', model: 'gpt-4.1', temperature: 0.3 },
+        tts: { provider: 'openai', model: 'gpt-4o-mini-tts', voice: 'coral', speed: 1.1, language: 'en' },
+        ignored: [],
+      });
 
       // The agent, from the session alone.
       const instructions = String(line.agent!.instructions);
@@ -871,23 +895,50 @@ describe('The LiveKit agent, against the real API and worker', () => {
         }),
         () => ({ text: 'unused' }),
       ]);
+      // The agent LiveKit dispatches into the consultation room the service creates, with the person rung into it.
+      const consulted = (async () => {
+        const [consultation] = await waitFor(async () => {
+          const rows = await stack.dataSource.query(
+            `SELECT request FROM local_call_control_requests
+              WHERE operation = 'createRoom' AND request #>> '{agentDispatch,metadata,external_id}' = $1`,
+            [room],
+          );
+          return rows.length > 0 ? rows : undefined;
+        });
+        const metadata = consultation.request.agentDispatch.metadata;
+        const dispatch = readDispatch(JSON.stringify(metadata), consultation.request.name);
+        expect(dispatch).toMatchObject({
+          externalId: room,
+          consultation: { destination: 'sales_lead', summary: 'Wants 12 seats.' },
+        });
+        const person = new FakeLine({ client: '+14155550177', trunk: null });
+        let briefingSession!: voice.AgentSession;
+        await runConsultation({
+          externalId: dispatch.externalId,
+          consultation: dispatch.consultation!,
+          line: person,
+          service,
+          createSession: () => (briefingSession = textSession(new ScriptedLLM([]))),
+        });
+        return briefingSession;
+      })();
       const session = await line.running();
       await session
         .run({ userInput: 'I want to buy.' })
         .wait()
         .catch(() => undefined);
       await finished;
+      expect(conversation(await consulted)).toEqual([
+        { role: 'assistant', text: 'Hello, I have a caller for you. Wants 12 seats. I am connecting you now.' },
+      ]);
       const { call } = await ownerCall();
       expect(call).toMatchObject({ ended_reason: 'transferred', transfer: { mode: 'warm', status: 'transferred' } });
-      const [consultation] = await stack.dataSource.query(
-        `SELECT request FROM local_call_control_requests
-          WHERE operation = 'createRoom' AND request #>> '{agentDispatch,metadata,external_id}' = $1`,
+      // The person was joined to the caller.
+      const moved = await stack.dataSource.query(
+        `SELECT operation FROM local_call_control_requests WHERE operation = 'moveParticipant' AND request->>'toRoom' = $1`,
         [room],
       );
-      expect(consultation.request.agentDispatch.metadata.consultation).toEqual({
-        destination: 'sales_lead',
-        summary: 'Wants 12 seats.',
-      });
+      expect(moved).toHaveLength(1);
     });
 
     it('a warm transfer the person declines: the assistant tells the caller and carries on', async () => {

@@ -33,6 +33,26 @@ describe('readDispatch', () => {
   });
 });
 
+describe('readDispatch of a warm transfer’s consultation room', () => {
+  it('names the call being transferred and what to tell the person, and nothing else for a bad one', () => {
+    const metadata = { external_id: 'call-1', consultation: { destination: 'sales_lead', summary: 'Wants 12 seats.' } };
+    expect(readDispatch(JSON.stringify(metadata), 'consult_1')).toMatchObject({
+      externalId: 'call-1',
+      consultation: { destination: 'sales_lead', summary: 'Wants 12 seats.' },
+    });
+    const noSummary = { external_id: 'call-1', consultation: { destination: 'sales_lead', summary: null } };
+    expect(readDispatch(JSON.stringify(noSummary), 'consult_1').consultation).toEqual({
+      destination: 'sales_lead',
+      summary: null,
+    });
+    for (const consultation of [null, 'sales_lead', [], { summary: 'no destination' }]) {
+      expect(readDispatch(JSON.stringify({ external_id: 'call-1', consultation }), 'consult_1')).not.toHaveProperty(
+        'consultation',
+      );
+    }
+  });
+});
+
 describe('sessionRequest', () => {
   const inbound = { externalId: 'r', type: 'inbound', dialledNumber: '+14155550100' } as const;
 

@@ -222,7 +222,7 @@ describe('loadDatabaseUrl', () => {
 
   it('names DATABASE_URL when production has none, or it is not a postgres URL', () => {
     expect(() => loadDatabaseUrl({ NODE_ENV: 'production' })).toThrow(
-      new ConfigurationError('Invalid configuration:\n  DATABASE_URL: is required when NODE_ENV=production'),
+      new ConfigurationError('Invalid configuration: DATABASE_URL: is required when NODE_ENV=production'),
     );
     expect(() => loadDatabaseUrl({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL: must be a postgres:\/\/ URL/);
   });

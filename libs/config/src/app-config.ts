@@ -100,6 +100,10 @@ export class AppConfig {
   readonly callStaleAfterMinutes: number;
   /** Calls an account may have in progress at once, unless an operator set its own limit. */
   readonly accountMaxConcurrentCalls: number;
+  /** Live streams (owners' views and runtimes' control streams) one API process holds open at once. */
+  readonly liveStreamsPerProcess: number;
+  /** How long a warm transfer waits for its consultation agent to brief the person before joining them anyway. */
+  readonly transferBriefingTimeoutSeconds: number;
   /** Where outbound calls are placed: `local` records them (and, in demo mode, plays them out); `livekit` dials. */
   readonly callDialer: 'local' | 'livekit';
   /** The agent LiveKit dispatches into each call's room, outbound and inbound. */
@@ -210,10 +214,10 @@ function localEncryptionKey(): Buffer {
 export function loadDatabaseUrl(source: NodeJS.ProcessEnv = process.env): string {
   const value = source.DATABASE_URL || undefined;
   if (value === undefined && source.NODE_ENV === 'production')
-    throw new ConfigurationError('Invalid configuration:\n  DATABASE_URL: is required when NODE_ENV=production');
+    throw new ConfigurationError('Invalid configuration: DATABASE_URL: is required when NODE_ENV=production');
   const parsed = environmentSchema.shape.DATABASE_URL.safeParse(value);
   if (!parsed.success)
-    throw new ConfigurationError(`Invalid configuration:\n  DATABASE_URL: ${parsed.error.issues[0].message}`);
+    throw new ConfigurationError(`Invalid configuration: DATABASE_URL: ${parsed.error.issues[0].message}`);
   return parsed.data;
 }
 
@@ -242,9 +246,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         );
     }
   }
-  // Every problem at once, so a deploy is fixed in one round rather than one variable a restart.
+  // Every problem at once, so a deploy is fixed in one round rather than one variable a restart; on one line, so a
+  // terminal, a container's log and a collector all show it whole.
   if (problems.length > 0 || !parsed.success)
-    throw new ConfigurationError(`Invalid configuration:\n${problems.map((line) => `  ${line}`).join('\n')}`);
+    throw new ConfigurationError(`Invalid configuration: ${problems.join('; ')}`);
   const env = parsed.data;
   return new AppConfig({
     environment: env.NODE_ENV,
@@ -285,6 +290,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     sipProvisionTimeoutSeconds: env.SIP_PROVISION_TIMEOUT_SECONDS,
     callStaleAfterMinutes: env.CALL_STALE_AFTER_MINUTES,
     accountMaxConcurrentCalls: env.ACCOUNT_MAX_CONCURRENT_CALLS,
+    liveStreamsPerProcess: env.LIVE_STREAMS_PER_PROCESS,
+    transferBriefingTimeoutSeconds: env.TRANSFER_BRIEFING_TIMEOUT_SECONDS,
     callDialer: env.CALL_DIALER,
     livekitAgentName: env.LIVEKIT_AGENT_NAME,
     webCallTokenTtlSeconds: env.WEB_CALL_TOKEN_TTL_SECONDS,

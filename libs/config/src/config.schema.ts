@@ -133,6 +133,8 @@ export const environmentSchema = z
     LIVEKIT_API_SECRET: z.string().min(1).optional(),
     CALL_STALE_AFTER_MINUTES: integer(1, 10_080).default(120),
     ACCOUNT_MAX_CONCURRENT_CALLS: integer(1, 1_000_000).default(10),
+    LIVE_STREAMS_PER_PROCESS: integer(1, 100_000).default(2000),
+    TRANSFER_BRIEFING_TIMEOUT_SECONDS: integer(0, 60).default(20),
     CALL_DIALER: z.enum(['local', 'livekit']).default('local'),
     LIVEKIT_AGENT_NAME: z.string().min(1).max(128).default('voice-assistant'),
     LIVEKIT_REQUEST_TIMEOUT_SECONDS: integer(1, 120).default(10),

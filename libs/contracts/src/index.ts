@@ -14,6 +14,7 @@ export * from './dto/settings.dto';
 export * from './dto/telephony.dto';
 export * from './dto/organisation.dto';
 export * from './dto/assistant.dto';
+export * from './dto/voice-pipeline.dto';
 export * from './dto/campaign.dto';
 export * from './dto/lead.dto';
 export * from './phone-numbers';

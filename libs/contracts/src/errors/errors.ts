@@ -90,6 +90,11 @@ export const Errors = {
     new DomainError('conflict', 409, { message: 'The request conflicted with a concurrent change. Please try again.' }),
   serverError: () => new DomainError('server_error', 500, { message: 'Server Error.' }),
   /** A dependency (database, Redis) does not answer; nothing was changed. */
-  serviceUnavailable: () =>
-    new DomainError('service_unavailable', 503, { message: 'Service temporarily unavailable. Please try again.' }),
+  serviceUnavailable: (retryAfterSeconds?: number) =>
+    new DomainError(
+      'service_unavailable',
+      503,
+      { message: 'Service temporarily unavailable. Please try again.' },
+      retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(retryAfterSeconds) },
+    ),
 };

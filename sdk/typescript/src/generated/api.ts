@@ -1647,6 +1647,25 @@ export interface components {
       to: number | null;
       total: number;
     };
+    ModelSettingsResponse: {
+      /** @enum {string} */
+      provider: 'openai' | 'livekit';
+      model: string | null;
+      temperature: number | null;
+    };
+    TranscriberSettingsResponse: {
+      /** @enum {string} */
+      provider: 'deepgram' | 'openai' | 'livekit';
+      model: string | null;
+      language: string | null;
+    };
+    VoiceSettingsResponse: {
+      /** @enum {string} */
+      provider: 'openai' | 'livekit';
+      /** @description The same as the assistant’s `voice_id` */
+      voice_id: string | null;
+      speed: number | null;
+    };
     LinkedItem: {
       id: number;
       name: string;
@@ -1720,6 +1739,9 @@ export interface components {
       language_id: number;
       secondary_language_ids: number[];
       voice_id: string | null;
+      model: components['schemas']['ModelSettingsResponse'] | null;
+      transcriber: components['schemas']['TranscriberSettingsResponse'] | null;
+      voice: components['schemas']['VoiceSettingsResponse'] | null;
       timezone: string;
       initial_message: string | null;
       system_prompt: string | null;
@@ -1751,6 +1773,57 @@ export interface components {
       created_at: string;
       /** Format: date-time */
       updated_at: string;
+    };
+    ModelSettings: {
+      /**
+       * @example openai
+       * @enum {string}
+       */
+      provider: 'openai' | 'livekit';
+      /**
+       * @description The provider’s model id; null: the agent’s model for that provider
+       * @example gpt-4.1-mini
+       */
+      model?: string | null;
+      /**
+       * @description Sampling temperature; null: the provider’s default
+       * @example 0.4
+       */
+      temperature?: number | null;
+    };
+    TranscriberSettings: {
+      /**
+       * @example deepgram
+       * @enum {string}
+       */
+      provider: 'deepgram' | 'openai' | 'livekit';
+      /**
+       * @description The provider’s model id; null: the agent’s model for that provider
+       * @example nova-3
+       */
+      model?: string | null;
+      /**
+       * @description A BCP 47 tag, or `multi`; null: the assistant’s languages (`multi` when it has several)
+       * @example en-US
+       */
+      language?: string | null;
+    };
+    VoiceSettings: {
+      /**
+       * @example openai
+       * @enum {string}
+       */
+      provider: 'openai' | 'livekit';
+      /**
+       * @description The provider’s voice; the assistant’s `voice_id` under another name (sent, it sets both)
+       * @example alloy
+       */
+      voice_id?: string | null;
+      /**
+       * @description Speech speed, 1 the voice’s own; null: the provider’s default
+       * @example 1.1
+       */
+      speed?: number | null;
     };
     AnalysisSummaryPlanRequest: {
       /** @default true */
@@ -1840,6 +1913,21 @@ export interface components {
      *       "tool_ids": [
      *         1
      *       ],
+     *       "model": {
+     *         "provider": "openai",
+     *         "model": "gpt-4.1-mini",
+     *         "temperature": 0.4
+     *       },
+     *       "transcriber": {
+     *         "provider": "deepgram",
+     *         "model": "nova-3",
+     *         "language": "en-US"
+     *       },
+     *       "voice": {
+     *         "provider": "openai",
+     *         "voice_id": "alloy",
+     *         "speed": 1.1
+     *       },
      *       "transfer_destinations": [
      *         {
      *           "name": "billing_desk",
@@ -1857,10 +1945,16 @@ export interface components {
        */
       secondary_language_ids?: number[];
       /**
-       * @description A voice of the speech provider
+       * @description A voice of the speech provider (`voice.provider`, else the agent’s); the same as `voice.voice_id`
        * @example null
        */
       voice_id?: string | null;
+      /** @description The LLM the assistant thinks with; `null` (the default): the agent’s own */
+      model?: components['schemas']['ModelSettings'] | null;
+      /** @description The speech-to-text the assistant hears with; `null` (the default): the agent’s own */
+      transcriber?: components['schemas']['TranscriberSettings'] | null;
+      /** @description The text-to-speech the assistant speaks with; `null` (the default): the agent’s own, with `voice_id` */
+      voice?: components['schemas']['VoiceSettings'] | null;
       /**
        * @default UTC
        * @example Europe/Berlin
@@ -1937,10 +2031,16 @@ export interface components {
        */
       secondary_language_ids?: number[];
       /**
-       * @description A voice of the speech provider
+       * @description A voice of the speech provider (`voice.provider`, else the agent’s); the same as `voice.voice_id`
        * @example null
        */
       voice_id?: string | null;
+      /** @description The LLM the assistant thinks with; `null` (the default): the agent’s own */
+      model?: components['schemas']['ModelSettings'] | null;
+      /** @description The speech-to-text the assistant hears with; `null` (the default): the agent’s own */
+      transcriber?: components['schemas']['TranscriberSettings'] | null;
+      /** @description The text-to-speech the assistant speaks with; `null` (the default): the agent’s own, with `voice_id` */
+      voice?: components['schemas']['VoiceSettings'] | null;
       /**
        * @default UTC
        * @example Europe/Berlin
@@ -9390,7 +9490,7 @@ export interface operations {
           'application/json': components['schemas']['MessageResponse'];
         };
       };
-      /** @description A dependency is unavailable; retry later */
+      /** @description This API process holds all the streams it may, or is shutting down: reconnect after `Retry-After` */
       503: {
         headers: {
           [name: string]: unknown;
