@@ -1,13 +1,21 @@
 import { TokenVerifier } from 'livekit-server-sdk';
+import { JobQueue, Jobs } from '@app/jobs';
 import { bearer, createAccount, languageId, type TestAccount } from './support/factories';
 import { FakeLiveKit } from './support/livekit-twirp.fake';
 import { type Stack, startStack } from './support/stack';
+import { waitFor } from './support/wait-for';
 
 const RUNTIME_TOKEN = 'runtime-token-for-web-calls-0123456789';
 const deployment = { Authorization: `Bearer ${RUNTIME_TOKEN}` };
 const AGENT = 'web-call-agent';
 const TOKEN_SECONDS = 300;
 const LIMIT = 2;
+
+/** What a web call's start answers, as far as these tests read it. */
+interface StartedCall {
+  call: { id: number; external_id: string };
+  room: string;
+}
 
 /**
  * Web calls from outside: `POST /api/user/assistant/{id}/web-call` against LiveKit's API (the project's strict fake):
@@ -35,6 +43,8 @@ describe('Web calls', () => {
         LIVEKIT_AGENT_NAME: AGENT,
         LIVEKIT_REQUEST_TIMEOUT_SECONDS: '2',
         WEB_CALL_TOKEN_TTL_SECONDS: String(TOKEN_SECONDS),
+        // Where a browser reaches LiveKit, unlike the service.
+        LIVEKIT_CLIENT_URL: 'https://livekit.example.com',
         ACCOUNT_MAX_CONCURRENT_CALLS: String(LIMIT),
       },
     });
@@ -101,7 +111,7 @@ describe('Web calls', () => {
         assistant_phone_number: null,
         variables: { customer_name: 'Ada', vip: true },
       }),
-      livekit_url: fake.url.replace('http://', 'ws://'),
+      livekit_url: 'wss://livekit.example.com',
       room: data.call.external_id,
       participant_token: expect.any(String),
       expires_at: expect.any(String),
@@ -120,7 +130,6 @@ describe('Web calls', () => {
       external_id: data.call.external_id,
       call_id: data.call.id,
       assistant_id: assistant.id,
-      variables: { customer_name: 'Ada', vip: true },
     });
 
     // The token: signed with the deployment's LiveKit key, joins this room only, as the call's participant, for
@@ -216,7 +225,7 @@ describe('Web calls', () => {
   it('counts web calls against the account’s limit of calls in progress: 429 with Retry-After beyond it, and nothing made', async () => {
     const account = await createAccount(stack, 'Busy');
     const assistant = await createAssistant(account);
-    const started = [];
+    const started: StartedCall[] = [];
     for (let i = 0; i < LIMIT; i++) started.push((await startWebCall(assistant.id, {}, account).expect(201)).body.data);
     const rooms = fake.rooms.size;
     const refused = await startWebCall(assistant.id, {}, account).expect(429);
@@ -231,6 +240,43 @@ describe('Web calls', () => {
     // A call that ends gives its slot back.
     await endCall(started[0].call.external_id);
     const next = (await startWebCall(assistant.id, {}, account).expect(201)).body.data;
+    for (const call of [started[1], next]) await endCall(call.call.external_id);
+  });
+
+  it('ends a web call nobody joined while its token could be used, and gives its slot back', async () => {
+    const account = await createAccount(stack, 'Nobody joins');
+    const assistant = await createAssistant(account);
+    const started: StartedCall[] = [];
+    for (let i = 0; i < LIMIT; i++) started.push((await startWebCall(assistant.id, {}, account).expect(201)).body.data);
+    // The first was never joined; the second's person joined, and its agent reported it under way.
+    const session = await http()
+      .post(`/api/internal/calls/${started[1].call.external_id}/session`)
+      .set(deployment)
+      .send({ type: 'web' })
+      .expect(200);
+    await http()
+      .put(`/api/internal/calls/${started[1].call.external_id}`)
+      .set(bearer(session.body.data.token))
+      .send({ status: 'in-progress' })
+      .expect(200);
+    // Both as they would be once the token's lifetime and the grace have passed.
+    const past = `${TOKEN_SECONDS + 121} seconds`;
+    await stack.dataSource.query(`UPDATE calls SET updated_at = now() - $2::interval WHERE id = ANY($1)`, [
+      started.map((each) => each.call.id),
+      past,
+    ]);
+    await stack.api.get(JobQueue).enqueue(Jobs.reapStaleCalls, {});
+    const read = async (id: number) =>
+      (await http().get(`/api/user/calls/${id}`).set(account.auth).expect(200)).body.data;
+    await waitFor(async () => ((await read(started[0].call.id)).status === 'no-answer' ? true : undefined));
+    expect(await read(started[0].call.id)).toMatchObject({
+      status: 'no-answer',
+      evaluation: { reason: 'Nobody joined the web call.' },
+    });
+    expect((await read(started[1].call.id)).status).toBe('in-progress');
+    // Its slot is free again: one more call starts, the next is refused.
+    const next = (await startWebCall(assistant.id, {}, account).expect(201)).body.data;
+    await startWebCall(assistant.id, {}, account).expect(429);
     for (const call of [started[1], next]) await endCall(call.call.external_id);
   });
 
@@ -284,6 +330,11 @@ describe('Web calls', () => {
       const response = await startWebCall(assistant.id, { variables }).expect(422);
       expect(response.body).toEqual({ message, errors: { variables: [message] } });
     }
+    // The most variables a call may have, of characters that take 4 bytes (800 KB), start a call all the same: the
+    // dispatch carries none of them (LiveKit bounds its metadata to 512 KiB), the session hands them over.
+    const widest = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`v${i}`, '😀'.repeat(2048)]));
+    const big = await startWebCall(assistant.id, { variables: widest }).expect(201);
+    expect(big.body.data.call.variables).toEqual(widest);
     // A body of more than the JSON limit never reaches the route.
     const huge = await startWebCall(assistant.id, { variables: { text: 'x'.repeat(2_000_000) } });
     expect(huge.status).toBe(413);
@@ -296,8 +347,8 @@ describe('Web calls', () => {
       .expect(201);
     expect(proto.body.data.call.variables).toEqual({ name: 'Ada' });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(fake.rooms.size).toBe(rooms + 1);
-    await endCall(proto.body.data.call.external_id);
+    expect(fake.rooms.size).toBe(rooms + 2);
+    for (const call of [big, proto]) await endCall(call.body.data.call.external_id);
   });
 
   it('answers 502 when LiveKit fails, and leaves no call, no slot taken and no room', async () => {
@@ -316,7 +367,7 @@ describe('Web calls', () => {
       expect([...fake.rooms.keys()]).toEqual(rooms);
     }
     // The slots are all free: the account starts as many calls as it may.
-    const started = [];
+    const started: StartedCall[] = [];
     for (let i = 0; i < LIMIT; i++) started.push((await startWebCall(assistant.id, {}, account).expect(201)).body.data);
     for (const call of started) await endCall(call.call.external_id);
   }, 30_000);

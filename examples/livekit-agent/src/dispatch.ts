@@ -35,8 +35,8 @@ const ROOM_PLACEHOLDER = '{room}';
 
 /**
  * Reads the job's metadata. The dialer's dispatch of an outbound call carries `{external_id, call_id, assistant_id,
- * campaign_id, lead_id, variables}` (the service has all of it on the call already); a web call's the same with
- * `type: "web"` (a person in a browser, no phone numbers); an inbound number's dispatch rule `{assistant_id,
+ * campaign_id, lead_id, variables}` (the service has all of it on the call already); a web call's `{type: "web",
+ * external_id, call_id, assistant_id}` (a person in a browser, no phone numbers); an inbound number's dispatch rule `{assistant_id,
  * phone_number_id, phone_number, external_id: "{room}"}`. Rules made before the service named the external id lack it, and a job
  * dispatched by hand may carry nothing: in both the room's name is the call's id, as it is for every call the
  * service knows.

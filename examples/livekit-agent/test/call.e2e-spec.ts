@@ -45,6 +45,9 @@ const AGENT_MODELS = readSettings({
   RUNTIME_API_TOKEN: RUNTIME_TOKEN,
   DEEPGRAM_API_KEY: 'dg',
   OPENAI_API_KEY: 'sk',
+  LIVEKIT_URL: 'ws://127.0.0.1:7880',
+  LIVEKIT_API_KEY: 'devkey',
+  LIVEKIT_API_SECRET: 'secret',
 }).models;
 const textSession = (model: llm.LLM) => new voice.AgentSession({ llm: model, vad: null, turnDetection: 'manual' });
 

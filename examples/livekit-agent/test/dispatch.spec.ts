@@ -13,7 +13,7 @@ describe('readDispatch', () => {
   });
 
   it('reads a web call’s dispatch as a web call, whatever else it names', () => {
-    const metadata = { type: 'web', external_id: 'call-1f2e', call_id: 8, assistant_id: 3, variables: {} };
+    const metadata = { type: 'web', external_id: 'call-1f2e', call_id: 8, assistant_id: 3 };
     expect(readDispatch(JSON.stringify(metadata), 'call-1f2e')).toEqual({
       externalId: 'call-1f2e',
       type: 'web',

@@ -110,6 +110,8 @@ export class AppConfig {
   readonly livekitAgentName: string;
   /** How long a web call's participant token may be used to join its room (seconds). */
   readonly webCallTokenTtlSeconds: number;
+  /** Where browsers reach LiveKit, when not at `LIVEKIT_URL` (the service's own way there, inside a network). */
+  readonly livekitClientUrl?: string;
   /** How often the worker compares what the telephony provider holds for this deployment with the database. */
   readonly sipReconcileIntervalSeconds: number;
   /** A provider object younger than this is left to the request making it; older unknown ones are orphans. */
@@ -293,6 +295,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     callDialer: env.CALL_DIALER,
     livekitAgentName: env.LIVEKIT_AGENT_NAME,
     webCallTokenTtlSeconds: env.WEB_CALL_TOKEN_TTL_SECONDS,
+    livekitClientUrl: env.LIVEKIT_CLIENT_URL,
     sipReconcileIntervalSeconds: env.SIP_RECONCILE_INTERVAL_SECONDS,
     sipReconcileGraceSeconds: env.SIP_RECONCILE_GRACE_SECONDS,
     dialerIntervalSeconds: env.DIALER_INTERVAL_SECONDS,

@@ -139,6 +139,7 @@ export const environmentSchema = z
     LIVEKIT_AGENT_NAME: z.string().min(1).max(128).default('voice-assistant'),
     LIVEKIT_REQUEST_TIMEOUT_SECONDS: integer(1, 120).default(10),
     WEB_CALL_TOKEN_TTL_SECONDS: integer(30, 600).default(600),
+    LIVEKIT_CLIENT_URL: z.url().optional(),
     SIP_RECONCILE_INTERVAL_SECONDS: integer(10, 86400).default(600),
     SIP_RECONCILE_GRACE_SECONDS: integer(1, 86400).default(900),
     DIALER_INTERVAL_SECONDS: integer(1, 3600).default(15),

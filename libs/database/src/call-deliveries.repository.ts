@@ -124,6 +124,28 @@ export class CallDeliveriesRepository extends SqlRepository {
   }
 
   /**
+   * Ends as `no-answer` the web calls still `initiated` after `seconds` (at most 500 a time): nobody joined their room
+   * while their token could be used (a joined one is `in-progress` once its agent hears the person), so their account's
+   * slot is given back then rather than at the stale timeout. Marks their webhook owed as `endStale` does; a web call
+   * has no lead to settle.
+   */
+  async endUnjoinedWebCalls(seconds: number): Promise<{ id: number }[]> {
+    const [rows] = (await this.manager.query(
+      `UPDATE calls SET status = 'no-answer', ended_at = now(), updated_at = now(),
+              webhook_event_id = COALESCE(webhook_event_id, 'msg_' || gen_random_uuid()::text),
+              webhook_due = webhook_due OR COALESCE((SELECT a.is_webhook_active AND a.webhook_url IS NOT NULL
+                                                       FROM assistants a WHERE a.id = calls.assistant_id), false),
+              evaluation = evaluation || jsonb_build_object('reason', 'Nobody joined the web call.')
+        WHERE id IN (SELECT id FROM calls WHERE status = 'initiated' AND type = 'web'
+                        AND updated_at < now() - make_interval(secs => $1)
+                      ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+      [seconds],
+    )) as [{ id: number }[], number];
+    return rows;
+  }
+
+  /**
    * Ends as `failed` the calls in an open status not updated for `minutes` (at most 500 a time), marks their webhook
    * owed when their assistant's is on, and settles their leads, in one transaction.
    */

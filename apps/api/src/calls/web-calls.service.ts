@@ -3,7 +3,7 @@ import { AppConfig } from '@app/config';
 import { type CallRow, Errors, StartWebCallRequest, toWebCallEnvelope, WebCallEnvelope } from '@app/contracts';
 import { CallLimitReached, CallsRepository, DiallingRepository, Transactions } from '@app/database';
 import { errorMessage } from '@app/platform';
-import { CALL_CONTROL, type CallControl } from '@app/telephony';
+import { CALL_CONTROL, type CallControl, clientUrl } from '@app/telephony';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
 
@@ -30,14 +30,15 @@ export class WebCallsService implements OnModuleInit {
   ) {}
 
   /**
-   * A retry after the process died between the write and the answer: the room is made (again: a room that exists is
-   * left as it is, its agent dispatched once) and a new token minted for it.
+   * A retry after the process died between the write and the answer: the call as it is now with a new token; its room
+   * made (again: a room that exists is left as it is, its agent dispatched once) while nobody has joined it yet. A
+   * call that has moved on since had its room: it is not opened again for an agent to find the call over.
    */
   onModuleInit(): void {
     this.creates.recoverWith('web-call', async (user, id) => {
       const call = await this.calls.find(user.id, id);
       if (!call) throw Errors.callNotFound();
-      return this.open(user, call);
+      return call.status === 'initiated' ? this.open(user, call) : this.answer(call);
     });
   }
 
@@ -69,22 +70,11 @@ export class WebCallsService implements OnModuleInit {
     try {
       await this.control.startWebCall({
         room,
-        // The agent's own: it opens the call's session by `external_id` (no numbers to route by).
-        metadata: {
-          type: 'web',
-          external_id: call.external_id,
-          call_id: call.id,
-          assistant_id: call.assistant_id,
-          variables: call.variables,
-        },
+        // The agent's own: it opens the call's session by `external_id` (no numbers to route by), which answers the
+        // variables too: they stay out of the dispatch, whose metadata LiveKit bounds (512 KiB) where variables are not.
+        metadata: { type: 'web', external_id: call.external_id, call_id: call.id, assistant_id: call.assistant_id },
       });
-      const token = await this.control.participantToken({
-        room,
-        identity: `web-${call.id}`,
-        name: 'Web caller',
-        ttlSeconds: this.config.webCallTokenTtlSeconds,
-      });
-      return toWebCallEnvelope(call, token);
+      return await this.answer(call);
     } catch (error) {
       this.logger.warn({ callId: call.id, error: errorMessage(error) }, 'a web call’s room could not be opened');
       await this.dialling.deleteUnstartedWebCall(user.id, call.id);
@@ -92,5 +82,18 @@ export class WebCallsService implements OnModuleInit {
       await this.control.endCall({ room }).catch(() => undefined);
       throw Errors.telephonyFailed(ROOM_FAILED);
     }
+  }
+
+  /** The call, with a token for its person to join its room. */
+  private async answer(call: CallRow): Promise<WebCallEnvelope> {
+    const token = await this.control.participantToken({
+      room: call.external_id,
+      identity: `web-${call.id}`,
+      name: 'Web caller',
+      ttlSeconds: this.config.webCallTokenTtlSeconds,
+    });
+    // The browser's way to LiveKit, where it is not the service's (a container network, a private address).
+    const url = this.config.livekitClientUrl ? clientUrl(this.config.livekitClientUrl) : token.url;
+    return toWebCallEnvelope(call, { ...token, url });
   }
 }

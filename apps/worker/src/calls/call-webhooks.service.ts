@@ -8,6 +8,9 @@ import { CallJob, HandlesJob, isFinalAttempt, JobQueue, Jobs, LIVE_JOB_STATES, L
 import { OutboundHttp, OutboundRequestError } from '@app/outbound-http';
 import { JobMetrics } from '../job-metrics';
 
+/** How long past its token's lifetime a web call nobody joined stays open: the agent reports a late joiner by then. */
+const WEB_CALL_JOIN_GRACE_SECONDS = 120;
+
 /** The part of the receiver's answer kept in the call's `webhook_response`. */
 const RESPONSE_BODY_LIMIT = 4096;
 const DELIVERY_TIMEOUT_MS = 10_000;
@@ -185,10 +188,17 @@ export class CallWebhooks {
     return { requeued };
   }
 
-  /** Ends calls the runtime never finished, as `failed`, and lets their lead and webhook follow. */
+  /**
+   * Ends calls the runtime never finished, as `failed`, and lets their lead and webhook follow; and, as `no-answer`,
+   * the web calls nobody joined while their token could be used (two minutes' grace for the agent to report the
+   * person it heard at the last moment).
+   */
   @HandlesJob(Jobs.reapStaleCalls)
   async reapStale(): Promise<{ ended: number }> {
-    const ended = await this.calls.endStale(OPEN_CALL_STATUSES, this.config.callStaleAfterMinutes);
+    const unjoined = await this.calls.endUnjoinedWebCalls(
+      this.config.webCallTokenTtlSeconds + WEB_CALL_JOIN_GRACE_SECONDS,
+    );
+    const ended = [...unjoined, ...(await this.calls.endStale(OPEN_CALL_STATUSES, this.config.callStaleAfterMinutes))];
     for (const row of ended) {
       // Its watchers' and its control stream's cue to close, as a final write would give.
       await this.signals.publish({ callId: row.id, fromId: 0 });

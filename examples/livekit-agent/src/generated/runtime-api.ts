@@ -382,17 +382,17 @@ export interface components {
       /** @enum {string} */
       type: 'inbound' | 'outbound' | 'web';
       /**
-       * @description The caller, or the callee; required for a call the service has not placed. Stored in E.164 when it reads as a valid number (international, or national in the country of the call’s own number), else as sent
+       * @description The caller, or the callee; required for a phone call the service has not placed (a web call has none). Stored in E.164 when it reads as a valid number (international, or national in the country of the call’s own number), else as sent
        * @example +14155550123
        */
       client_phone_number?: string;
       /**
-       * @description The dialled number of an inbound call, in any form a carrier writes it (`+1 (415) 555-0142`, `14155550142`, `4155550142` in the country of the number dialled): finds the assistant, and the call keeps the number as stored (E.164); or the number calling out. Required for a call the service has not placed
+       * @description The dialled number of an inbound call, in any form a carrier writes it (`+1 (415) 555-0142`, `14155550142`, `4155550142` in the country of the number dialled): finds the assistant, and the call keeps the number as stored (E.164); or the number calling out. Required for a phone call the service has not placed (a web call has none)
        * @example +14155550100
        */
       assistant_phone_number?: string;
       /**
-       * @description For a call the service did not place and that no number routes (a web call)
+       * @description For a call the service did not place and that no number routes (a web call of a room the runtime made); a web call the service started is found by its external id
        * @example null
        */
       assistant_id?: number | null;
@@ -732,9 +732,9 @@ export interface components {
         | 'ended_by_assistant'
         | 'no-answer'
         | 'failed';
-      /** @description Required on the first write; a later write that leaves it out keeps the call’s. Stored in E.164 when it reads as a valid number (international, or national in the country of the call’s own number), else as sent (a SIP extension, `anonymous`) */
+      /** @description Required on the first write; a later write that leaves it out keeps the call’s (not a web call’s). Stored in E.164 when it reads as a valid number (international, or national in the country of the call’s own number), else as sent (a SIP extension, `anonymous`) */
       client_phone_number?: string;
-      /** @description Required on the first write; a later write that leaves it out keeps the call’s. Stored in E.164 when it reads as a valid number (international, or national in the country of the call’s own number), else as sent (a SIP extension, `anonymous`) */
+      /** @description Required on the first write; a later write that leaves it out keeps the call’s (not a web call’s). Stored in E.164 when it reads as a valid number (international, or national in the country of the call’s own number), else as sent (a SIP extension, `anonymous`) */
       assistant_phone_number?: string;
       /**
        * @description Null or left out keeps the call’s. A call token cannot name another campaign than the call’s (422)

@@ -88,11 +88,19 @@ export class IngestCallRequest {
   @Rule.OneOf(CALL_STATUSES)
   status?: string;
 
-  @ApiPropertyOptional({ type: String, maxLength: 32, description: `${FIRST_WRITE}. ${REPORTED_NUMBER}` })
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 32,
+    description: `${FIRST_WRITE} (not a web call’s). ${REPORTED_NUMBER}`,
+  })
   @Rule.OptionalText(32)
   client_phone_number?: string;
 
-  @ApiPropertyOptional({ type: String, maxLength: 32, description: `${FIRST_WRITE}. ${REPORTED_NUMBER}` })
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 32,
+    description: `${FIRST_WRITE} (not a web call’s). ${REPORTED_NUMBER}`,
+  })
   @Rule.OptionalText(32)
   assistant_phone_number?: string;
 

@@ -54,7 +54,8 @@ export class CallSessionRequest {
     maxLength: 32,
     example: '+14155550123',
     description:
-      'The caller, or the callee; required for a call the service has not placed. Stored in E.164 when it reads as a ' +
+      'The caller, or the callee; required for a phone call the service has not placed (a web call has none). ' +
+      'Stored in E.164 when it reads as a ' +
       'valid number (international, or national in the country of the call’s own number), else as sent',
   })
   @Rule.OptionalText(32)
@@ -67,7 +68,8 @@ export class CallSessionRequest {
     description:
       'The dialled number of an inbound call, in any form a carrier writes it (`+1 (415) 555-0142`, `14155550142`, ' +
       '`4155550142` in the country of the number dialled): finds the assistant, and the call keeps the number as ' +
-      'stored (E.164); or the number calling out. Required for a call the service has not placed',
+      'stored (E.164); or the number calling out. Required for a phone call the service has not placed (a web ' +
+      'call has none)',
   })
   @Rule.OptionalText(32)
   assistant_phone_number?: string;
@@ -75,7 +77,9 @@ export class CallSessionRequest {
   @ApiPropertyOptional({
     type: 'integer',
     nullable: true,
-    description: 'For a call the service did not place and that no number routes (a web call)',
+    description:
+      'For a call the service did not place and that no number routes (a web call of a room the runtime made); a web ' +
+      'call the service started is found by its external id',
   })
   @Rule.Optional()
   @Rule.Id()
@@ -201,7 +205,10 @@ export class CallSession {
       'pressed in the room, reported as `dtmf` events)',
   })
   actions: SessionAction[];
-  @ApiProperty({ type: EndCallSettingsResponse, description: 'Whether the assistant may end the call, and its goodbye' })
+  @ApiProperty({
+    type: EndCallSettingsResponse,
+    description: 'Whether the assistant may end the call, and its goodbye',
+  })
   end_call: EndCallSettingsResponse;
   @ApiProperty({
     type: VoicemailSettingsResponse,
