@@ -100,6 +100,7 @@ describe('Statements a runtime request costs', () => {
  * A new inbound session's statements today, each its own transaction (docs/benchmarks.md, the runtime's hot paths):
  * the call by its external id, the number's holders, the assistant, the call created (a `WITH`: the statement takes
  * one of the account's call slots as it inserts the call, so the account's limit of calls in progress costs no round
- * trip), the assistant with its tools and knowledgebase, the call token stored.
+ * trip), and the assistant with its tools and knowledgebase read in the statement that stores the call token and
+ * names the call's `call.started` event (a `WITH`). Two commits.
  */
-const SESSION_STATEMENTS = ['SELECT', 'SELECT', 'SELECT', 'WITH', 'SELECT', 'WITH'];
+const SESSION_STATEMENTS = ['SELECT', 'SELECT', 'SELECT', 'WITH', 'WITH'];
