@@ -27,6 +27,7 @@
  * `node --cpu-prof` and prints its heaviest functions and packages (per request of the whole run). The whole run is
  * stopped, and cleaned up, after BENCH_DEADLINE_SECONDS (default 300 plus three times the events' duration).
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -106,6 +107,10 @@ const SQL_SAMPLES = 500;
 const DEADLINE_SECONDS = setting('deadline-seconds', 'BENCH_DEADLINE_SECONDS', 300 + 3 * SECONDS);
 const REQUEST_TIMEOUT_MS = 30_000;
 const PROFILE = process.argv.includes('--profile');
+/** `--burner`: a busy loop in a process of its own takes one core for the events run, as other work on a host would. */
+const BURNER = process.argv.includes('--burner');
+/** Every REPEAT_EVERY-th turn of a call is posted twice, as a runtime whose answer was lost posts it again. */
+const REPEAT_EVERY = setting('repeat-every', 'BENCH_REPEAT_EVERY', 10);
 const PROFILE_DIR = join(CACHE_DIR, 'runtime-profile');
 
 /** What callers and agents say: 100-103 characters each. */
@@ -544,9 +549,11 @@ async function main(): Promise<void> {
     const pool = new Pool(origin, { connections: CALLS, pipelining: 1 });
     pools.push(pool);
     const acknowledged = calls.map(() => [] as number[]);
+    let repeated = 0;
+    let repeatsWrong = 0;
     const postTurn = async (call: number, seq: number) => {
       const { externalId, token } = calls[call];
-      const answer = await post(pool, `/api/internal/calls/${externalId}/events`, token, {
+      const body = {
         events: [
           {
             seq,
@@ -556,14 +563,23 @@ async function main(): Promise<void> {
             at: new Date().toISOString(),
           },
         ],
-      });
+      };
+      const answer = await post(pool, `/api/internal/calls/${externalId}/events`, token, body);
       if (answer.status === 200 && answer.json?.data?.recorded === 1) acknowledged[call].push(seq);
       else if (answer.status === 200) answer.status = -1; // answered, but did not record the turn
+      if (answer.status === 200 && seq > 0 && seq % REPEAT_EVERY === 0) {
+        // The same post again: acknowledged, and recorded nothing more.
+        const again = await post(pool, `/api/internal/calls/${externalId}/events`, token, body);
+        repeated++;
+        if (again.status !== 200 || again.json?.data?.recorded !== 0) repeatsWrong++;
+      }
       return answer;
     };
     // Warms the connections: one turn a call (seq 0, checked like any other), not measured.
     await Promise.all(calls.map((_, call) => postTurn(call, 0)));
 
+    const burner = BURNER ? spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }) : undefined;
+    const stopBurner = onInterrupt(async () => void burner?.kill('SIGKILL'));
     const samples: Sample[] = [];
     const lateness: number[] = [];
     const failures = new Map<string, number>();
@@ -594,6 +610,8 @@ async function main(): Promise<void> {
     );
     const seconds = (nowMs() - begun) / 1000;
     const ticksAfter = machineTicks();
+    burner?.kill('SIGKILL');
+    stopBurner();
     const ownCpu = process.cpuUsage(ownCpuBefore);
     const apiCpuMs = processCpuMs(api.child.pid!) - apiCpuBefore;
     const workerCpuMs = processCpuMs(worker.child.pid!) - workerCpuBefore;
@@ -609,12 +627,16 @@ async function main(): Promise<void> {
       [calls.map((call) => call.externalId)],
     );
     const stored = new Map<string, Map<number, { text: string; role: string }>>();
+    let duplicated = 0;
     for (const row of rows) {
       if (!stored.has(row.external_id)) stored.set(row.external_id, new Map());
-      stored.get(row.external_id)!.set(row.seq, { text: row.text, role: row.role });
+      const turns = stored.get(row.external_id)!;
+      // Counted by rows: a turn stored twice is an extra one.
+      if (turns.has(row.seq)) duplicated++;
+      turns.set(row.seq, { text: row.text, role: row.role });
     }
     let lost = 0;
-    let extra = 0;
+    let extra = duplicated;
     let altered = 0;
     let callsExact = 0;
     calls.forEach((call, index) => {
@@ -797,7 +819,9 @@ async function main(): Promise<void> {
     );
     const events = summarise(samples, (sample) => sample.status === 200);
     printTable(
-      `Events: ${CALLS} calls, a turn each every ${INTERVAL_MS} ms for ${SECONDS} s (target p95 <= 50 ms, nothing lost)`,
+      `Events: ${CALLS} calls, a turn each every ${INTERVAL_MS} ms for ${SECONDS} s${
+        BURNER ? ', a CPU burner taking one core' : ''
+      } (target p95 <= ${BURNER ? 40 : 20} ms, nothing lost)`,
       ['requests', 'errors', 'requests/s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'late p95 ms', 'late max ms'],
       [
         [
@@ -818,9 +842,19 @@ async function main(): Promise<void> {
       ],
     );
     printTable(
-      'Turns in the database afterwards (every call read back: seq, role and text)',
-      ['calls', 'turns acknowledged', 'turns stored', 'lost', 'extra', 'altered', 'calls exact'],
-      [[CALLS, acknowledgedTurns, rows.length, lost, extra, altered, callsExact]],
+      'Turns in the database afterwards (every call read back by rows: seq, role and text)',
+      [
+        'calls',
+        'turns acknowledged',
+        'turns stored',
+        'lost',
+        'extra',
+        'altered',
+        'calls exact',
+        'posted twice',
+        'repeats not acknowledged as duplicates',
+      ],
+      [[CALLS, acknowledgedTurns, rows.length, lost, extra, altered, callsExact, repeated, repeatsWrong]],
     );
     const machineBusy = busyBetween(ticksBefore, ticksAfter);
     const perRequest = (ms: number) => fixed(ms / Math.max(1, events.count), 2);
@@ -902,7 +936,7 @@ async function main(): Promise<void> {
       );
     }
 
-    if (events.errors > 0 || lost > 0 || extra > 0 || altered > 0) process.exitCode = 1;
+    if (events.errors > 0 || lost > 0 || extra > 0 || altered > 0 || repeatsWrong > 0) process.exitCode = 1;
   } finally {
     forgetClients();
     await closeClients();

@@ -35,12 +35,8 @@ const RUNTIME_TOKEN = 'runtime-token-for-the-livekit-agent-0123456789';
 const TOOL_SECRET = 'sk-live-tool-secret-for-the-agent-test';
 const CALLER = '+14155550199';
 
-/** A session the way the agent's production code makes one, minus audio: the scripted model and nothing else. */
 /** The agent's own models, as a worker configured for Deepgram and OpenAI reads them. */
 const AGENT_MODELS = readSettings({
-  LIVEKIT_URL: 'ws://127.0.0.1:7880',
-  LIVEKIT_API_KEY: 'devkey',
-  LIVEKIT_API_SECRET: 'secret',
   VOICE_SERVICE_URL: 'http://127.0.0.1',
   RUNTIME_API_TOKEN: RUNTIME_TOKEN,
   DEEPGRAM_API_KEY: 'dg',
@@ -49,6 +45,7 @@ const AGENT_MODELS = readSettings({
   LIVEKIT_API_KEY: 'devkey',
   LIVEKIT_API_SECRET: 'secret',
 }).models;
+/** A session the way the agent's production code makes one, minus audio: the scripted model and nothing else. */
 const textSession = (model: llm.LLM) => new voice.AgentSession({ llm: model, vad: null, turnDetection: 'manual' });
 
 /** A loopback port nothing listens on: a service that is down. */
