@@ -11,6 +11,7 @@ import {
   TOOL_ERROR_DESCRIPTION,
   type ToolCallErrorCode,
   type ToolCallOutcomeLike,
+  type ToolSchemaProperty,
   notAToolParameter,
   toolCallError,
   toolParametersSchema,
@@ -233,7 +234,7 @@ export interface SessionAssistantLike {
   record: boolean;
   post_call_schema: PostCallField[];
   knowledgebase: SessionKnowledgebase | null;
-  tools: { id: number; name: string; description: string; schema: { name: string; type: string }[] }[];
+  tools: { id: number; name: string; description: string; schema: ToolSchemaProperty[] }[];
 }
 
 /** What a session answers: the call, its new token, and the assistant to run with its tools and knowledgebase. */

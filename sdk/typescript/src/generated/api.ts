@@ -1297,10 +1297,45 @@ export interface components {
       /** @description May use `{{variable}}` templates */
       value: string;
     };
+    ToolItemSchema: {
+      /**
+       * @description `array` takes `items`, `object` takes `properties`
+       * @enum {string}
+       */
+      type: 'string' | 'number' | 'float' | 'integer' | 'boolean' | 'array' | 'object';
+      /**
+       * @description The only values allowed, of a `string`, `number` or `integer` parameter
+       * @example [
+       *       "standard",
+       *       "express"
+       *     ]
+       */
+      enum?: (string | number)[];
+      /** @description Required with `type: array`, and only then: what it lists */
+      items?: components['schemas']['ToolItemSchema'];
+      /** @description Required with `type: object`, and only then: its named properties, as the arguments are */
+      properties?: components['schemas']['ToolParameter'][];
+      description?: string;
+    };
     ToolParameter: {
+      /**
+       * @description `array` takes `items`, `object` takes `properties`
+       * @enum {string}
+       */
+      type: 'string' | 'number' | 'float' | 'integer' | 'boolean' | 'array' | 'object';
+      /**
+       * @description The only values allowed, of a `string`, `number` or `integer` parameter
+       * @example [
+       *       "standard",
+       *       "express"
+       *     ]
+       */
+      enum?: (string | number)[];
+      /** @description Required with `type: array`, and only then: what it lists */
+      items?: components['schemas']['ToolItemSchema'];
+      /** @description Required with `type: object`, and only then: its named properties, as the arguments are */
+      properties?: components['schemas']['ToolParameter'][];
       name: string;
-      /** @enum {string} */
-      type: 'string' | 'number' | 'float' | 'integer' | 'boolean';
       description: string;
       /** @default false */
       required?: boolean;
