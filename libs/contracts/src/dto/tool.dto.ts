@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateBy, ValidateIf } from 'class-validator';
 import { Rule } from '../validation';
+import { RequestExample } from './request-example';
 
 export const TOOL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const TOOL_BODY_FORMATS = ['json', 'form'] as const;
@@ -283,6 +284,28 @@ class ToolFields {
   schema?: ToolParameter[];
 }
 
+@RequestExample({
+  name: 'lookup_order',
+  description: 'Looks an order up by its number, or only some of its lines',
+  endpoint: 'https://api.example.com/orders/{order_id}',
+  method: 'GET',
+  schema: [
+    { name: 'order_id', type: 'string', description: 'The order number' },
+    { name: 'delivery', type: 'string', description: 'How it ships', enum: ['standard', 'express'] },
+    {
+      name: 'lines',
+      type: 'array',
+      description: 'Only these lines of the order',
+      items: {
+        type: 'object',
+        properties: [
+          { name: 'sku', type: 'string', description: 'The article number', required: true },
+          { name: 'quantity', type: 'integer', description: 'How many', enum: [1, 2, 3] },
+        ],
+      },
+    },
+  ],
+})
 export class CreateToolRequest extends ToolFields {
   @ApiProperty({ type: String, maxLength: 64, pattern: TOOL_NAME_PATTERN.source, example: 'lookup_order' })
   @Rule.RequiredText(64)

@@ -1364,9 +1364,51 @@ export interface components {
     /**
      * @example {
      *       "name": "lookup_order",
-     *       "description": "example",
+     *       "description": "Looks an order up by its number, or only some of its lines",
      *       "endpoint": "https://api.example.com/orders/{order_id}",
-     *       "method": "GET"
+     *       "method": "GET",
+     *       "schema": [
+     *         {
+     *           "name": "order_id",
+     *           "type": "string",
+     *           "description": "The order number"
+     *         },
+     *         {
+     *           "name": "delivery",
+     *           "type": "string",
+     *           "description": "How it ships",
+     *           "enum": [
+     *             "standard",
+     *             "express"
+     *           ]
+     *         },
+     *         {
+     *           "name": "lines",
+     *           "type": "array",
+     *           "description": "Only these lines of the order",
+     *           "items": {
+     *             "type": "object",
+     *             "properties": [
+     *               {
+     *                 "name": "sku",
+     *                 "type": "string",
+     *                 "description": "The article number",
+     *                 "required": true
+     *               },
+     *               {
+     *                 "name": "quantity",
+     *                 "type": "integer",
+     *                 "description": "How many",
+     *                 "enum": [
+     *                   1,
+     *                   2,
+     *                   3
+     *                 ]
+     *               }
+     *             ]
+     *           }
+     *         }
+     *       ]
      *     }
      */
     CreateToolRequest: {
