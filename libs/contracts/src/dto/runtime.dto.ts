@@ -111,7 +111,11 @@ export class SessionAssistant {
   @ApiProperty({ type: String, nullable: true }) voice_id: string | null;
   @ApiProperty({ type: ModelSettingsResponse, nullable: true, description: 'null: the runtime’s own LLM' })
   model: ModelSettingsResponse | null;
-  @ApiProperty({ type: TranscriberSettingsResponse, nullable: true, description: 'null: the runtime’s own speech-to-text' })
+  @ApiProperty({
+    type: TranscriberSettingsResponse,
+    nullable: true,
+    description: 'null: the runtime’s own speech-to-text',
+  })
   transcriber: TranscriberSettingsResponse | null;
   @ApiProperty({
     type: VoiceSettingsResponse,
