@@ -210,7 +210,11 @@ describe('Assistants, folders and labels', () => {
         'model.temperature',
         'The model.temperature field must be a number.',
       ],
-      [{ transcriber: { provider: 'whisper' } }, 'transcriber.provider', 'The selected transcriber.provider is invalid.'],
+      [
+        { transcriber: { provider: 'whisper' } },
+        'transcriber.provider',
+        'The selected transcriber.provider is invalid.',
+      ],
       [
         { transcriber: { provider: 'deepgram', language: 'english please' } },
         'transcriber.language',
@@ -250,7 +254,10 @@ describe('Assistants, folders and labels', () => {
       });
       const voiced = (await put(`assistant/${created.id}`, { voice: { provider: 'livekit', speed: 1.2 } }).expect(200))
         .body.data;
-      expect(voiced).toMatchObject({ voice_id: 'alloy', voice: { provider: 'livekit', voice_id: 'alloy', speed: 1.2 } });
+      expect(voiced).toMatchObject({
+        voice_id: 'alloy',
+        voice: { provider: 'livekit', voice_id: 'alloy', speed: 1.2 },
+      });
       await put(`assistant/${created.id}`, { voice: { provider: 'openai', voice_id: 'echo' } }).expect(200);
       expect(await read(created.id)).toMatchObject({
         voice_id: 'echo',

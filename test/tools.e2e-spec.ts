@@ -41,6 +41,9 @@ describe('Mid-call tools', () => {
     method: 'GET',
     ...overrides,
   });
+  /** An `array` parameter's keywords, lists of lists `levels` deep below the argument, strings at the bottom. */
+  const nestedLists = (levels: number): { type: string; items?: object } =>
+    levels === 0 ? { type: 'string' } : { type: 'array', items: nestedLists(levels - 1) };
   const create = (body: object, owner = account) => stack.http.post('/api/user/tools').set(owner.auth).send(body);
   const lastRequest = () => site.requests[site.requests.length - 1];
 
@@ -284,8 +287,115 @@ describe('Mid-call tools', () => {
         'schema.1.name',
         'The schema.1.name field has a duplicate value.',
       ],
+      [
+        { schema: [{ name: 'a', type: 'boolean', description: 'd', enum: [true] }] },
+        'schema.0.enum',
+        "The schema.0.enum field must list 1 to 100 distinct values of a string, number or integer parameter's type.",
+      ],
+      [
+        { schema: [{ name: 'a', type: 'integer', description: 'd', enum: [1, 1.5] }] },
+        'schema.0.enum',
+        "The schema.0.enum field must list 1 to 100 distinct values of a string, number or integer parameter's type.",
+      ],
+      [
+        { schema: [{ name: 'a', type: 'array', description: 'd' }] },
+        'schema.0.items',
+        'The schema.0.items field is required when type is array.',
+      ],
+      [
+        { schema: [{ name: 'a', type: 'string', description: 'd', items: { type: 'string' } }] },
+        'schema.0.items',
+        'The schema.0.items field is prohibited unless type is in array.',
+      ],
+      [
+        { schema: [{ name: 'a', type: 'object', description: 'd' }] },
+        'schema.0.properties',
+        'The schema.0.properties field is required when type is object.',
+      ],
+      [
+        { schema: [{ name: 'a', type: 'array', description: 'd', items: { type: 'date' } }] },
+        'schema.0.items.type',
+        'The selected schema.0.items.type is invalid.',
+      ],
+      [
+        {
+          schema: [
+            {
+              name: 'a',
+              type: 'object',
+              description: 'd',
+              properties: [
+                { name: 'b', type: 'string', description: 'd' },
+                { name: 'b', type: 'string', description: 'd' },
+              ],
+            },
+          ],
+        },
+        'schema.0.properties.1.name',
+        'The schema.0.properties.1.name field has a duplicate value.',
+      ],
+      [
+        { schema: [{ name: 'a', description: 'd', ...nestedLists(6) }] },
+        'schema',
+        'The schema field must not nest more than 5 levels of items and properties, nor describe more than 200 values in all.',
+      ],
+      [
+        {
+          schema: Array.from({ length: 3 }, (_, index) => ({
+            name: `p${index}`,
+            type: 'object',
+            description: 'd',
+            properties: Array.from({ length: 70 }, (_, inner) => ({
+              name: `q${inner}`,
+              type: 'string',
+              description: 'd',
+            })),
+          })),
+        },
+        'schema',
+        'The schema field must not nest more than 5 levels of items and properties, nor describe more than 200 values in all.',
+      ],
     ])('refuses %j on %s', async (overrides, field, message) => {
       await expectInvalid(valid({ name: `v_${Math.random().toString(36).slice(2, 8)}`, ...overrides }), field, message);
+    });
+
+    it('keeps enums, lists and nested objects as sent, `required` said at every level', async () => {
+      const schema = [
+        { name: 'speed', type: 'string', description: 'Delivery', enum: ['standard', 'express'], required: true },
+        {
+          name: 'lines',
+          type: 'array',
+          description: 'What to order',
+          items: {
+            type: 'object',
+            properties: [
+              { name: 'sku', type: 'string', description: 'Article', required: true },
+              { name: 'quantity', type: 'integer', description: 'How many', enum: [1, 2, 3] },
+            ],
+          },
+        },
+        { name: 'ratio', type: 'number', description: 'Share', enum: [0.5, 1] },
+        { name: 'nested', description: 'Deepest allowed', ...nestedLists(5) },
+      ];
+      const created = (await create(valid({ name: 'rich_schema', schema })).expect(201)).body.data;
+      expect(created.schema).toEqual([
+        schema[0],
+        {
+          ...schema[1],
+          required: false,
+          items: {
+            type: 'object',
+            properties: [
+              { name: 'sku', type: 'string', description: 'Article', required: true },
+              { name: 'quantity', type: 'integer', description: 'How many', enum: [1, 2, 3], required: false },
+            ],
+          },
+        },
+        { ...schema[2], required: false },
+        { ...schema[3], required: false },
+      ]);
+      const read = await stack.http.get(`/api/user/tools/${created.id}`).set(account.auth).expect(200);
+      expect(read.body.data.schema).toEqual(created.schema);
     });
 
     it('accepts placeholders and templates in the endpoint', async () => {
@@ -452,6 +562,35 @@ describe('Mid-call tools', () => {
         'arguments.gift': ['The arguments.gift field must be true or false.'],
       });
       expect(site.requests.length).toBe(before);
+    });
+
+    it('validates lists, enums and nested objects by path, then sends them as JSON', async () => {
+      const id = await toolWith({
+        method: 'POST',
+        schema: [
+          { name: 'speed', type: 'string', description: 'Delivery', enum: ['standard', 'express'], required: true },
+          {
+            name: 'lines',
+            type: 'array',
+            description: 'Lines',
+            items: {
+              type: 'object',
+              properties: [{ name: 'sku', type: 'string', description: 'SKU', required: true }],
+            },
+          },
+        ],
+      });
+      const before = site.requests.length;
+      const refused = await callTool(id, { arguments: { speed: 'overnight', lines: [{ sku: 'A' }, { qty: 1 }] } });
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors).toEqual({
+        'arguments.speed': ['The selected arguments.speed is invalid.'],
+        'arguments.lines.1.sku': ['The arguments.lines.1.sku field is required.'],
+        'arguments.lines.1.qty': ['The arguments.lines.1.qty field is not a parameter of this tool.'],
+      });
+      expect(site.requests.length).toBe(before);
+      await callTool(id, { arguments: { speed: 'express', lines: [{ sku: 'A' }, { sku: 'B' }] } }).expect(200);
+      expect(JSON.parse(lastRequest().body)).toEqual({ speed: 'express', lines: [{ sku: 'A' }, { sku: 'B' }] });
     });
 
     it('refuses arguments the schema does not name, naming each, and sends nothing', async () => {

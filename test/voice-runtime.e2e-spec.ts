@@ -153,8 +153,21 @@ describe('Voice runtime API', () => {
     await inboundSession(`${longest}0`).expect(404, { message: 'Call not found.' });
   });
 
-  it('hands over the assistant’s own LLM, transcriber and voice', async () => {
-    const { opened } = await callWithTools('Pipeline', [], {
+  it('hands over the assistant’s own LLM, transcriber and voice, and its tools’ richer schemas as they are', async () => {
+    const lines = {
+      name: 'lines',
+      type: 'array',
+      description: 'What to order',
+      items: { type: 'object', properties: [{ name: 'sku', type: 'string', description: 'Article', required: true }] },
+    };
+    const tool = (
+      await post('tools', {
+        ...orderToolRequest(site.origin, TOOL_SECRET),
+        name: 'place_order',
+        schema: [{ name: 'speed', type: 'string', description: 'Delivery', enum: ['standard', 'express'] }, lines],
+      }).expect(201)
+    ).body.data;
+    const { opened } = await callWithTools('Pipeline', [tool.id], {
       voice_id: 'nova',
       model: { provider: 'livekit', model: 'openai/gpt-4.1', temperature: 0.2 },
       transcriber: { provider: 'openai', model: 'gpt-4o-transcribe', language: 'de' },
@@ -165,6 +178,24 @@ describe('Voice runtime API', () => {
       model: { provider: 'livekit', model: 'openai/gpt-4.1', temperature: 0.2 },
       transcriber: { provider: 'openai', model: 'gpt-4o-transcribe', language: 'de' },
       voice: { provider: 'openai', voice_id: 'nova', speed: 0.9 },
+    });
+    expect(opened.tools[0].parameters).toEqual({
+      type: 'object',
+      properties: {
+        speed: { type: 'string', description: 'Delivery', enum: ['standard', 'express'] },
+        lines: {
+          type: 'array',
+          description: 'What to order',
+          items: {
+            type: 'object',
+            properties: { sku: { type: 'string', description: 'Article' } },
+            required: ['sku'],
+            additionalProperties: false,
+          },
+        },
+      },
+      required: [],
+      additionalProperties: false,
     });
   });
 

@@ -83,24 +83,39 @@ export class OpenApiConformance {
   private validator(key: string, document: Schema, schema: Schema): ValidateFunction {
     let validate = this.validators.get(key);
     if (!validate) {
-      validate = this.ajv.compile(closeObjects(mergeAllOf(this.dereference(document, schema, new Set()))));
+      // A schema that contains itself (a tool parameter's nested properties) is kept as a `$ref` into `$defs`,
+      // each definition inlined and closed as the root is.
+      const recursive = new Set<string>();
+      const root: Schema = closeObjects(mergeAllOf(this.dereference(document, schema, new Set(), recursive)));
+      const definitions: Schema = {};
+      for (let pending = [...recursive]; pending.length; pending = [...recursive].filter((n) => !definitions[n])) {
+        for (const name of pending) {
+          definitions[name] = closeObjects(
+            mergeAllOf(this.dereference(document, document.components.schemas[name], new Set([name]), recursive)),
+          );
+        }
+      }
+      validate = this.ajv.compile(recursive.size ? { ...root, $defs: definitions } : root);
       this.validators.set(key, validate);
     }
     return validate;
   }
 
-  private dereference(document: Schema, node: unknown, seen: Set<string>): any {
-    if (Array.isArray(node)) return node.map((item) => this.dereference(document, item, seen));
+  private dereference(document: Schema, node: unknown, seen: Set<string>, recursive: Set<string>): any {
+    if (Array.isArray(node)) return node.map((item) => this.dereference(document, item, seen, recursive));
     if (!node || typeof node !== 'object') return node;
     const record = node as Schema;
     if (typeof record.$ref === 'string') {
       const name = record.$ref.split('/').pop()!;
-      if (seen.has(name)) throw new Error(`Recursive schema ${name} is not supported by the conformance check`);
+      if (seen.has(name)) {
+        recursive.add(name);
+        return { $ref: `#/$defs/${name}` };
+      }
       // Siblings of a `$ref` are ignored, as OpenAPI 3.0 says: the document must not rely on them.
-      return this.dereference(document, document.components.schemas[name], new Set([...seen, name]));
+      return this.dereference(document, document.components.schemas[name], new Set([...seen, name]), recursive);
     }
     return Object.fromEntries(
-      Object.entries(record).map(([key, value]) => [key, this.dereference(document, value, seen)]),
+      Object.entries(record).map(([key, value]) => [key, this.dereference(document, value, seen, recursive)]),
     );
   }
 }
@@ -110,7 +125,8 @@ function mergeAllOf(node: any): any {
   if (Array.isArray(node)) return node.map(mergeAllOf);
   if (!node || typeof node !== 'object') return node;
   const record: Schema = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, mergeAllOf(value)]));
-  if (!Array.isArray(record.allOf)) return record;
+  // A part left as a `$ref` (a recursive schema's) is closed in its own definition: nothing to fold.
+  if (!Array.isArray(record.allOf) || record.allOf.some((part: Schema) => typeof part.$ref === 'string')) return record;
   const { allOf, ...rest } = record;
   const merged: Schema = {
     ...rest,

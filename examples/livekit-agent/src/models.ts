@@ -2,7 +2,25 @@ import { inference, log, voice } from '@livekit/agents';
 import * as deepgram from '@livekit/agents-plugin-deepgram';
 import * as openai from '@livekit/agents-plugin-openai';
 import type { SessionAssistant } from './service-client.js';
-import { DEFAULT_MODELS, DEFAULT_VOICES, type ModelSettings } from './settings.js';
+import {
+  DEFAULT_MODELS,
+  DEFAULT_VOICES,
+  type LlmProvider,
+  type ModelSettings,
+  type SttProvider,
+  type TtsProvider,
+} from './settings.js';
+
+/** True when two unions hold the same members. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/**
+ * The service accepts for an assistant exactly the providers this agent can build (its session's enums, generated
+ * from the service's document): the build fails when the two part.
+ */
+const PROVIDERS_AGREE: Same<NonNullable<SessionAssistant['model']>['provider'], LlmProvider> &
+  Same<NonNullable<SessionAssistant['transcriber']>['provider'], SttProvider> &
+  Same<NonNullable<SessionAssistant['voice']>['provider'], TtsProvider> = true;
+void PROVIDERS_AGREE;
 
 /** What one call runs: each stage's provider and model, resolved from the assistant's choices and the agent's. */
 export interface Pipeline {

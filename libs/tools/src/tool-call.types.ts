@@ -1,4 +1,4 @@
-import type { ToolCallErrorCode } from '@app/contracts';
+import type { ToolCallErrorCode, ToolSchemaProperty } from '@app/contracts';
 
 /** What a tool is, as the runtime needs it to call it (header values opened). */
 export interface ToolDefinition {
@@ -8,7 +8,7 @@ export interface ToolDefinition {
   timeoutSeconds: number;
   headers: { name: string; value: string }[];
   staticFields: { key: string; value: string }[];
-  schema: { name: string; type: string; required?: boolean }[];
+  schema: ToolSchemaProperty[];
 }
 
 /** The HTTP request a tool call becomes. */

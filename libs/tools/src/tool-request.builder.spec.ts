@@ -1,4 +1,4 @@
-import { MAX_UNKNOWN_ARGUMENTS_LISTED, validateToolArguments } from './tool-arguments';
+import { MAX_ARGUMENT_ERRORS, MAX_UNKNOWN_ARGUMENTS_LISTED, validateToolArguments } from './tool-arguments';
 import { buildToolRequest } from './tool-request.builder';
 import type { ToolDefinition } from './tool-call.types';
 
@@ -124,6 +124,61 @@ describe('validateToolArguments', () => {
       'arguments.price': ['The arguments.price field must be a number.'],
       'arguments.ratio': ['The arguments.ratio field must be a number.'],
       'arguments.gift': ['The arguments.gift field must be true or false.'],
+    });
+  });
+
+  describe('with enums, lists and nested objects', () => {
+    const order = [
+      { name: 'speed', type: 'string', enum: ['standard', 'express'], required: true },
+      {
+        name: 'lines',
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: [
+            { name: 'sku', type: 'string', required: true },
+            { name: 'quantity', type: 'integer', enum: [1, 2, 3] },
+          ],
+        },
+      },
+      { name: 'address', type: 'object', properties: [{ name: 'city', type: 'string', required: true }] },
+      { name: 'tags', type: 'array', items: { type: 'string' } },
+    ];
+
+    it('accepts arguments that follow the schema at every level', () => {
+      expect(
+        validateToolArguments(order, {
+          speed: 'express',
+          lines: [{ sku: 'A-1', quantity: 2 }, { sku: 'B-2' }],
+          address: { city: 'Berlin' },
+          tags: [],
+        }),
+      ).toEqual({});
+    });
+
+    it('names each wrong value by its path: a value outside the enum, an item, a property, an unknown name', () => {
+      expect(
+        validateToolArguments(order, {
+          speed: 'overnight',
+          lines: [{ sku: 'A-1', quantity: 4 }, { quantity: 1, price: 0 }, 'C-3', null],
+          address: ['Berlin'],
+          tags: 'vip',
+        }),
+      ).toEqual({
+        'arguments.speed': ['The selected arguments.speed is invalid.'],
+        'arguments.lines.0.quantity': ['The selected arguments.lines.0.quantity is invalid.'],
+        'arguments.lines.1.sku': ['The arguments.lines.1.sku field is required.'],
+        'arguments.lines.1.price': ['The arguments.lines.1.price field is not a parameter of this tool.'],
+        'arguments.lines.2': ['The arguments.lines.2 field must be an object.'],
+        'arguments.lines.3': ['The arguments.lines.3 field is required.'],
+        'arguments.address': ['The arguments.address field must be an object.'],
+        'arguments.tags': ['The arguments.tags field must be an array.'],
+      });
+    });
+
+    it('answers a list of thousands of wrong items in a bounded number of messages', () => {
+      const errors = validateToolArguments(order, { speed: 'express', tags: Array.from({ length: 10_000 }, () => 1) });
+      expect(Object.keys(errors)).toHaveLength(MAX_ARGUMENT_ERRORS);
     });
   });
 });

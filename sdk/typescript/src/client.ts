@@ -12,24 +12,47 @@ export interface ClientOptions {
   /** Headers sent with every request. */
   headers?: Record<string, string>;
   /**
-   * How often a request carrying an `Idempotency-Key` is sent again when its answer is lost (a network failure), the
-   * first request with the key is still running (409), or the API asks to retry later (429, 503). The API answers a
-   * retry with the first request's answer instead of creating again. Default 2; 0 turns it off.
+   * How often a request is sent again when sending it again is safe (a read, or a create carrying an
+   * `Idempotency-Key`, which the API answers with the first request's answer instead of creating again) and it may
+   * now succeed: its answer was lost (a network failure or the timeout), or it was 408, 429, 5xx or, for a keyed
+   * create whose first request is still running, 409. Waits as `Retry-After` says (at most 30 s), else backs off
+   * exponentially with jitter from half a second. Default 2; 0 turns it off.
    */
   retries?: number;
+  /** How long one attempt may take, in milliseconds, before it is abandoned (and retried when it may be). Default 60 000; 0: no limit. */
+  timeoutMs?: number;
   /** The fetch to send requests with (default: the global one). */
   fetch?: (request: Request) => Promise<Response>;
 }
 
-/** Statuses after which the same request, with the same key, can succeed. */
-const RETRIABLE_STATUSES: ReadonlySet<number> = new Set([409, 429, 503]);
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_RETRIES = 2;
+/** Statuses after which the same request can succeed; 409 only with an `Idempotency-Key` (the first still running). */
+const RETRIABLE_STATUSES: ReadonlySet<number> = new Set([408, 429]);
+/** Methods that change nothing: sending one twice is as safe as sending it once. */
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The longest wait honoured from a Retry-After, so a misconfigured proxy cannot stall a caller for hours. */
 const MAX_RETRY_AFTER_MS = 30_000;
+const FIRST_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 8_000;
+
+/** An attempt took longer than the client's `timeoutMs` (and every retry too, when it was retried). */
+export class RequestTimeoutError extends Error {
+  override readonly name = 'RequestTimeoutError';
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`${method} ${url} got no answer within ${timeoutMs} ms`);
+  }
+}
 
 /**
  * A client of the API. Its methods are openapi-fetch's, typed by the generated `paths`; what the document cannot say
  * is added here: a body with a file (a `Blob` or `File` where the document says `format: binary`) goes as
- * `multipart/form-data`, every other body as JSON; a create sent with an `Idempotency-Key` is retried safely.
+ * `multipart/form-data`, every other body as JSON; each attempt has a timeout; reads, and creates sent with an
+ * `Idempotency-Key`, are retried when that is safe.
  */
 export function createClient(options: ClientOptions): VoiceAssistantClient {
   const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
@@ -37,7 +60,7 @@ export function createClient(options: ClientOptions): VoiceAssistantClient {
     baseUrl: options.baseUrl,
     headers: { ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}), ...options.headers },
     bodySerializer: serializeBody,
-    fetch: withIdempotentRetries(send, options.retries ?? 2),
+    fetch: withRetries(withTimeout(send, options.timeoutMs ?? DEFAULT_TIMEOUT_MS), options.retries ?? DEFAULT_RETRIES),
   });
 }
 
@@ -59,12 +82,31 @@ export function serializeBody(body: unknown): string | FormData {
   return form;
 }
 
-function withIdempotentRetries(
+/** Each attempt abandoned after `timeoutMs`, as a RequestTimeoutError; the caller's own signal still aborts it. */
+function withTimeout(
+  send: (request: Request) => Promise<Response>,
+  timeoutMs: number,
+): (request: Request) => Promise<Response> {
+  if (timeoutMs <= 0) return send;
+  return async (request) => {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    try {
+      return await send(new Request(request, { signal: AbortSignal.any([request.signal, timeout]) }));
+    } catch (error) {
+      if (timeout.aborted && !request.signal.aborted)
+        throw new RequestTimeoutError(request.method, request.url, timeoutMs);
+      throw error;
+    }
+  };
+}
+
+function withRetries(
   send: (request: Request) => Promise<Response>,
   retries: number,
 ): (request: Request) => Promise<Response> {
   return async (request) => {
-    if (retries === 0 || !request.headers.has('Idempotency-Key')) return send(request);
+    const keyed = request.headers.has('Idempotency-Key');
+    if (retries === 0 || !(keyed || READ_METHODS.has(request.method))) return send(request);
     for (let attempt = 0; ; attempt++) {
       // The body can be read once: each attempt sends a copy.
       const copy = request.clone();
@@ -72,22 +114,31 @@ function withIdempotentRetries(
       try {
         response = await send(copy);
       } catch (error) {
-        if (attempt >= retries) throw error;
+        // The caller's own abort is an answer, not a failure to retry.
+        if (attempt >= retries || request.signal.aborted) throw error;
         await sleep(backoff(attempt));
         continue;
       }
-      if (!RETRIABLE_STATUSES.has(response.status) || attempt >= retries) return response;
+      if (!retriable(response.status, keyed) || attempt >= retries) return response;
       await response.body?.cancel();
       await sleep(retryAfter(response) ?? backoff(attempt));
     }
   };
 }
 
-const backoff = (attempt: number) => 250 * 2 ** attempt;
+const retriable = (status: number, keyed: boolean) =>
+  RETRIABLE_STATUSES.has(status) || status >= 500 || (keyed && status === 409);
 
+/** 0.5 s, 1 s, 2 s, ... up to 8 s, each up to a quarter shorter at random so that many clients do not retry at once. */
+const backoff = (attempt: number) =>
+  Math.min(FIRST_BACKOFF_MS * 2 ** attempt, MAX_BACKOFF_MS) * (1 - Math.random() / 4);
+
+/** `Retry-After` in seconds or as an HTTP date, capped at MAX_RETRY_AFTER_MS. */
 function retryAfter(response: Response): number | undefined {
-  const seconds = Number(response.headers.get('Retry-After'));
-  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, MAX_RETRY_AFTER_MS) : undefined;
+  const value = response.headers.get('Retry-After')?.trim();
+  if (!value) return undefined;
+  const milliseconds = /^\d+(\.\d+)?$/.test(value) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+  return Number.isFinite(milliseconds) ? Math.min(Math.max(milliseconds, 0), MAX_RETRY_AFTER_MS) : undefined;
 }
 
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));

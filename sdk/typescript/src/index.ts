@@ -3,7 +3,10 @@ export { ApiError, type Answer, unwrap } from './answers.js';
 export {
   type ClientOptions,
   createClient,
+  DEFAULT_RETRIES,
+  DEFAULT_TIMEOUT_MS,
   idempotencyKey,
+  RequestTimeoutError,
   serializeBody,
   type VoiceAssistantClient,
 } from './client.js';

@@ -9,6 +9,7 @@ import {
   ToolHeader,
   ToolMessageEnvelope,
   ToolParameter,
+  storedToolParameter,
   ToolResponse,
   ToolTestEnvelope,
   TOOL_VALIDATION_MESSAGE,
@@ -181,10 +182,5 @@ export class ToolsService implements OnModuleInit {
 }
 
 function normaliseSchema(schema: ToolParameter[]): Tool['schema'] {
-  return schema.map((parameter) => ({
-    name: parameter.name,
-    type: parameter.type,
-    description: parameter.description,
-    required: parameter.required ?? false,
-  }));
+  return schema.map(storedToolParameter);
 }

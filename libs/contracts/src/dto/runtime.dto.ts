@@ -11,6 +11,7 @@ import {
   TOOL_ERROR_DESCRIPTION,
   type ToolCallErrorCode,
   type ToolCallOutcomeLike,
+  type ToolSchemaProperty,
   notAToolParameter,
   toolCallError,
   toolParametersSchema,
@@ -114,7 +115,11 @@ export class SessionAssistant {
   @ApiProperty({ type: String, nullable: true }) voice_id: string | null;
   @ApiProperty({ type: ModelSettingsResponse, nullable: true, description: 'null: the runtime’s own LLM' })
   model: ModelSettingsResponse | null;
-  @ApiProperty({ type: TranscriberSettingsResponse, nullable: true, description: 'null: the runtime’s own speech-to-text' })
+  @ApiProperty({
+    type: TranscriberSettingsResponse,
+    nullable: true,
+    description: 'null: the runtime’s own speech-to-text',
+  })
   transcriber: TranscriberSettingsResponse | null;
   @ApiProperty({
     type: VoiceSettingsResponse,
@@ -240,7 +245,7 @@ export interface SessionAssistantLike {
   record: boolean;
   post_call_schema: PostCallField[];
   knowledgebase: SessionKnowledgebase | null;
-  tools: { id: number; name: string; description: string; schema: { name: string; type: string }[] }[];
+  tools: { id: number; name: string; description: string; schema: ToolSchemaProperty[] }[];
 }
 
 /** What a session answers: the call, its new token, and the assistant to run with its tools and knowledgebase. */

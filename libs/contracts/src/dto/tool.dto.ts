@@ -1,9 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ValidateBy, ValidateIf } from 'class-validator';
 import { Rule } from '../validation';
+import { RequestExample } from './request-example';
 
 export const TOOL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const TOOL_BODY_FORMATS = ['json', 'form'] as const;
-export const TOOL_PARAMETER_TYPES = ['string', 'number', 'float', 'integer', 'boolean'] as const;
+/** JSON Schema's types (`float` is `number` under the public product's older name); `enum` limits any scalar one. */
+export const TOOL_PARAMETER_TYPES = ['string', 'number', 'float', 'integer', 'boolean', 'array', 'object'] as const;
+/** Levels of `array` items and `object` properties below the arguments themselves. */
+export const MAX_TOOL_SCHEMA_DEPTH = 5;
+/** Parameters, properties and items of one schema in all: what a model is handed stays small. */
+export const MAX_TOOL_SCHEMA_NODES = 200;
+export const MAX_TOOL_ENUM_VALUES = 100;
+export const MAX_TOOL_ENUM_VALUE_LENGTH = 255;
 export const TOOL_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const DEFAULT_TOOL_TIMEOUT_SECONDS = 10;
 export const MAX_TOOL_HEADERS = 50;
@@ -83,17 +92,96 @@ export class ToolStaticField {
   value: string;
 }
 
-export class ToolParameter {
+/** An `enum` of values of the parameter's own type: text for `string`, numbers for `number`, whole ones for `integer`. */
+const enumOfType: Record<string, (value: unknown) => boolean> = {
+  string: (value) => typeof value === 'string' && value.length <= MAX_TOOL_ENUM_VALUE_LENGTH,
+  number: (value) => typeof value === 'number' && Number.isFinite(value),
+  float: (value) => typeof value === 'number' && Number.isFinite(value),
+  integer: (value) => Number.isSafeInteger(value),
+};
+
+const EnumOfType = () =>
+  ValidateBy(
+    {
+      name: 'enumOfType',
+      validator: {
+        validate: (values, args) => {
+          const check = enumOfType[(args?.object as { type?: string }).type ?? ''];
+          return (
+            Array.isArray(values) &&
+            values.length > 0 &&
+            values.length <= MAX_TOOL_ENUM_VALUES &&
+            values.every((value) => check?.(value)) &&
+            new Set(values).size === values.length
+          );
+        },
+      },
+    },
+    {
+      message:
+        `The :attribute field must list 1 to ${MAX_TOOL_ENUM_VALUES} distinct values of a string, number or ` +
+        `integer parameter's type.`,
+    },
+  );
+
+/** The JSON Schema keywords of a value, shared by a named parameter and an array's items. */
+class ToolValueSchema {
+  @ApiProperty({ enum: TOOL_PARAMETER_TYPES, description: '`array` takes `items`, `object` takes `properties`' })
+  @Rule.Required()
+  @Rule.OneOf(TOOL_PARAMETER_TYPES)
+  type: string;
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { oneOf: [{ type: 'string', maxLength: MAX_TOOL_ENUM_VALUE_LENGTH }, { type: 'number' }] },
+    minItems: 1,
+    maxItems: MAX_TOOL_ENUM_VALUES,
+    example: ['standard', 'express'],
+    description: 'The only values allowed, of a `string`, `number` or `integer` parameter',
+  })
+  @Rule.Optional()
+  @EnumOfType()
+  enum?: (string | number)[];
+
+  @ApiPropertyOptional({
+    type: () => ToolItemSchema,
+    description: 'Required with `type: array`, and only then: what it lists',
+  })
+  @ValidateIf((value: ToolValueSchema) => value.type === 'array' || value.items != null)
+  @Rule.RequiredWhen('type', 'array')
+  @Rule.ProhibitedUnless('type', 'array')
+  @Rule.Nested(() => ToolItemSchema)
+  // Typed by its shape: the class itself is declared below this one.
+  items?: ToolValueSchema & { description?: string };
+
+  @ApiPropertyOptional({
+    type: () => [ToolParameter],
+    maxItems: MAX_TOOL_PARAMETERS,
+    description: 'Required with `type: object`, and only then: its named properties, as the arguments are',
+  })
+  @ValidateIf((value: ToolValueSchema) => value.type === 'object' || value.properties != null)
+  @Rule.RequiredWhen('type', 'object')
+  @Rule.ProhibitedUnless('type', 'object')
+  @Rule.ArrayMin(1)
+  @Rule.ArrayMax(MAX_TOOL_PARAMETERS)
+  @Rule.EachNested(() => ToolParameter)
+  @Rule.DistinctBy('name')
+  properties?: ToolParameter[];
+}
+
+/** What an `array` parameter lists: any value schema, described or not. */
+export class ToolItemSchema extends ToolValueSchema {
+  @ApiPropertyOptional({ type: String, maxLength: 1000 })
+  @Rule.OptionalText(1000)
+  description?: string;
+}
+
+export class ToolParameter extends ToolValueSchema {
   @ApiProperty({ type: String, maxLength: 64, pattern: TOOL_NAME_PATTERN.source })
   @Rule.RequiredText(64)
   @Rule.Pattern(TOOL_NAME_PATTERN)
   @Rule.NotOneOf(OBJECT_INTERNAL_NAMES)
   name: string;
-
-  @ApiProperty({ enum: TOOL_PARAMETER_TYPES })
-  @Rule.Required()
-  @Rule.OneOf(TOOL_PARAMETER_TYPES)
-  type: string;
 
   @ApiProperty({ type: String, maxLength: 1000 })
   @Rule.RequiredText(1000)
@@ -104,6 +192,59 @@ export class ToolParameter {
   @Rule.Boolean()
   required?: boolean;
 }
+
+/** A parameter as stored and answered: `required` always said, nested ones too. */
+export interface StoredToolValue {
+  type: string;
+  description?: string;
+  enum?: (string | number)[];
+  items?: StoredToolValue;
+  properties?: ToolSchemaProperty[];
+}
+
+export interface StoredToolParameter extends StoredToolValue {
+  name: string;
+  description: string;
+  required: boolean;
+}
+
+/** How deep a schema nests (1: flat arguments) and how many values it describes in all. */
+export function toolSchemaSize(schema: unknown, depth = 1): { depth: number; nodes: number } {
+  if (!Array.isArray(schema)) return { depth: 0, nodes: 0 };
+  let deepest = depth;
+  let nodes = 0;
+  const visit = (value: unknown, level: number) => {
+    if (!value || typeof value !== 'object') return;
+    nodes++;
+    deepest = Math.max(deepest, level);
+    // Past the bound the answer is known: a hostile schema is not walked to its end.
+    if (level > MAX_TOOL_SCHEMA_DEPTH + 1 || nodes > MAX_TOOL_SCHEMA_NODES) return;
+    const { items, properties } = value as { items?: unknown; properties?: unknown };
+    if (items) visit(items, level + 1);
+    if (Array.isArray(properties)) for (const property of properties) visit(property, level + 1);
+  };
+  for (const parameter of schema) visit(parameter, depth);
+  return { depth: deepest, nodes };
+}
+
+/** A schema within MAX_TOOL_SCHEMA_DEPTH levels below the arguments and MAX_TOOL_SCHEMA_NODES values in all. */
+const ToolSchemaBounds = () =>
+  ValidateBy(
+    {
+      name: 'toolSchemaBounds',
+      validator: {
+        validate: (value) => {
+          const size = toolSchemaSize(value);
+          return size.depth <= MAX_TOOL_SCHEMA_DEPTH + 1 && size.nodes <= MAX_TOOL_SCHEMA_NODES;
+        },
+      },
+    },
+    {
+      message:
+        `The :attribute field must not nest more than ${MAX_TOOL_SCHEMA_DEPTH} levels of items and properties, ` +
+        `nor describe more than ${MAX_TOOL_SCHEMA_NODES} values in all.`,
+    },
+  );
 
 /** Fields shared by create (where the first four are required) and update (where everything is optional). */
 class ToolFields {
@@ -139,9 +280,32 @@ class ToolFields {
   @Rule.ArrayMax(MAX_TOOL_PARAMETERS)
   @Rule.EachNested(() => ToolParameter)
   @Rule.DistinctBy('name')
+  @ToolSchemaBounds()
   schema?: ToolParameter[];
 }
 
+@RequestExample({
+  name: 'lookup_order',
+  description: 'Looks an order up by its number, or only some of its lines',
+  endpoint: 'https://api.example.com/orders/{order_id}',
+  method: 'GET',
+  schema: [
+    { name: 'order_id', type: 'string', description: 'The order number' },
+    { name: 'delivery', type: 'string', description: 'How it ships', enum: ['standard', 'express'] },
+    {
+      name: 'lines',
+      type: 'array',
+      description: 'Only these lines of the order',
+      items: {
+        type: 'object',
+        properties: [
+          { name: 'sku', type: 'string', description: 'The article number', required: true },
+          { name: 'quantity', type: 'integer', description: 'How many', enum: [1, 2, 3] },
+        ],
+      },
+    },
+  ],
+})
 export class CreateToolRequest extends ToolFields {
   @ApiProperty({ type: String, maxLength: 64, pattern: TOOL_NAME_PATTERN.source, example: 'lookup_order' })
   @Rule.RequiredText(64)
@@ -212,7 +376,7 @@ export class ToolResponse {
   @ApiProperty({ type: 'integer' }) timeout: number;
   @ApiProperty({ type: [ToolHeader] }) headers: ToolHeader[];
   @ApiProperty({ type: [ToolStaticField] }) static_fields: ToolStaticField[];
-  @ApiProperty({ type: [ToolParameter] }) schema: ToolParameter[];
+  @ApiProperty({ type: [ToolParameter] }) schema: StoredToolParameter[];
   @ApiProperty({ type: String, nullable: true }) automation_flow_id: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
@@ -292,7 +456,7 @@ export interface ToolLike {
   bodyFormat: string;
   timeoutSeconds: number;
   staticFields: ToolStaticField[];
-  schema: ToolParameter[];
+  schema: StoredToolParameter[];
   automationFlowId: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -351,25 +515,54 @@ export function toolCallError(result: Pick<ToolCallOutcomeLike, 'error'>): {
 
 const JSON_SCHEMA_TYPES: Record<string, string> = { float: 'number' };
 
-/**
- * A tool's arguments as JSON Schema, as a model's function calling takes them: an object of the named properties,
- * the required ones listed, and no other (the invoke route refuses any other).
- */
-export function toolParametersSchema(
-  schema: { name: string; type: string; description?: string; required?: boolean }[],
-): Record<string, unknown> {
+/** A named value of a schema as stored, `required` said or not (rows from before it was always said). */
+export type ToolSchemaProperty = StoredToolValue & { name: string; required?: boolean };
+
+/** One value's JSON Schema: its type, and its enum, items or properties as stored. */
+function valueSchema(value: StoredToolValue): Record<string, unknown> {
+  return {
+    type: JSON_SCHEMA_TYPES[value.type] ?? value.type,
+    ...(value.description ? { description: value.description } : {}),
+    ...(value.enum ? { enum: value.enum } : {}),
+    ...(value.items ? { items: valueSchema(value.items) } : {}),
+    ...(value.properties ? objectSchema(value.properties) : {}),
+  };
+}
+
+/** Named properties, the required ones listed, and no other (the invoke route refuses any other). */
+function objectSchema(properties: ToolSchemaProperty[]): Record<string, unknown> {
   return {
     type: 'object',
-    properties: Object.fromEntries(
-      schema.map((parameter) => [
-        parameter.name,
-        {
-          type: JSON_SCHEMA_TYPES[parameter.type] ?? parameter.type,
-          ...(parameter.description ? { description: parameter.description } : {}),
-        },
-      ]),
-    ),
-    required: schema.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+    properties: Object.fromEntries(properties.map((property) => [property.name, valueSchema(property)])),
+    required: properties.filter((property) => property.required).map((property) => property.name),
     additionalProperties: false,
+  };
+}
+
+/**
+ * A tool's arguments as JSON Schema, as a model's function calling takes them: an object of the named properties,
+ * each with its enum, items and nested properties, the required ones listed, and no other.
+ */
+export function toolParametersSchema(schema: ToolSchemaProperty[]): Record<string, unknown> {
+  return objectSchema(schema);
+}
+
+/** A parameter as sent, in its stored form: `required` said at every level, keywords it does not use left out. */
+export function storedToolParameter(parameter: ToolParameter): StoredToolParameter {
+  return {
+    name: parameter.name,
+    ...storedToolValue(parameter),
+    description: parameter.description,
+    required: parameter.required ?? false,
+  };
+}
+
+function storedToolValue(value: ToolValueSchema & { description?: string }): StoredToolValue {
+  return {
+    type: value.type,
+    ...(value.description ? { description: value.description } : {}),
+    ...(value.enum ? { enum: value.enum } : {}),
+    ...(value.items ? { items: storedToolValue(value.items) } : {}),
+    ...(value.properties ? { properties: value.properties.map(storedToolParameter) } : {}),
   };
 }

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, UpdateDateColumn } from 'typeorm';
+import type { StoredToolParameter } from '@app/contracts';
 import { OwnedEntity } from './owned.entity';
 
 /** A header as stored: its value sealed with SecretBox (context `tool:<id>:header`). */
@@ -10,13 +11,6 @@ export interface SealedToolHeader {
 export interface StoredToolStaticField {
   key: string;
   value: string;
-}
-
-export interface StoredToolParameter {
-  name: string;
-  type: string;
-  description: string;
-  required: boolean;
 }
 
 /** A mid-call HTTP tool. Lists are small and always read whole, so they live in jsonb columns. */

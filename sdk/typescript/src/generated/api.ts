@@ -1317,10 +1317,45 @@ export interface components {
       /** @description May use `{{variable}}` templates */
       value: string;
     };
+    ToolItemSchema: {
+      /**
+       * @description `array` takes `items`, `object` takes `properties`
+       * @enum {string}
+       */
+      type: 'string' | 'number' | 'float' | 'integer' | 'boolean' | 'array' | 'object';
+      /**
+       * @description The only values allowed, of a `string`, `number` or `integer` parameter
+       * @example [
+       *       "standard",
+       *       "express"
+       *     ]
+       */
+      enum?: (string | number)[];
+      /** @description Required with `type: array`, and only then: what it lists */
+      items?: components['schemas']['ToolItemSchema'];
+      /** @description Required with `type: object`, and only then: its named properties, as the arguments are */
+      properties?: components['schemas']['ToolParameter'][];
+      description?: string;
+    };
     ToolParameter: {
+      /**
+       * @description `array` takes `items`, `object` takes `properties`
+       * @enum {string}
+       */
+      type: 'string' | 'number' | 'float' | 'integer' | 'boolean' | 'array' | 'object';
+      /**
+       * @description The only values allowed, of a `string`, `number` or `integer` parameter
+       * @example [
+       *       "standard",
+       *       "express"
+       *     ]
+       */
+      enum?: (string | number)[];
+      /** @description Required with `type: array`, and only then: what it lists */
+      items?: components['schemas']['ToolItemSchema'];
+      /** @description Required with `type: object`, and only then: its named properties, as the arguments are */
+      properties?: components['schemas']['ToolParameter'][];
       name: string;
-      /** @enum {string} */
-      type: 'string' | 'number' | 'float' | 'integer' | 'boolean';
       description: string;
       /** @default false */
       required?: boolean;
@@ -1349,9 +1384,51 @@ export interface components {
     /**
      * @example {
      *       "name": "lookup_order",
-     *       "description": "example",
+     *       "description": "Looks an order up by its number, or only some of its lines",
      *       "endpoint": "https://api.example.com/orders/{order_id}",
-     *       "method": "GET"
+     *       "method": "GET",
+     *       "schema": [
+     *         {
+     *           "name": "order_id",
+     *           "type": "string",
+     *           "description": "The order number"
+     *         },
+     *         {
+     *           "name": "delivery",
+     *           "type": "string",
+     *           "description": "How it ships",
+     *           "enum": [
+     *             "standard",
+     *             "express"
+     *           ]
+     *         },
+     *         {
+     *           "name": "lines",
+     *           "type": "array",
+     *           "description": "Only these lines of the order",
+     *           "items": {
+     *             "type": "object",
+     *             "properties": [
+     *               {
+     *                 "name": "sku",
+     *                 "type": "string",
+     *                 "description": "The article number",
+     *                 "required": true
+     *               },
+     *               {
+     *                 "name": "quantity",
+     *                 "type": "integer",
+     *                 "description": "How many",
+     *                 "enum": [
+     *                   1,
+     *                   2,
+     *                   3
+     *                 ]
+     *               }
+     *             ]
+     *           }
+     *         }
+     *       ]
      *     }
      */
     CreateToolRequest: {
