@@ -7,7 +7,7 @@ const TEMPLATE = path.join(__dirname, '..', '.env.example');
 /** Every variable readSettings reads, whichever providers are chosen. */
 function variablesRead(): Set<string> {
   const read = new Set<string>();
-  const choices = [
+  const choices: Record<string, string>[] = [
     {},
     { STT_PROVIDER: 'openai' },
     { STT_PROVIDER: 'livekit', LLM_PROVIDER: 'livekit', TTS_PROVIDER: 'livekit' },
