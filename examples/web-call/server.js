@@ -99,7 +99,7 @@ export async function startServer(settings) {
     // The call's events as the service streams them (the transcript's turns among them), relayed as they come.
     'GET /calls/:id/events': async (request, response, id) => {
       const controller = new AbortController();
-      request.once('close', () => controller.abort());
+      response.once('close', () => controller.abort());
       const headers = { accept: 'text/event-stream' };
       if (request.headers['last-event-id']) headers['last-event-id'] = request.headers['last-event-id'];
       const answer = await service(`/user/calls/${encodeURIComponent(id)}/events/stream`, {

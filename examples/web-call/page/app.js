@@ -53,8 +53,9 @@ startButton.addEventListener('click', async () => {
   startButton.disabled = true;
   transcript.replaceChildren();
   say('Starting the call...');
+  let started;
   try {
-    const started = await post('/calls', {});
+    started = await post('/calls', {});
     const room = new Room({ adaptiveStream: true });
     call = { id: started.id, room, events: follow(started.id) };
     hangupButton.disabled = false;
@@ -69,7 +70,9 @@ startButton.addEventListener('click', async () => {
     await room.localParticipant.setMicrophoneEnabled(true);
     say('Connected: speak to your assistant.');
   } catch (error) {
+    // A call the service started but this page could not join is ended there too, not left to run out.
     end(`Could not start the call: ${error.message}`);
+    if (started) await post(`/calls/${encodeURIComponent(started.id)}/hangup`).catch(() => {});
   }
 });
 

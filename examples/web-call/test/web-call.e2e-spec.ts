@@ -104,6 +104,10 @@ describeWithBrowser('the web-call page in headless Chromium', () => {
             }),
           );
         }
+        if (request.method === 'POST' && request.url === '/api/user/calls/9001/hangup') {
+          response.writeHead(202, { 'content-type': 'application/json' });
+          return response.end(JSON.stringify({ message: 'The call is being hung up.' }));
+        }
         if (request.method === 'GET' && request.url === '/api/user/calls/9001/events/stream') {
           response.writeHead(200, { 'content-type': 'text/event-stream' });
           const turn = { type: 'transcript', seq: 1, role: 'assistant', text: 'Hello! How can I help you today?' };
@@ -175,6 +179,13 @@ describeWithBrowser('the web-call page in headless Chromium', () => {
     ]);
     await tab.waitForSelector('#transcript li');
     expect(await tab.textContent('#transcript li')).toBe('AssistantHello! How can I help you today?');
+    // The stand-in has no media server behind it: the page cannot join, says so, and ends the call at the service.
+    await tab.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('Could not start'));
+    await until(() => serviceRequests.find((request) => request.url === '/api/user/calls/9001/hangup'), 'the hang-up');
+    expect(serviceRequests.filter((request) => request.url?.endsWith('/hangup'))).toEqual([
+      { method: 'POST', url: '/api/user/calls/9001/hangup', authorization: `Bearer ${API_KEY}`, body: '' },
+    ]);
+    expect(await tab.isEnabled('#start')).toBe(true);
     expect(seenByBrowser.length).toBeGreaterThan(0);
     expect(seenByBrowser.filter((text) => text.includes(API_KEY))).toEqual([]);
     await tab.close();
