@@ -180,7 +180,7 @@ describeWithBrowser('the web-call page in headless Chromium', () => {
     await tab.waitForSelector('#transcript li');
     expect(await tab.textContent('#transcript li')).toBe('AssistantHello! How can I help you today?');
     // The stand-in has no media server behind it: the page cannot join, says so, and ends the call at the service.
-    await tab.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('Could not start'));
+    await tab.waitForFunction("document.querySelector('#status').textContent.startsWith('Could not start')");
     await until(() => serviceRequests.find((request) => request.url === '/api/user/calls/9001/hangup'), 'the hang-up');
     expect(serviceRequests.filter((request) => request.url?.endsWith('/hangup'))).toEqual([
       { method: 'POST', url: '/api/user/calls/9001/hangup', authorization: `Bearer ${API_KEY}`, body: '' },
@@ -190,4 +190,22 @@ describeWithBrowser('the web-call page in headless Chromium', () => {
     expect(seenByBrowser.filter((text) => text.includes(API_KEY))).toEqual([]);
     await tab.close();
   }, 60_000);
+});
+
+describe("the web-call page's server with a bad environment", () => {
+  it('exits 1 with one line naming every missing or invalid variable', async () => {
+    const child = spawn(process.execPath, ['server.js'], {
+      cwd: EXAMPLE,
+      env: { PATH: process.env.PATH ?? '', VOICE_SERVICE_URL: 'localhost:3000', PORT: '99999' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('close', (exit) => resolve(exit)));
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      'Invalid configuration: VOICE_SERVICE_URL must be an http(s) URL; VOICE_API_KEY is required; ' +
+        'ASSISTANT_ID is required; PORT must be a port number\n',
+    );
+  });
 });
