@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { loadConfig } from '@app/config';
 import { readSettings } from '../examples/livekit-agent/src/settings.js';
@@ -130,3 +133,32 @@ describe('docker-compose.livekit.yml', () => {
     expect(`redis://${sip.redis.address}`).toBe(service.REDIS_URL);
   });
 });
+
+/** Compose itself, where this machine has it (`docker compose` or Debian's `docker-compose`): its own parser and checks. */
+function composeCommand(): string[] | undefined {
+  const works = (command: string[]) =>
+    spawnSync(command[0], [...command.slice(1), 'version'], { stdio: 'ignore' }).status === 0;
+  return [['docker', 'compose'], ['docker-compose']].find(works);
+}
+
+const compose = composeCommand();
+(compose ? describe : describe.skip)(
+  `the compose files, read by ${compose?.join(' ') ?? 'Compose (not installed here)'}`,
+  () => {
+    it.each(FILES)('%s is valid with the variables .env.example asks to be set', (file) => {
+      const directory = mkdtempSync(join(tmpdir(), 'compose-'));
+      try {
+        const env = join(directory, '.env');
+        writeFileSync(
+          env,
+          `ENCRYPTION_KEY=${Buffer.alloc(32, 7).toString('base64')}\nRUNTIME_API_TOKEN=${'r'.repeat(40)}\n`,
+        );
+        execFileSync(compose![0], [...compose!.slice(1), '--env-file', env, '-f', file, 'config', '-q'], {
+          stdio: 'pipe',
+        });
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    });
+  },
+);
