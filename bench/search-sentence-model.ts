@@ -76,7 +76,7 @@ interface ModelRun {
   };
 }
 
-function runModel(passages: string[], sentences: string[], questions: string[]): ModelRun {
+export function runModel(passages: string[], sentences: string[], questions: string[]): ModelRun {
   const folder = mkdtempSync(join(tmpdir(), 'sentence-model-'));
   try {
     writeFileSync(join(folder, 'package.json'), '{"private":true}');

@@ -19,10 +19,11 @@
  * today's on the copy, interleaved round by round (each round in the other order); a commit with today's migrations
  * is measured on the same database. Uses its own throwaway databases and drops only them. `--pgbouncer`: today's
  * statement is also measured through Debian's PgBouncer in transaction mode (one server connection), started on a
- * free loopback port, each phase against the first.
+ * free loopback port, each phase against the first. `--meaning`: today's search with meaning too (every passage given
+ * a vector, the stand-in of the provider answering at once), each kind's p50/p95 beside the lexical search's.
  *
  *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/search.ts \
- *     [large passages] [runs per kind] [--before <commit>] [--pgbouncer] [--keep]
+ *     [large passages] [runs per kind] [--before <commit>] [--pgbouncer] [--meaning] [--keep]
  *
  * `--keep` leaves the run's database in place (its name is printed) for EXPLAIN by hand; drop it when done.
  */
@@ -30,7 +31,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { PassageSearch, dataSourceOptions } from '@app/database';
+import type { AppConfig } from '@app/config';
+import { PassageEmbeddingsRepository, PassageSearch, dataSourceOptions, vectorToBytes } from '@app/database';
+import { OpenAiModelProvider } from '@app/model-provider';
+import type { JobQueue } from '@app/jobs';
+import { FUSED_DEPTH, MeaningSearch } from '../apps/api/src/knowledgebases/meaning-search';
+import { PassageEmbedding } from '../apps/worker/src/documents/passage-embedding.service';
+import { FakeOpenAi } from '../test/support/openai.fake';
+import { runModel } from './search-sentence-model';
 import { dropDatabase, ensureDatabase, runMigrations } from '../libs/database/src/data-source-options';
 import { migrations } from '../libs/database/src/migrations';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
@@ -122,19 +130,17 @@ function withoutThisBenchmark(text: string): string {
   return text.replace(/^## \d+\. Knowledgebase search\b[\s\S]*?(?=^## )/m, '');
 }
 
-export async function corpusPassages(): Promise<string[]> {
+export async function corpusPassages(split: (text: string) => string[] = splitIntoPassages): Promise<string[]> {
   const pdfPassages = async (pdf: Buffer) => {
     const pages = await extractCleanPdfPages(pdf, { engine: 'pdfium' });
-    return splitIntoPassages(pages.filter((page) => page !== '').join('\n\n'));
+    return split(pages.filter((page) => page !== '').join('\n\n'));
   };
   const furniture = { header: 'GNU General Public License, version 2 - Free Software Foundation', footer: 'gpl-2.0' };
   return [
-    ...SOURCES.flatMap((path) =>
-      splitIntoPassages(normaliseWhitespace(withoutThisBenchmark(readFileSync(path, 'utf8')))),
-    ),
+    ...SOURCES.flatMap((path) => split(normaliseWhitespace(withoutThisBenchmark(readFileSync(path, 'utf8'))))),
     ...(await pdfPassages(await pdfOf(readFileSync(PDF_SOURCE, 'utf8')))),
     ...(await pdfPassages(await pdfOf(readFileSync(PDF_WITH_FURNITURE, 'utf8'), furniture))),
-    ...splitIntoPassages(normaliseWhitespace(htmlToMainText(readFileSync(WEB_PAGE, 'utf8')).text)),
+    ...split(normaliseWhitespace(htmlToMainText(readFileSync(WEB_PAGE, 'utf8')).text)),
   ];
 }
 
@@ -248,6 +254,7 @@ async function recall(
       ]);
     }
     const now = new PassageSearch(dataSource);
+    const meaning = await withMeaning(dataSource, inEnglish.documentId, passages, cleanups);
     searches.push(
       [
         'now, no language',
@@ -256,6 +263,13 @@ async function recall(
       [
         'now, English',
         async (question) => contents(await now.search(inEnglish.userId, inEnglish.knowledgebaseId, question, 10)),
+      ],
+      [
+        'now, English, with meaning (sentence encoder through the provider protocol)',
+        async (question) => {
+          const lexical = await now.search(inEnglish.userId, inEnglish.knowledgebaseId, question, FUSED_DEPTH);
+          return contents(await meaning.fuse(inEnglish.userId, inEnglish.knowledgebaseId, question, 10, lexical));
+        },
       ],
     );
     // The project's documents change under their questions: a question whose answer has gone is left out, by name.
@@ -318,6 +332,52 @@ async function recall(
     await beforeSource?.destroy();
     for (const cleanup of cleanups) await cleanup();
   }
+}
+
+/**
+ * Search by meaning as the service runs it, with real vectors: the packaged sentence encoder (bench/search-sentence-
+ * model.ts, 512 dimensions) embeds the corpus and every question once, and the stand-in of OpenAI serves those
+ * vectors through the embeddings API, so the worker's embedding job and the API's fusion run unchanged against it.
+ */
+async function withMeaning(
+  dataSource: DataSource,
+  documentId: number,
+  passages: string[],
+  cleanups: (() => Promise<void>)[],
+): Promise<MeaningSearch> {
+  const questions = [...SEARCH_QUESTIONS, ...PARAPHRASED_QUESTIONS].map(({ question }) => question);
+  const started = nowMs();
+  const model = runModel(passages, [], questions);
+  console.log(
+    `sentence encoder: ${passages.length} passages and ${questions.length} questions in ${fixed((nowMs() - started) / 1000, 1)} s`,
+  );
+  const vectors = new Map<string, number[]>();
+  passages.forEach((passage, index) => vectors.set(passage, model.passageVectors[index]));
+  questions.forEach((question, index) => vectors.set(question, model.questionVectors[index]));
+  const fake = await FakeOpenAi.start();
+  cleanups.push(() => fake.close());
+  fake.vectorFor = (text) => {
+    const vector = vectors.get(text);
+    if (!vector) throw new Error(`no vector for ${text.slice(0, 40)}`);
+    return vector;
+  };
+  const settings = {
+    baseUrl: fake.baseUrl,
+    apiKey: fake.apiKey,
+    model: 'gpt-4o-mini',
+    timeoutSeconds: 30,
+    maxRetries: 2,
+    concurrency: 4,
+    embeddingsModel: 'text-embedding-3-small',
+    embeddingsDimensions: 512,
+  };
+  const config = { modelProvider: settings } as AppConfig;
+  const provider = new OpenAiModelProvider(settings, { record: () => Promise.resolve() });
+  const repository = new PassageEmbeddingsRepository(dataSource, undefined as never);
+  const worker = new PassageEmbedding(config, repository, {} as JobQueue, provider);
+  const job = { attemptsMade: 0, opts: { attempts: 1 } } as never;
+  await worker.embed({ documentId }, job);
+  return new MeaningSearch(config, repository, provider);
 }
 
 /** The plan's scans of passages and of the vocabulary that ran, and the buffers the whole statement touched. */
@@ -491,6 +551,57 @@ async function measure(title: string, phases: Phase[], knowledgebases: Loaded[],
   }
 }
 
+/**
+ * Today's search with meaning, as the API runs it: the lexical statement for FUSED_DEPTH, the query's vector (from
+ * the stand-in, answering at once, and kept after the first run as the API keeps it), an exact scan of the
+ * knowledgebase's vectors (kept in this process while unchanged) and the fusion. Every passage gets one of 1,000
+ * random unit vectors of 512 dimensions: the time does not depend on their values.
+ */
+async function meaningPhase(url: string, opened: DataSource[], cleanups: (() => Promise<void>)[]): Promise<Phase> {
+  const dataSource = await connect(url);
+  opened.push(dataSource);
+  const dimensions = 512;
+  const pool = Array.from({ length: 1000 }, () => {
+    const vector = Float32Array.from({ length: dimensions }, () => Math.random() - 0.5);
+    const norm = Math.hypot(...vector);
+    return vectorToBytes(vector.map((value) => value / norm));
+  });
+  const started = nowMs();
+  await dataSource.query(
+    `UPDATE passages SET embedding = ($1::bytea[])[1 + id % 1000], embedding_model = 'text-embedding-3-small/512'`,
+    [pool],
+  );
+  await dataSource.query('VACUUM ANALYZE passages');
+  console.log(`wrote a vector of ${dimensions} dimensions to every passage in ${fixed((nowMs() - started) / 1000)} s`);
+  const fake = await FakeOpenAi.start();
+  cleanups.push(() => fake.close());
+  const settings = {
+    baseUrl: fake.baseUrl,
+    apiKey: fake.apiKey,
+    model: 'gpt-4o-mini',
+    timeoutSeconds: 30,
+    maxRetries: 0,
+    concurrency: 4,
+    embeddingsModel: 'text-embedding-3-small',
+    embeddingsDimensions: dimensions,
+  };
+  const provider = new OpenAiModelProvider(settings, { record: () => Promise.resolve() });
+  const repository = new PassageEmbeddingsRepository(dataSource, undefined as never);
+  const meaning = new MeaningSearch({ modelProvider: settings } as AppConfig, repository, provider);
+  const lexical = new PassageSearch(dataSource);
+  return {
+    name: 'now, with meaning',
+    dataSource,
+    search: {
+      statement: (owner, knowledgebase, query) => lexical.statement(owner, knowledgebase, query, FUSED_DEPTH),
+      async search(owner, knowledgebase, query, limit) {
+        const hits = await lexical.search(owner, knowledgebase, query, meaning.applies(query) ? FUSED_DEPTH : limit);
+        return meaning.applies(query) ? meaning.fuse(owner, knowledgebase, query, limit, hits) : hits;
+      },
+    },
+  };
+}
+
 /** The search statement of `commit`, from its sources, for the before-and-after run. */
 function searchAt(commit: string, dataSource: DataSource): SearchStatement {
   const directory = join(__dirname, '.cache', `search-${commit}`);
@@ -559,6 +670,7 @@ async function latency(
   runs: number,
   before: string | undefined,
   throughPgbouncer = false,
+  withMeaningPhase = false,
 ): Promise<void> {
   if (corpus.some((passage) => passage.toLowerCase().includes(RARE_WORD))) {
     throw new Error(`The corpus uses "${RARE_WORD}": it would not be rare`);
@@ -629,6 +741,7 @@ async function latency(
       opened.push(dataSource);
       phases.push({ name: 'now', search: new PassageSearch(dataSource), dataSource });
     }
+    if (withMeaningPhase) phases.push(await meaningPhase(nowUrl, opened, cleanups));
     if (throughPgbouncer) {
       // Today's statement again, through a PgBouncer in transaction mode with one server connection (the worst case:
       // every client's transactions on one connection), on the database today's statement runs on.
@@ -658,6 +771,8 @@ async function main(): Promise<void> {
   const before = beforeAt >= 0 ? options.splice(beforeAt, 2)[1] : undefined;
   const bouncerAt = options.indexOf('--pgbouncer');
   const throughPgbouncer = bouncerAt >= 0 && options.splice(bouncerAt, 1).length > 0;
+  const meaningAt = options.indexOf('--meaning');
+  const withMeaningPhase = meaningAt >= 0 && options.splice(meaningAt, 1).length > 0;
   const keepAt = options.indexOf('--keep');
   const keep = keepAt >= 0 && options.splice(keepAt, 1).length > 0;
   const total = Number(options[0] ?? 1_000_000);
@@ -670,7 +785,7 @@ async function main(): Promise<void> {
     await languages.destroy();
     await recall(environment, english, corpus, before);
     // 0 passages: recall only.
-    if (total > 0) await latency(environment, corpus, total, runs, before, throughPgbouncer);
+    if (total > 0) await latency(environment, corpus, total, runs, before, throughPgbouncer, withMeaningPhase);
   } finally {
     if (keep) console.log(`\nkept ${environment.databaseUrl}`);
     else await environment.clean();

@@ -137,6 +137,9 @@ describe('Assistants, folders and labels', () => {
         language_id: english,
         secondary_language_ids: [german, french],
         voice_id: null,
+        model: null,
+        transcriber: null,
+        voice: null,
         timezone: 'UTC',
         initial_message: 'Hello!',
         system_prompt: null,
@@ -195,12 +198,69 @@ describe('Assistants, folders and labels', () => {
         'secondary_language_ids',
         'The secondary language ids field must be an integer.',
       ],
+      [{ model: { provider: 'anthropic' } }, 'model.provider', 'The selected model.provider is invalid.'],
+      [{ model: { model: 'gpt-4.1' } }, 'model.provider', 'The model.provider field is required.'],
+      [
+        { model: { provider: 'openai', temperature: 2.5 } },
+        'model.temperature',
+        'The model.temperature field must be between 0 and 2.',
+      ],
+      [
+        { model: { provider: 'openai', temperature: '0.5' } },
+        'model.temperature',
+        'The model.temperature field must be a number.',
+      ],
+      [{ transcriber: { provider: 'whisper' } }, 'transcriber.provider', 'The selected transcriber.provider is invalid.'],
+      [
+        { transcriber: { provider: 'deepgram', language: 'english please' } },
+        'transcriber.language',
+        'The transcriber.language field format is invalid.',
+      ],
+      [{ voice: { provider: 'elevenlabs' } }, 'voice.provider', 'The selected voice.provider is invalid.'],
+      [
+        { voice: { provider: 'openai', speed: 0.1 } },
+        'voice.speed',
+        'The voice.speed field must be between 0.25 and 4.',
+      ],
+      [{ voice: 'alloy' }, 'voice', 'The voice field must be an object.'],
+      [
+        { voice_id: 'alloy', voice: { provider: 'openai', voice_id: 'echo' } },
+        'voice_id',
+        'The voice id field must match voice.voice_id.',
+      ],
     ])('validates %j', async (overrides, field, message) => {
       const response = await post('assistant', { name: 'V', type: 'outbound', language_id: english, ...overrides });
       expect({ status: response.status, errors: response.body.errors?.[field] }).toEqual({
         status: 422,
         errors: [message],
       });
+    });
+
+    it('keeps each assistant’s model, transcriber and voice, voice.voice_id being voice_id', async () => {
+      const created = await assistant({
+        voice_id: 'alloy',
+        model: { provider: 'openai', model: 'gpt-4.1', temperature: 0.3 },
+        transcriber: { provider: 'deepgram', language: 'en-US' },
+      });
+      expect(created).toMatchObject({
+        voice_id: 'alloy',
+        model: { provider: 'openai', model: 'gpt-4.1', temperature: 0.3 },
+        transcriber: { provider: 'deepgram', model: null, language: 'en-US' },
+        voice: null,
+      });
+      const voiced = (await put(`assistant/${created.id}`, { voice: { provider: 'livekit', speed: 1.2 } }).expect(200))
+        .body.data;
+      expect(voiced).toMatchObject({ voice_id: 'alloy', voice: { provider: 'livekit', voice_id: 'alloy', speed: 1.2 } });
+      await put(`assistant/${created.id}`, { voice: { provider: 'openai', voice_id: 'echo' } }).expect(200);
+      expect(await read(created.id)).toMatchObject({
+        voice_id: 'echo',
+        voice: { provider: 'openai', voice_id: 'echo', speed: null },
+        model: { provider: 'openai', model: 'gpt-4.1', temperature: 0.3 },
+      });
+      await put(`assistant/${created.id}`, { voice_id: 'nova' }).expect(200);
+      expect((await read(created.id)).voice).toEqual({ provider: 'openai', voice_id: 'nova', speed: null });
+      await put(`assistant/${created.id}`, { model: null, transcriber: null, voice: null }).expect(200);
+      expect(await read(created.id)).toMatchObject({ voice_id: 'nova', model: null, transcriber: null, voice: null });
     });
 
     it('refuses references that are missing or another account’s, naming each, and changes nothing', async () => {

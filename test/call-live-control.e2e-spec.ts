@@ -303,10 +303,28 @@ describe('Live calls: the owner’s control and view', () => {
     expect((await stream(`/internal/calls/${call.externalId}/control`, deployment)).status).toBe(409);
   });
 
+  it('closes the watchers’ and the control stream of a call the reaper ended, without waiting for a heartbeat', async () => {
+    const call = await liveCall();
+    const watcher = await stream(`/user/calls/${call.id}/events/stream`, owner.auth);
+    const runtime = await stream(`/internal/calls/${call.externalId}/control`, deployment);
+    expect([watcher.status, runtime.status]).toEqual([200, 200]);
+    // The runtime died and wrote nothing for a day.
+    await stack.dataSource.query(`UPDATE calls SET updated_at = now() - interval '1 day' WHERE id = $1`, [call.id]);
+    const reaped = Date.now();
+    await stack.api.get(JobQueue).enqueue(Jobs.reapStaleCalls, {});
+    await watcher.untilClosed(5000);
+    await runtime.untilClosed(5000);
+    expect(Date.now() - reaped).toBeLessThan(5000);
+    expect(watcher.events.map((event) => event.event)).toEqual(['end']);
+    expect(runtime.events.map((event) => event.event)).toEqual(['end']);
+    const stored = await stack.http.get(`/api/user/calls/${call.id}`).set(owner.auth).expect(200);
+    expect(stored.body.data.status).toBe('failed');
+  });
+
   describe('with a second API process', () => {
     let second: AppProcess;
     beforeAll(async () => {
-      second = await AppProcess.start({ RUNTIME_API_TOKEN: RUNTIME_TOKEN });
+      second = await AppProcess.start({ RUNTIME_API_TOKEN: RUNTIME_TOKEN, LIVE_STREAMS_PER_PROCESS: '3' });
     }, 120_000);
     afterAll(async () => {
       await second?.stop();
@@ -351,6 +369,33 @@ describe('Live calls: the owner’s control and view', () => {
       },
       UNTIL_STALLED,
     );
+
+    it('sends a stream past the process’s bound to another process with 503 and Retry-After, and takes it once one closes', async () => {
+      const call = await liveCall();
+      const path = `${second.baseUrl}/user/calls/${call.id}/events/stream`;
+      const held: EventStreamClient[] = [];
+      // Streams of earlier tests may still be closing on the server: open until the process refuses one.
+      let last: EventStreamClient | undefined;
+      while (
+        held.length < 6 &&
+        (last = await stream(`/user/calls/${call.id}/events/stream`, owner.auth, second.baseUrl)).status === 200
+      ) {
+        held.push(last);
+      }
+      expect(last!.status).toBe(503);
+      expect(last!.body).toEqual({ message: 'Service temporarily unavailable. Please try again.' });
+      const refused = await fetch(path, { headers: { Accept: 'text/event-stream', ...owner.auth } });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('2');
+      await refused.body?.cancel();
+      for (const each of held) each.close();
+      await waitFor(async () => {
+        const again = await EventStreamClient.open(path, owner.auth);
+        streams.push(again);
+        return again.status === 200 ? true : undefined;
+      }, 10_000);
+      await finish(call.externalId, call.token);
+    });
 
     it('hands the owner’s control posted to one process to the runtime’s stream on the other', async () => {
       const call = await liveCall();

@@ -1,5 +1,6 @@
+import type { AddressInfo } from 'node:net';
 import { CALL_CONTROL, type LocalCallControl } from '@app/telephony';
-import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
+import { createAccount, languageId, sipTrunkRequest, type TestAccount } from './support/factories';
 import { startRuntimeSite, webhookDeliveries } from './support/runtime-fixtures';
 import { type Stack, startStack } from './support/stack';
 import { waitFor } from './support/wait-for';
@@ -49,11 +50,7 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
     control = stack.api.get<symbol, LocalCallControl>(CALL_CONTROL, { strict: false });
     owner = await createAccount(stack, 'Owner');
     other = await createAccount(stack, 'Other');
-    const languages = (await http().get('/api/user/assistants/languages').set(owner.auth)).body as {
-      id: number;
-      iso_2: string;
-    }[];
-    english = languages.find((language) => language.iso_2 === 'en')!.id;
+    english = await languageId(stack, owner);
   }, 90_000);
   afterAll(async () => {
     await stack?.close();
@@ -295,6 +292,50 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
       await transfer(externalId, token, { destination: 'billing_desk' }).expect(401);
     });
 
+    it('takes one transfer of a call at a time, and shows it to a watcher as soon as it is recorded', async () => {
+      const { externalId, token, data } = await openSession(assistantId);
+      const server = stack.api.getHttpServer();
+      if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const abort = new AbortController();
+      const watcher = await fetch(
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/user/calls/${data.call.id}/events/stream`,
+        { headers: { ...owner.auth, Accept: 'text/event-stream' }, signal: abort.signal },
+      );
+      expect(watcher.status).toBe(200);
+      let seen = '';
+      const reading = (async () => {
+        for await (const chunk of watcher.body as unknown as AsyncIterable<Uint8Array>) {
+          seen += Buffer.from(chunk).toString('utf8');
+        }
+      })().catch(() => undefined);
+      const release = control.holdNext('transfer');
+      try {
+        const first = transfer(externalId, token, { destination: 'billing_desk' }).then((response) => response);
+        await waitFor(async () => {
+          const [row] = await stack.dataSource.query(`SELECT transfer_started_at FROM calls WHERE id = $1`, [
+            data.call.id,
+          ]);
+          return row.transfer_started_at ? true : undefined;
+        });
+        // The model asked twice, or to two people: the second never dials anyone.
+        const second = await transfer(externalId, token, { destination: 'duty_manager' }).expect(409);
+        expect(second.body).toEqual({ message: 'A transfer of this call is already under way.' });
+        release();
+        expect((await first).status).toBe(202);
+        const recorded = Date.now();
+        await waitFor(async () => (seen.includes('event: transfer') ? true : undefined), 2000, 20);
+        // Well within the stream's 15 s heartbeat: the transfer signalled its watchers.
+        expect(Date.now() - recorded).toBeLessThan(2000);
+        const again = await transfer(externalId, token, { destination: 'duty_manager' }).expect(409);
+        expect(again.body).toEqual({ message: 'The call was already transferred.' });
+        expect((await operations(externalId)).map((row: { operation: string }) => row.operation)).toEqual(['transfer']);
+      } finally {
+        release();
+        abort.abort();
+        await reading;
+      }
+    });
+
     it('transfers to a SIP URI as LiveKit takes it', async () => {
       const { externalId, token } = await openSession(assistantId);
       await transfer(externalId, token, { destination: 'duty_manager', participant_identity: 'sip_caller' }).expect(
@@ -353,12 +394,43 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
       return room ? operations(room.room) : [];
     };
 
+    /** Until the person of the call's warm transfer answered in the consultation room. */
+    const personAnswered = (externalId: string) =>
+      waitFor(async () =>
+        (await consultation(externalId)).some((step: { operation: string }) => step.operation === 'dialIntoRoom')
+          ? true
+          : undefined,
+      );
+    /** Plays the consultation room's agent: once the person answered, it has briefed them. */
+    const briefWhenAnswered = async (externalId: string) => {
+      await personAnswered(externalId);
+      return http().post(`/api/internal/calls/${externalId}/transfer/briefed`).set(deployment).send();
+    };
+
     it('a warm transfer rings the person into a consultation room, briefs them, then joins them to the caller', async () => {
       const { externalId, token, data } = await openSession(assistantId);
-      const answer = await transfer(externalId, token, {
+      // Nothing to brief before a transfer began.
+      expect(
+        (await http().post(`/api/internal/calls/${externalId}/transfer/briefed`).set(deployment).send().expect(409))
+          .body,
+      ).toEqual({ message: 'No transfer of this call is under way.' });
+      await http().post('/api/internal/calls/no-such-call/transfer/briefed').set(deployment).send().expect(404);
+      const asked = transfer(externalId, token, {
         destination: 'sales_lead',
         summary: 'Ada wants the yearly plan for 12 seats.',
-      }).expect(202);
+      }).then((response) => response);
+      await personAnswered(externalId);
+      // The person answered: they wait in the consultation room until the assistant has briefed them.
+      const before = Date.now();
+      while (Date.now() - before < 600) {
+        expect((await consultation(externalId)).map((step: { operation: string }) => step.operation)).toEqual([
+          'createRoom',
+          'dialIntoRoom',
+        ]);
+      }
+      expect((await briefWhenAnswered(externalId)).status).toBe(202);
+      const answer = await asked;
+      expect(answer.status).toBe(202);
       expect(answer.body.data.transfer).toMatchObject({
         destination: 'sales_lead',
         mode: 'warm',
@@ -407,7 +479,9 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
     it('a warm transfer the provider cannot finish hangs up on the person and answers 502', async () => {
       const { externalId, token } = await openSession(assistantId);
       control.failNext('moveParticipant', 'unsupported');
-      await transfer(externalId, token, { destination: 'sales_lead' }).expect(502);
+      const asked = transfer(externalId, token, { destination: 'sales_lead' }).then((response) => response);
+      expect((await briefWhenAnswered(externalId)).status).toBe(202);
+      expect((await asked).status).toBe(502);
       expect((await consultation(externalId)).map((step: { operation: string }) => step.operation)).toEqual([
         'createRoom',
         'dialIntoRoom',

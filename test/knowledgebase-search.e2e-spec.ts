@@ -1,6 +1,7 @@
 import { PassageSearch } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { createAccount, type TestAccount } from './support/factories';
+import { FakeOpenAi, bagOfWordsVector } from './support/openai.fake';
 import { passagesRead } from './support/search-plans';
 import { type Stack, startStack } from './support/stack';
 import { waitFor, waitForDocument } from './support/wait-for';
@@ -530,4 +531,155 @@ describe('Knowledgebase search', () => {
     const read = await stack.http.get(`/api/user/knowledgebases/${knowledgebase.id}`).set(account.auth).expect(200);
     expect(read.body.data).toMatchObject({ name: 'Keep me', language_id: null });
   }, 30_000);
+});
+
+/**
+ * Concepts a word stands for, for the stand-in's vectors: each concept is a dimension of its own, and any other word
+ * adds its hashed bag-of-words vector at a tenth of the weight. So texts sharing a concept and no word are near
+ * (refund and returns), texts sharing neither are far, and the ranking a test asserts is the protocol's own.
+ */
+const CONCEPTS: Record<string, string[]> = {
+  refund: ['refund', 'refunds', 'returns', 'returned', 'return', 'money'],
+  contact: ['call', 'phone', 'ring', 'support', 'line'],
+  weekday: ['monday', 'friday', 'weekday', 'weekdays', 'when', 'open'],
+  gift: ['gift', 'voucher', 'card', 'cards'],
+};
+
+function conceptVector(text: string, dimensions: number): number[] {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const concepts = Object.keys(CONCEPTS);
+  const vector = bagOfWordsVector(text, dimensions).map((value, index) => (index < concepts.length ? 0 : value * 0.1));
+  concepts.forEach((concept, index) => {
+    vector[index] = words.filter((word) => CONCEPTS[concept].includes(word)).length;
+  });
+  const norm = Math.hypot(...vector) || 1;
+  return vector.map((value) => value / norm);
+}
+
+describe('Knowledgebase search by meaning, with the model provider', () => {
+  let stack: Stack;
+  let fake: FakeOpenAi;
+  let account: TestAccount;
+  const model = 'text-embedding-3-small/256';
+
+  beforeAll(async () => {
+    fake = await FakeOpenAi.start();
+    fake.vectorFor = conceptVector;
+    stack = await startStack({
+      env: {
+        LLM_BASE_URL: fake.baseUrl,
+        LLM_API_KEY: fake.apiKey,
+        LLM_MODEL: 'gpt-4o-mini',
+        EMBEDDINGS_MODEL: 'text-embedding-3-small',
+        EMBEDDINGS_DIMENSIONS: '256',
+        // The job's retries, not the client's, wait a provider's failure out here.
+        LLM_MAX_RETRIES: '0',
+        JOB_RETRY_DELAY_MS: '100',
+      },
+    });
+    account = await createAccount(stack);
+  }, 30_000);
+  afterAll(async () => {
+    await stack.close();
+    await fake.close();
+  });
+
+  /** Passages of `documentId` not yet embedded with the configured model. */
+  const unembedded = async (documentId: number) =>
+    Number(
+      (
+        await stack.dataSource.query(
+          `SELECT count(*) AS count FROM passages
+            WHERE document_id = $1 AND (embedding IS NULL OR embedding_model IS DISTINCT FROM $2)`,
+          [documentId, model],
+        )
+      )[0].count,
+    );
+
+  const knowledgebaseWith = async (paragraphs: string[]) => {
+    const knowledgebase = (
+      await stack.http
+        .post('/api/user/knowledgebases')
+        .set(account.auth)
+        .send({ name: 'Shop', language_id: null })
+        .expect(201)
+    ).body.data;
+    const documents: number[] = [];
+    for (const [index, paragraph] of paragraphs.entries()) {
+      const created = await stack.http
+        .post(`/api/user/knowledgebases/${knowledgebase.id}/documents`)
+        .set(account.auth)
+        .field('name', `Answer ${index + 1}`)
+        .field('type', 'txt')
+        .attach('file', Buffer.from(paragraph, 'utf8'), `answer-${index + 1}.txt`)
+        .expect(201);
+      expect((await waitForDocument(stack, account, knowledgebase.id, created.body.data.id)).status).toBe('active');
+      documents.push(created.body.data.id);
+    }
+    // Searchable by words at once; by meaning once the worker has embedded each passage.
+    for (const documentId of documents)
+      await waitFor(async () => ((await unembedded(documentId)) === 0 ? true : undefined));
+    return { knowledgebaseId: knowledgebase.id as number, documents };
+  };
+
+  const search = async (knowledgebaseId: number, query: string, limit = 5) =>
+    (
+      await stack.http
+        .get(`/api/user/knowledgebases/${knowledgebaseId}/search`)
+        .query({ query, limit })
+        .set(account.auth)
+        .expect(200)
+    ).body.data as { document_name: string; content: string; highlight: string; score: number }[];
+
+  const SHOP = [
+    'Returns are accepted within 30 days of delivery.',
+    'Our help desk answers Monday to Friday, nine to five.',
+    'Gift cards never expire and can be used online.',
+    'Parcels leave the warehouse every morning before noon.',
+  ];
+
+  it('answers a paraphrase that shares no word with its passage, which words alone leave unanswered', async () => {
+    const { knowledgebaseId } = await knowledgebaseWith(SHOP);
+    const results = await search(knowledgebaseId, 'refund policy');
+    expect(results[0].content).toBe('Returns are accepted within 30 days of delivery.');
+    const byWords = await stack.api.get(PassageSearch).search(account.id, knowledgebaseId, 'refund policy', 5);
+    expect(byWords).toEqual([]);
+    // Each passage was embedded once, and the tokens are the account's.
+    const sent = fake.requestsTo('/v1/embeddings').flatMap((request) => request.body!.input as string[]);
+    expect(sent.filter((input) => input === SHOP[0])).toHaveLength(1);
+    const usage: { purpose: string; total_tokens: string }[] = await stack.dataSource.query(
+      `SELECT purpose, total_tokens FROM model_usage_daily WHERE user_id = $1 ORDER BY purpose`,
+      [account.id],
+    );
+    expect(usage.map((row) => row.purpose)).toEqual(['document_embeddings', 'search_embeddings']);
+    for (const row of usage) expect(Number(row.total_tokens)).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('leaves a precise query to its exact words: the passage naming them stays first', async () => {
+    const { knowledgebaseId } = await knowledgebaseWith([
+      ...SHOP,
+      'Call 0800 555 0145 for the workshop.',
+      'Ring us or phone us, the support line is always happy to help.',
+    ]);
+    const number = await search(knowledgebaseId, '0800 555 0145');
+    expect(number[0].content).toBe('Call 0800 555 0145 for the workshop.');
+    const quoted = await search(knowledgebaseId, '"help desk"');
+    expect(quoted.map((result) => result.content)).toEqual(['Our help desk answers Monday to Friday, nine to five.']);
+  }, 60_000);
+
+  it('re-embeds the passages of another model, and waits out a provider that fails', async () => {
+    const { knowledgebaseId, documents } = await knowledgebaseWith(['Refunds reach your card within five days.']);
+    await stack.dataSource.query(
+      `UPDATE passages SET embedding_model = 'text-embedding-ada-002/native' WHERE document_id = $1`,
+      [documents[0]],
+    );
+    const before = fake.requestsTo('/v1/embeddings').length;
+    fake.fail({ status: 429, retryAfter: '0' }, 1, 'embeddings');
+    fake.fail({ status: 503 }, 1, 'embeddings');
+    await stack.api.get(JobQueue).enqueue(Jobs.sweepPassageEmbeddings, {});
+    await waitFor(async () => ((await unembedded(documents[0])) === 0 ? true : undefined), 30_000);
+    // Two failed, then one answered.
+    expect(fake.requestsTo('/v1/embeddings').length - before).toBe(3);
+    expect((await search(knowledgebaseId, 'money back'))[0].content).toBe('Refunds reach your card within five days.');
+  }, 60_000);
 });

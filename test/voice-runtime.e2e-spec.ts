@@ -153,6 +153,21 @@ describe('Voice runtime API', () => {
     await inboundSession(`${longest}0`).expect(404, { message: 'Call not found.' });
   });
 
+  it('hands over the assistant’s own LLM, transcriber and voice', async () => {
+    const { opened } = await callWithTools('Pipeline', [], {
+      voice_id: 'nova',
+      model: { provider: 'livekit', model: 'openai/gpt-4.1', temperature: 0.2 },
+      transcriber: { provider: 'openai', model: 'gpt-4o-transcribe', language: 'de' },
+      voice: { provider: 'openai', speed: 0.9 },
+    });
+    expect(opened.assistant).toMatchObject({
+      voice_id: 'nova',
+      model: { provider: 'livekit', model: 'openai/gpt-4.1', temperature: 0.2 },
+      transcriber: { provider: 'openai', model: 'gpt-4o-transcribe', language: 'de' },
+      voice: { provider: 'openai', voice_id: 'nova', speed: 0.9 },
+    });
+  });
+
   it('answers a whole inbound call from the service’s data, with secrets that never leave it', async () => {
     const externalId = `call-inbound-${Date.now()}`;
     // The turns' times, a minute before the session (a runtime's clock may be up to five minutes off the service's):
@@ -174,6 +189,9 @@ describe('Voice runtime API', () => {
       system_prompt: 'You answer for Acme. Caller tier: gold. Unknown: {{nothing_here}}.',
       max_duration: 600,
       variables: { company: 'Acme', tier: 'gold', name: 'Ada' },
+      model: null,
+      transcriber: null,
+      voice: null,
     });
     expect(tools).toEqual([
       {

@@ -11,8 +11,13 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
-/** The web-call route's answer, field by field: the one place its names are written. */
-export const WEB_CALL_FIELDS = { id: 'id', livekitUrl: 'livekit_url', room: 'room', token: 'participant_token' };
+/** Where the web-call route's answer (`{message, data: {call, livekit_url, ...}}`) keeps each field: the one place. */
+export const WEB_CALL_FIELDS = {
+  id: ['data', 'call', 'id'],
+  livekitUrl: ['data', 'livekit_url'],
+  room: ['data', 'room'],
+  token: ['data', 'participant_token'],
+};
 
 /** The settings, from the environment; one line naming every missing or bad one otherwise. */
 export function readSettings(env = process.env) {
@@ -84,7 +89,7 @@ export async function startServer(settings) {
       });
       const body = await answer.json().catch(() => ({}));
       if (!answer.ok) return send(response, answer.status, { message: body.message ?? 'The call could not start.' });
-      const field = (name) => body[WEB_CALL_FIELDS[name]];
+      const field = (name) => WEB_CALL_FIELDS[name].reduce((value, key) => value?.[key], body);
       send(response, 201, {
         id: field('id'),
         livekit_url: field('livekitUrl'),

@@ -21,12 +21,24 @@ export class AppProcess {
     readonly baseUrl: string,
   ) {}
 
-  static async start(env: Record<string, string> = {}, app: 'api' | 'worker' = 'api'): Promise<AppProcess> {
+  /** `preload`: modules the process requires before its main one (after ts-node), e.g. a statement recorder. */
+  static async start(
+    env: Record<string, string> = {},
+    app: 'api' | 'worker' = 'api',
+    preload: string[] = [],
+  ): Promise<AppProcess> {
     const config = testConfig();
     const port = await freePort();
     const child = spawn(
       process.execPath,
-      ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', `apps/${app}/src/main.ts`],
+      [
+        '-r',
+        'ts-node/register/transpile-only',
+        '-r',
+        'tsconfig-paths/register',
+        ...preload.flatMap((module) => ['-r', module]),
+        `apps/${app}/src/main.ts`,
+      ],
       {
         env: {
           ...process.env,

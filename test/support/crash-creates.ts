@@ -150,6 +150,15 @@ export async function crashCreates(
       idOf: (body) => body.call_id,
       made: () => ids(`SELECT id FROM calls WHERE user_id = $1 AND client_phone_number = $2`, [account.id, callee]),
     },
+    {
+      kind: 'web-call',
+      path: `assistant/${caller}/web-call`,
+      json: { variables: { round: tag } },
+      status: 201,
+      idOf: (body) => body.data.call.id,
+      made: () =>
+        ids(`SELECT id FROM calls WHERE user_id = $1 AND type = 'web' AND variables->>'round' = $2`, [account.id, tag]),
+    },
   ];
 }
 

@@ -19,6 +19,15 @@ export async function createAccount(stack: Stack, name = 'Test User'): Promise<T
   return { id: response.body.user.id, email, password, token, auth: { Authorization: `Bearer ${token}` } };
 }
 
+/** The id of a seeded language (English unless named), as an assistant's `language_id`. */
+export async function languageId(stack: Stack, account: TestAccount, iso2 = 'en'): Promise<number> {
+  const languages = (await stack.http.get('/api/user/assistants/languages').set(account.auth).expect(200)).body as {
+    id: number;
+    iso_2: string;
+  }[];
+  return languages.find((language) => language.iso_2 === iso2)!.id;
+}
+
 export function bearer(token: string): { Authorization: string } {
   return { Authorization: `Bearer ${token}` };
 }

@@ -724,10 +724,12 @@ export class FakeLiveKit {
   }
 
   /**
-   * pkg/service/agent_dispatch_service.go `CreateDispatch`, with the default LimitConfig's bounds; with rooms made
-   * on demand (the default `room.auto_create`), it makes the room.
+   * pkg/service/agent_dispatch_service.go `CreateDispatch`: the deployment's name (`ValidateDeployment`), then the
+   * default LimitConfig's bounds; with rooms made on demand (the default `room.auto_create`), it makes the room.
    */
   private createDispatch(body: Twirp) {
+    const deployment = deploymentError(body.deployment);
+    if (deployment) throw internalError('invalid_argument', deployment);
     if (typeof body.metadata === 'string' && Buffer.byteLength(body.metadata) > MAX_METADATA_BYTES) {
       throw internalError('invalid_argument', 'metadata size exceeds limits');
     }
@@ -757,8 +759,9 @@ export class FakeLiveKit {
   /**
    * pkg/service/roomservice.go `CreateRoom`: the name's length and the metadata's size (the room's and each agent
    * dispatch's, with its attributes) within the default LimitConfig; then pkg/service/roommanager.go
-   * `getOrCreateRoom`: a room that exists is answered as it is, a new one gets its agents dispatched (pkg/rtc/room.go
-   * `createAgentDispatchesFromRoomAgent`).
+   * `getOrCreateRoom`: a room that exists is answered as it is (its agents not dispatched again), a new one gets its
+   * agents dispatched (pkg/rtc/room.go `createAgentDispatchesFromRoomAgent`), each with its name, metadata and
+   * attributes as the request gave them.
    */
   private createRoom(body: Twirp) {
     const name = (body.name ?? '') as string;
@@ -847,6 +850,8 @@ export class FakeLiveKit {
     };
     this.rooms.set(room.name, room);
     for (const agent of room.agents) {
+      // pkg/rtc/room.go `createAgentDispatchFromRoomDispatch`: an invalid deployment is logged and not dispatched.
+      if (deploymentError(agent.deployment)) continue;
       this.dispatches.push({
         id: guid('AD_'),
         room: room.name,
@@ -1091,6 +1096,24 @@ const attributesBytes = (attributes: Record<string, string> | undefined): number
 /** twirp errors.go `InvalidArgumentError(argument, validationMsg)`, as pkg/service/roomservice.go answers limits. */
 const limitError = (argument: string, limit: number | string) =>
   new TwirpError('invalid_argument', `${argument} ${limit}`, { argument });
+
+/** livekit/protocol agent/environment.go `MaxDeploymentLength`. */
+const MAX_DEPLOYMENT_BYTES = 64;
+
+/**
+ * livekit/protocol agent/environment.go `ValidateDeployment`: an agent deployment's name (none is fine), at most 64
+ * bytes, no `_` (reserved), no whitespace or control byte. Its error message, or undefined when it is valid.
+ */
+function deploymentError(deployment: unknown): string | undefined {
+  if (typeof deployment !== 'string' || deployment === '') return undefined;
+  const bytes = Buffer.from(deployment, 'utf8');
+  if (bytes.length > MAX_DEPLOYMENT_BYTES) return `deployment exceeds ${MAX_DEPLOYMENT_BYTES} bytes`;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 0x5f) return "deployment contains reserved character '_'";
+    if (bytes[i] <= 0x20 || bytes[i] === 0x7f) return `deployment contains whitespace or control byte at position ${i}`;
+  }
+  return undefined;
+}
 
 /** pkg/service/auth.go `twirpAuthError(ErrPermissionDenied)`. */
 const denied = () => new TwirpError('unauthenticated', 'permissions denied');

@@ -28,11 +28,11 @@ const END_REASONS = {
 } as const;
 
 /**
- * The telephone side of a call: in production the LiveKit room with its SIP participant (`livekit-line.ts`). Kept
- * apart so the rest of the call runs, and is tested, without a room.
+ * The telephone side of a call: in production the LiveKit room with its SIP participant, or a web call's browser
+ * (`livekit-line.ts`). Kept apart so the rest of the call runs, and is tested, without a room.
  */
 export interface CallLine {
-  /** The numbers of the call, as its SIP participant carries them. */
+  /** The numbers of the call, as its SIP participant carries them (none for a web call). */
   readonly numbers: SipNumbers;
   /** Runs the session on the call's audio. */
   start(session: voice.AgentSession, agent: voice.Agent): Promise<void>;
@@ -290,8 +290,9 @@ function report(opened: CallSession, outcome: Pick<CallReport, 'status'> & Parti
   return {
     assistant_id: opened.assistant.id,
     type: opened.call.type,
-    client_phone_number: opened.call.client_phone_number,
-    assistant_phone_number: opened.call.assistant_phone_number,
+    // A web call has none, and needs none.
+    client_phone_number: opened.call.client_phone_number ?? undefined,
+    assistant_phone_number: opened.call.assistant_phone_number ?? undefined,
     ...outcome,
   };
 }

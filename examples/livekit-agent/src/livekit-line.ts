@@ -2,14 +2,15 @@ import { AutoSubscribe, type JobContext, voice } from '@livekit/agents';
 import { DisconnectReason, type RemoteParticipant, RoomEvent } from '@livekit/rtc-node';
 import type { CallLine } from './call.js';
 import type { SipNumbers } from './dispatch.js';
-import type { AnsweredBy } from './service-client.js';
+import type { AnsweredBy, CallType } from './service-client.js';
 
 /** LiveKit's attribute of a SIP participant telling where its call is: dialing, ringing, active, hangup. */
 const CALL_STATUS = 'sip.callStatus';
 
 /**
- * A call as LiveKit carries it: the job's room with the SIP participant in it, the caller of an inbound call or the
- * callee the dialer is ringing. (Nothing here runs in the tests: they have no LiveKit server.)
+ * A call as LiveKit carries it: the job's room with the person in it: the SIP participant of a phone call (the caller
+ * of an inbound call, the callee the dialer is ringing), or the browser's participant of a web call, who is
+ * connected as soon as they joined and presses no keys. (Nothing here runs in the tests: they have no LiveKit server.)
  */
 export class LiveKitLine implements CallLine {
   private constructor(
@@ -18,8 +19,11 @@ export class LiveKitLine implements CallLine {
     private readonly outbound: boolean,
   ) {}
 
-  /** Joins the room and waits for the SIP participant, which the dialer adds as soon as it starts ringing. */
-  static async join(ctx: JobContext, type: 'inbound' | 'outbound'): Promise<LiveKitLine> {
+  /**
+   * Joins the room and waits for its person (any participant but an agent): the SIP participant, which the dialer
+   * adds as soon as it starts ringing, or a web call's browser.
+   */
+  static async join(ctx: JobContext, type: CallType): Promise<LiveKitLine> {
     await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);
     return new LiveKitLine(ctx, await ctx.waitForParticipant(), type === 'outbound');
   }
@@ -37,7 +41,7 @@ export class LiveKitLine implements CallLine {
     });
   }
 
-  /** An inbound call is connected when the agent hears it; an outbound one once the callee picks up. */
+  /** An inbound or web call is connected when the agent hears it; an outbound one once the callee picks up. */
   connected(): ReturnType<CallLine['connected']> {
     if (!this.outbound || this.participant.attributes[CALL_STATUS] === 'active') {
       return Promise.resolve({ status: 'connected' });

@@ -5,6 +5,7 @@
 import { type JobContext, ServerOptions, cli, defineAgent } from '@livekit/agents';
 import { fileURLToPath } from 'node:url';
 import { runCall } from './call.js';
+import { runConsultation } from './consultation.js';
 import { readDispatch } from './dispatch.js';
 import { LiveKitLine } from './livekit-line.js';
 import { createSession } from './models.js';
@@ -26,11 +27,23 @@ const settings = ((): Settings => {
 export default defineAgent({
   entry: async (ctx: JobContext) => {
     const dispatch = readDispatch(ctx.job.metadata, ctx.room.name ?? ctx.job.room?.name ?? '');
+    const service = new ServiceClient({ baseUrl: settings.serviceUrl }, settings.runtimeToken);
+    if (dispatch.consultation) {
+      // A warm transfer's person is rung in as an outbound call is: briefed once they answer.
+      await runConsultation({
+        externalId: dispatch.externalId,
+        consultation: dispatch.consultation,
+        line: await LiveKitLine.join(ctx, 'outbound'),
+        service,
+        createSession: () => createSession(settings.models, null),
+      });
+      return;
+    }
     const line = await LiveKitLine.join(ctx, dispatch.type);
     const done = runCall({
       dispatch,
       line,
-      service: new ServiceClient({ baseUrl: settings.serviceUrl }, settings.runtimeToken),
+      service,
       createSession: (assistant) => createSession(settings.models, assistant),
       unavailableMessage: settings.unavailableMessage,
       busyMessage: settings.busyMessage,

@@ -245,6 +245,18 @@ export class ServiceClient {
     return (await this.http.send<{ data: CallSession }>('POST', path, this.runtimeToken, request)).data;
   }
 
+  /**
+   * Tells the service the person of the call's warm transfer has been briefed, so it joins them to the caller. Posting
+   * twice is harmless, so it is retried like a read.
+   */
+  async transferBriefed(externalId: string): Promise<void> {
+    await this.http.send(
+      'POST',
+      `/internal/calls/${encodeURIComponent(externalId)}/transfer/briefed`,
+      this.runtimeToken,
+    );
+  }
+
   forCall(session: CallSession): CallClient {
     return new CallClient(this.http, session.call.external_id, session.token);
   }

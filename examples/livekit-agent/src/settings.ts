@@ -3,25 +3,25 @@
 /** What a caller hears when the owner's account has no call slot free, unless the deployment words it otherwise. */
 export const LINES_BUSY_MESSAGE = 'Sorry, all our lines are busy right now. Please call again in a few minutes.';
 
-const PROVIDERS = {
+export const PROVIDERS = {
   stt: ['deepgram', 'openai', 'livekit'],
   llm: ['openai', 'livekit'],
   tts: ['openai', 'livekit'],
 } as const;
 
-type SttProvider = (typeof PROVIDERS.stt)[number];
-type LlmProvider = (typeof PROVIDERS.llm)[number];
-type TtsProvider = (typeof PROVIDERS.tts)[number];
+export type SttProvider = (typeof PROVIDERS.stt)[number];
+export type LlmProvider = (typeof PROVIDERS.llm)[number];
+export type TtsProvider = (typeof PROVIDERS.tts)[number];
 
 /** Each provider's model when `*_MODEL` is unset (`livekit` is LiveKit Inference, model ids `provider/model`). */
-const DEFAULT_MODELS = {
+export const DEFAULT_MODELS = {
   stt: { deepgram: 'nova-3', openai: 'gpt-4o-transcribe', livekit: 'deepgram/nova-3' },
   llm: { openai: 'gpt-4.1-mini', livekit: 'openai/gpt-4.1-mini' },
   tts: { openai: 'gpt-4o-mini-tts', livekit: 'cartesia/sonic-3' },
 } as const;
 
 /** The voice of an assistant without a `voice_id`, when `TTS_VOICE` is unset. */
-const DEFAULT_VOICES: Record<TtsProvider, string> = {
+export const DEFAULT_VOICES: Record<TtsProvider, string> = {
   openai: 'alloy',
   livekit: '9626c31c-bec5-4cca-baa8-f8ba9e84c8bc',
 };
@@ -37,6 +37,8 @@ export interface ModelSettings {
   stt: { provider: SttProvider; model: string };
   llm: { provider: LlmProvider; model: string };
   tts: { provider: TtsProvider; model: string; voice: string };
+  /** Every provider whose keys are set: an assistant may choose any of them instead of the defaults above. */
+  keyed: string[];
 }
 
 export interface Settings {
@@ -102,6 +104,7 @@ export function readSettings(env: Record<string, string | undefined> = process.e
         model: env.TTS_MODEL?.trim() || DEFAULT_MODELS.tts[tts],
         voice: env.TTS_VOICE?.trim() || DEFAULT_VOICES[tts],
       },
+      keyed: Object.keys(PROVIDER_KEYS).filter((provider) => PROVIDER_KEYS[provider].every((key) => env[key]?.trim())),
     },
   };
 }

@@ -20,9 +20,12 @@ import { CALL_CONTROL, type LocalCallControl } from '@app/telephony';
 import { waitFor } from '../../../test/support/wait-for';
 import { KNOWLEDGE_TOOL } from '../src/assistant-agent.js';
 import { runCall } from '../src/call.js';
+import { runConsultation } from '../src/consultation.js';
 import { readDispatch } from '../src/dispatch.js';
+import { type Pipeline, pipelineOf } from '../src/models.js';
 import { EVALUATION_TOOL } from '../src/post-call.js';
 import { ServiceClient } from '../src/service-client.js';
+import { readSettings } from '../src/settings.js';
 import { TranscriptStream } from '../src/transcript-stream.js';
 import { FakeLine } from './fake-line.js';
 import { startLossyProxy } from './lossy-proxy.js';
@@ -33,6 +36,16 @@ const TOOL_SECRET = 'sk-live-tool-secret-for-the-agent-test';
 const CALLER = '+14155550199';
 
 /** A session the way the agent's production code makes one, minus audio: the scripted model and nothing else. */
+/** The agent's own models, as a worker configured for Deepgram and OpenAI reads them. */
+const AGENT_MODELS = readSettings({
+  LIVEKIT_URL: 'ws://127.0.0.1:7880',
+  LIVEKIT_API_KEY: 'devkey',
+  LIVEKIT_API_SECRET: 'secret',
+  VOICE_SERVICE_URL: 'http://127.0.0.1',
+  RUNTIME_API_TOKEN: RUNTIME_TOKEN,
+  DEEPGRAM_API_KEY: 'dg',
+  OPENAI_API_KEY: 'sk',
+}).models;
 const textSession = (model: llm.LLM) => new voice.AgentSession({ llm: model, vad: null, turnDetection: 'manual' });
 
 /** A loopback port nothing listens on: a service that is down. */
@@ -87,7 +100,7 @@ describe('The LiveKit agent, against the real API and worker', () => {
   describe('an inbound call', () => {
     let assistant: { id: number; webhookSecret: string; number: string; toolId: number };
     let english: { id: number; name: string };
-    let second: { id: number; name: string };
+    let second: { id: number; name: string; iso_2: string };
 
     beforeAll(async () => {
       english = languages.find((language) => language.iso_2 === 'en')!;
@@ -105,6 +118,8 @@ describe('The LiveKit agent, against the real API and worker', () => {
           knowledgebase_id: knowledgebaseId,
           tool_ids: [tool.id],
           timezone: 'Europe/Berlin',
+          model: { provider: 'openai', model: 'gpt-4.1', temperature: 0.3 },
+          voice: { provider: 'openai', voice_id: 'coral', speed: 1.1 },
           initial_message: 'Hello, {{company}} here. How can I help?',
           system_prompt: 'You answer the phone for {{company}}. Be brief.',
           variables: { company: 'Acme' },
@@ -157,16 +172,28 @@ describe('The LiveKit agent, against the real API and worker', () => {
         }),
       ]);
       const line = new FakeLine({ client: CALLER, trunk: null });
+      // The pipeline the agent would build for the session's assistant; the scripted model stands in for it.
+      let pipeline: Pipeline | undefined;
       const finished = runCall({
         dispatch,
         line,
         service,
-        createSession: () => textSession(model),
+        createSession: (sessionAssistant) => {
+          pipeline = pipelineOf(AGENT_MODELS, sessionAssistant);
+          return textSession(model);
+        },
         unavailableMessage: 'unused',
       });
       const session = await line.running();
       // The caller hears the first message before saying anything.
       await waitFor(async () => (conversation(session).length > 0 ? true : undefined));
+      // The assistant's own LLM and voice, the agent's transcriber, in the assistant's two languages.
+      expect(pipeline).toEqual({
+        stt: { provider: 'deepgram', model: 'nova-3', language: 'multi', languages: ['en', second.iso_2] },
+        llm: { provider: 'openai', model: 'gpt-4.1', temperature: 0.3 },
+        tts: { provider: 'openai', model: 'gpt-4o-mini-tts', voice: 'coral', speed: 1.1, language: 'en' },
+        ignored: [],
+      });
 
       // The agent, from the session alone.
       const instructions = String(line.agent!.instructions);
@@ -722,6 +749,70 @@ describe('The LiveKit agent, against the real API and worker', () => {
     }, 40_000);
   });
 
+  describe('a web call', () => {
+    it('answers the person in the browser as it answers a caller: the session by the call’s id, no numbers', async () => {
+      const created = (
+        await post('assistant', {
+          name: 'Web desk',
+          type: 'inbound',
+          language_id: languages.find((language) => language.iso_2 === 'en')!.id,
+          initial_message: 'Hello {{name}}, you are talking to the web desk.',
+          variables: { name: 'there' },
+        }).expect(201)
+      ).body.data;
+      const started = (await post(`assistant/${created.id}/web-call`, { variables: { name: 'Ada' } }).expect(201)).body
+        .data;
+      // What the service dispatched into the call's room (the local adapter records it): LiveKit hands the agent this.
+      const [{ request }] = await stack.dataSource.query(
+        `SELECT request FROM local_call_control_requests WHERE room = $1 AND operation = 'startWebCall'`,
+        [started.room],
+      );
+      const dispatch = readDispatch(JSON.stringify(request.metadata), started.room);
+      expect(dispatch).toEqual({ externalId: started.call.external_id, type: 'web', dialledNumber: null });
+
+      const model = new ScriptedLLM([() => ({ text: 'We are open from nine to five.' })]);
+      // A browser's participant: no SIP attributes, so no numbers.
+      const line = new FakeLine({ client: null, trunk: null });
+      const finished = runCall({
+        dispatch,
+        line,
+        service,
+        createSession: () => textSession(model),
+        unavailableMessage: 'unused',
+      });
+      const session = await line.running();
+      await waitFor(async () => (conversation(session).length > 0 ? true : undefined));
+      // Once the agent hears the person, the call is under way for its owner.
+      const read = async () =>
+        (
+          await stack.http
+            .get(api(`calls/${started.call.id}`))
+            .set(owner.auth)
+            .expect(200)
+        ).body.data;
+      await waitFor(async () => ((await read()).status === 'in-progress' ? true : undefined));
+      await session.run({ userInput: 'When are you open?' }).wait();
+      line.callerHangsUp();
+      await finished;
+
+      expect(conversation(session)).toEqual([
+        { role: 'assistant', text: 'Hello Ada, you are talking to the web desk.' },
+        { role: 'user', text: 'When are you open?' },
+        { role: 'assistant', text: 'We are open from nine to five.' },
+      ]);
+      expect(await read()).toMatchObject({
+        type: 'web',
+        status: 'ended_by_customer',
+        ended_reason: 'customer_hangup',
+        answered_by: 'human',
+        client_phone_number: null,
+        assistant_phone_number: null,
+        transcript: expect.stringContaining('Customer: When are you open?'),
+      });
+      expect(line.hangUps).toBe(1);
+    });
+  });
+
   describe('call control', () => {
     let assistantId: number;
     let number: string;
@@ -761,8 +852,18 @@ describe('The LiveKit agent, against the real API and worker', () => {
       const ownerCall = async () => {
         const listed = (await stack.http.get(api('calls')).query({ assistant_id: assistantId }).set(owner.auth)).body;
         const id: number = listed.data.find((call: { external_id: string }) => call.external_id === room).id;
-        const call = (await stack.http.get(api(`calls/${id}`)).set(owner.auth).expect(200)).body.data;
-        const events = (await stack.http.get(api(`calls/${id}/events`)).set(owner.auth).expect(200)).body.data;
+        const call = (
+          await stack.http
+            .get(api(`calls/${id}`))
+            .set(owner.auth)
+            .expect(200)
+        ).body.data;
+        const events = (
+          await stack.http
+            .get(api(`calls/${id}/events`))
+            .set(owner.auth)
+            .expect(200)
+        ).body.data;
         return { call, events };
       };
       return { room, model, line, finished, ownerCall };
@@ -774,7 +875,10 @@ describe('The LiveKit agent, against the real API and worker', () => {
         () => ({ text: 'unused' }),
       ]);
       const session = await line.running();
-      await session.run({ userInput: 'I have a question about my invoice.' }).wait().catch(() => undefined);
+      await session
+        .run({ userInput: 'I have a question about my invoice.' })
+        .wait()
+        .catch(() => undefined);
       await finished;
       expect(Object.keys(model.requests[0].tools).sort()).toEqual(['end_call', 'send_dtmf', 'transfer_call']);
       const { call, events } = await ownerCall();
@@ -794,20 +898,50 @@ describe('The LiveKit agent, against the real API and worker', () => {
         }),
         () => ({ text: 'unused' }),
       ]);
+      // The agent LiveKit dispatches into the consultation room the service creates, with the person rung into it.
+      const consulted = (async () => {
+        const [consultation] = await waitFor(async () => {
+          const rows = await stack.dataSource.query(
+            `SELECT request FROM local_call_control_requests
+              WHERE operation = 'createRoom' AND request #>> '{agentDispatch,metadata,external_id}' = $1`,
+            [room],
+          );
+          return rows.length > 0 ? rows : undefined;
+        });
+        const metadata = consultation.request.agentDispatch.metadata;
+        const dispatch = readDispatch(JSON.stringify(metadata), consultation.request.name);
+        expect(dispatch).toMatchObject({
+          externalId: room,
+          consultation: { destination: 'sales_lead', summary: 'Wants 12 seats.' },
+        });
+        const person = new FakeLine({ client: '+14155550177', trunk: null });
+        let briefingSession!: voice.AgentSession;
+        await runConsultation({
+          externalId: dispatch.externalId,
+          consultation: dispatch.consultation!,
+          line: person,
+          service,
+          createSession: () => (briefingSession = textSession(new ScriptedLLM([]))),
+        });
+        return briefingSession;
+      })();
       const session = await line.running();
-      await session.run({ userInput: 'I want to buy.' }).wait().catch(() => undefined);
+      await session
+        .run({ userInput: 'I want to buy.' })
+        .wait()
+        .catch(() => undefined);
       await finished;
+      expect(conversation(await consulted)).toEqual([
+        { role: 'assistant', text: 'Hello, I have a caller for you. Wants 12 seats. I am connecting you now.' },
+      ]);
       const { call } = await ownerCall();
       expect(call).toMatchObject({ ended_reason: 'transferred', transfer: { mode: 'warm', status: 'transferred' } });
-      const [consultation] = await stack.dataSource.query(
-        `SELECT request FROM local_call_control_requests
-          WHERE operation = 'createRoom' AND request #>> '{agentDispatch,metadata,external_id}' = $1`,
+      // The person was joined to the caller.
+      const moved = await stack.dataSource.query(
+        `SELECT operation FROM local_call_control_requests WHERE operation = 'moveParticipant' AND request->>'toRoom' = $1`,
         [room],
       );
-      expect(consultation.request.agentDispatch.metadata.consultation).toEqual({
-        destination: 'sales_lead',
-        summary: 'Wants 12 seats.',
-      });
+      expect(moved).toHaveLength(1);
     });
 
     it('a warm transfer the person declines: the assistant tells the caller and carries on', async () => {
@@ -835,7 +969,10 @@ describe('The LiveKit agent, against the real API and worker', () => {
         () => ({ text: 'unused' }),
       ]);
       const session = await line.running();
-      await session.run({ userInput: 'That was all, thanks.' }).wait().catch(() => undefined);
+      await session
+        .run({ userInput: 'That was all, thanks.' })
+        .wait()
+        .catch(() => undefined);
       await finished;
       expect(conversation(session)).toContainEqual({ role: 'assistant', text: 'Thanks for calling, goodbye!' });
       const { call } = await ownerCall();
@@ -850,7 +987,9 @@ describe('The LiveKit agent, against the real API and worker', () => {
       ]);
       const session = await line.running();
       line.callerPresses('1');
-      await waitFor(async () => (conversation(session).some((turn) => turn.text.includes('pressed 1')) ? true : undefined));
+      await waitFor(async () =>
+        conversation(session).some((turn) => turn.text.includes('pressed 1')) ? true : undefined,
+      );
       await session.run({ userInput: 'Please go to the second option of that menu.' }).wait();
       expect(line.keysSent).toEqual(['2#']);
       line.callerHangsUp();

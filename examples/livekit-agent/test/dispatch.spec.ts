@@ -12,6 +12,15 @@ describe('readDispatch', () => {
     });
   });
 
+  it('reads a web call’s dispatch as a web call, whatever else it names', () => {
+    const metadata = { type: 'web', external_id: 'call-1f2e', call_id: 8, assistant_id: 3, variables: {} };
+    expect(readDispatch(JSON.stringify(metadata), 'call-1f2e')).toEqual({
+      externalId: 'call-1f2e',
+      type: 'web',
+      dialledNumber: null,
+    });
+  });
+
   it('replaces the inbound rule’s placeholder by the room’s name, and falls back to it without an external id', () => {
     const rule = { assistant_id: 3, phone_number_id: 4, phone_number: '+14155550100' };
     const inbound = { externalId: room, type: 'inbound', dialledNumber: '+14155550100' };
@@ -20,6 +29,26 @@ describe('readDispatch', () => {
     expect(readDispatch(JSON.stringify(rule), room)).toEqual(inbound);
     for (const nothing of [undefined, '', 'not json', '[1]', 'null']) {
       expect(readDispatch(nothing, room)).toEqual({ externalId: room, type: 'inbound', dialledNumber: null });
+    }
+  });
+});
+
+describe('readDispatch of a warm transfer’s consultation room', () => {
+  it('names the call being transferred and what to tell the person, and nothing else for a bad one', () => {
+    const metadata = { external_id: 'call-1', consultation: { destination: 'sales_lead', summary: 'Wants 12 seats.' } };
+    expect(readDispatch(JSON.stringify(metadata), 'consult_1')).toMatchObject({
+      externalId: 'call-1',
+      consultation: { destination: 'sales_lead', summary: 'Wants 12 seats.' },
+    });
+    const noSummary = { external_id: 'call-1', consultation: { destination: 'sales_lead', summary: null } };
+    expect(readDispatch(JSON.stringify(noSummary), 'consult_1').consultation).toEqual({
+      destination: 'sales_lead',
+      summary: null,
+    });
+    for (const consultation of [null, 'sales_lead', [], { summary: 'no destination' }]) {
+      expect(readDispatch(JSON.stringify({ external_id: 'call-1', consultation }), 'consult_1')).not.toHaveProperty(
+        'consultation',
+      );
     }
   });
 });
@@ -37,6 +66,12 @@ describe('sessionRequest', () => {
       sessionRequest({ ...inbound, dialledNumber: null }, { client: '+14155550199', trunk: '+14155550111' })
         .assistant_phone_number,
     ).toBe('+14155550111');
+  });
+
+  it('opens a web call’s session by its id alone: a browser has no numbers', () => {
+    expect(
+      sessionRequest({ externalId: 'call-1f2e', type: 'web', dialledNumber: null }, { client: null, trunk: null }),
+    ).toEqual({ type: 'web' });
   });
 
   it('refuses a participant without numbers', () => {

@@ -23,6 +23,7 @@ describe('readSettings', () => {
         stt: { provider: 'deepgram', model: 'nova-3' },
         llm: { provider: 'openai', model: 'gpt-4.1-mini' },
         tts: { provider: 'openai', model: 'gpt-4o-mini-tts', voice: 'alloy' },
+        keyed: ['deepgram', 'openai', 'livekit'],
       },
     });
   });
@@ -49,6 +50,7 @@ describe('readSettings', () => {
         stt: { provider: 'livekit', model: 'deepgram/nova-3' },
         llm: { provider: 'livekit', model: 'openai/gpt-4.1' },
         tts: { provider: 'livekit', model: 'cartesia/sonic-3', voice: 'a-voice' },
+        keyed: ['livekit'],
       },
     });
   });

@@ -95,12 +95,14 @@ describeWithBrowser('the web-call page in headless Chromium', () => {
           response.writeHead(201, { 'content-type': 'application/json' });
           return response.end(
             JSON.stringify({
-              id: 9001,
-              type: 'web',
-              status: 'initiated',
-              livekit_url: `ws://127.0.0.1:${livekitPort}`,
-              room,
-              participant_token: token,
+              message: 'Web call started.',
+              data: {
+                call: { id: 9001, type: 'web', status: 'initiated', client_phone_number: null },
+                livekit_url: `ws://127.0.0.1:${livekitPort}`,
+                room,
+                participant_token: token,
+                expires_at: new Date(Date.now() + 600_000).toISOString(),
+              },
             }),
           );
         }

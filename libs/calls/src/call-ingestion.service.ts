@@ -51,6 +51,8 @@ export interface FirstWrite {
  */
 export type NewCallSlot = 'within-account-limit' | 'unchecked';
 
+const PHONE_NUMBER_FIELDS: readonly string[] = ['client_phone_number', 'assistant_phone_number'];
+
 /** What a call token can never change of its call. */
 const CALL_OWNERSHIP = ['assistant_id', 'campaign_id', 'lead_id'] as const;
 const OWNERSHIP_OF_CALL = {
@@ -352,9 +354,14 @@ export class CallIngestion {
   }
 }
 
-/** A call the service has not seen is made from what the first write must give: each one missing is named. */
+/**
+ * A call the service has not seen is made from what the first write must give: each one missing is named. A web call
+ * is between no phone numbers: its numbers are not required.
+ */
 function requireFirstWriteFields(request: IngestCallRequest): void {
-  const missing = FIRST_WRITE_FIELDS.filter((field) => request[field] == null);
+  const missing = FIRST_WRITE_FIELDS.filter(
+    (field) => request[field] == null && !(request.type === 'web' && PHONE_NUMBER_FIELDS.includes(field)),
+  );
   if (missing.length > 0) {
     throw new ValidationFailed(
       Object.fromEntries(missing.map((field) => [field, [`The ${field.replace(/_/g, ' ')} field is required.`]])),

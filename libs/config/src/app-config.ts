@@ -100,10 +100,16 @@ export class AppConfig {
   readonly callStaleAfterMinutes: number;
   /** Calls an account may have in progress at once, unless an operator set its own limit. */
   readonly accountMaxConcurrentCalls: number;
+  /** Live streams (owners' views and runtimes' control streams) one API process holds open at once. */
+  readonly liveStreamsPerProcess: number;
+  /** How long a warm transfer waits for its consultation agent to brief the person before joining them anyway. */
+  readonly transferBriefingTimeoutSeconds: number;
   /** Where outbound calls are placed: `local` records them (and, in demo mode, plays them out); `livekit` dials. */
   readonly callDialer: 'local' | 'livekit';
   /** The agent LiveKit dispatches into each call's room, outbound and inbound. */
   readonly livekitAgentName: string;
+  /** How long a web call's participant token may be used to join its room (seconds). */
+  readonly webCallTokenTtlSeconds: number;
   /** How often the worker compares what the telephony provider holds for this deployment with the database. */
   readonly sipReconcileIntervalSeconds: number;
   /** A provider object younger than this is left to the request making it; older unknown ones are orphans. */
@@ -282,8 +288,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     sipProvisionTimeoutSeconds: env.SIP_PROVISION_TIMEOUT_SECONDS,
     callStaleAfterMinutes: env.CALL_STALE_AFTER_MINUTES,
     accountMaxConcurrentCalls: env.ACCOUNT_MAX_CONCURRENT_CALLS,
+    liveStreamsPerProcess: env.LIVE_STREAMS_PER_PROCESS,
+    transferBriefingTimeoutSeconds: env.TRANSFER_BRIEFING_TIMEOUT_SECONDS,
     callDialer: env.CALL_DIALER,
     livekitAgentName: env.LIVEKIT_AGENT_NAME,
+    webCallTokenTtlSeconds: env.WEB_CALL_TOKEN_TTL_SECONDS,
     sipReconcileIntervalSeconds: env.SIP_RECONCILE_INTERVAL_SECONDS,
     sipReconcileGraceSeconds: env.SIP_RECONCILE_GRACE_SECONDS,
     dialerIntervalSeconds: env.DIALER_INTERVAL_SECONDS,

@@ -222,8 +222,9 @@ export class CallWritesRepository extends SqlRepository {
     callLimit?: number,
   ): Promise<CallRow | CallLimitReached | undefined> {
     const { assistant, given } = write;
-    if (!assistant || !given.type || !given.client_phone_number || !given.assistant_phone_number) {
-      throw new Error('A call’s first write names its assistant, type and numbers');
+    const phoneCall = given.type !== 'web';
+    if (!assistant || !given.type || (phoneCall && (!given.client_phone_number || !given.assistant_phone_number))) {
+      throw new Error('A call’s first write names its assistant, type and (a phone call’s) numbers');
     }
     const values: Record<string, unknown> = {
       user_id: assistant.user_id,
@@ -231,8 +232,8 @@ export class CallWritesRepository extends SqlRepository {
       assistant_name: assistant.name,
       type: given.type,
       status: write.status,
-      client_phone_number: given.client_phone_number,
-      assistant_phone_number: given.assistant_phone_number,
+      client_phone_number: given.client_phone_number ?? null,
+      assistant_phone_number: given.assistant_phone_number ?? null,
       campaign_id: given.campaign_id ?? null,
       campaign_name: given.campaign_name,
       lead_id: given.lead_id ?? null,

@@ -27,6 +27,7 @@ import { LabelsRepository } from './labels.repository';
 import { PassageSearch } from './passage-search';
 import { PhoneNumbersRepository } from './phone-numbers.repository';
 import { RateWindowsRepository } from './rate-windows.repository';
+import { PassageEmbeddingsRepository } from './passage-embeddings.repository';
 import { ReadReplicas } from './read-replicas';
 import { RuntimeCallsRepository } from './runtime-calls.repository';
 import { SipTrunksRepository } from './sip-trunks.repository';
@@ -77,6 +78,7 @@ const REPOSITORIES = [
   LiveCallsRepository,
   LocalCallControlRepository,
   ModelUsageRepository,
+  PassageEmbeddingsRepository,
   PassageSearch,
   PhoneNumbersRepository,
   RateWindowsRepository,

@@ -36,16 +36,11 @@ export interface CallerAssistantRow {
 /** A placed call taken for dialling: what the dial needs, and the dial's state before it was taken. */
 export interface TakenCallRow extends Pick<
   CallRow,
-  | 'id'
-  | 'external_id'
-  | 'assistant_id'
-  | 'campaign_id'
-  | 'lead_id'
-  | 'secondary_contact_id'
-  | 'client_phone_number'
-  | 'assistant_phone_number'
-  | 'variables'
+  'id' | 'external_id' | 'assistant_id' | 'campaign_id' | 'lead_id' | 'secondary_contact_id' | 'variables'
 > {
+  /** A placed call is a phone call: both its numbers are set. */
+  client_phone_number: string;
+  assistant_phone_number: string;
   outbound_trunk_id: string | null;
   previous_state: string;
 }
@@ -124,7 +119,7 @@ function placedCallsJson(calls: PlacedCall[]): string {
 }
 
 /**
- * The dialler's reads and writes: placing calls (a campaign's claims, `make_call`), taking them for dialling and
+ * The dialler's reads and writes: placing calls (a campaign's claims, `make_call`, a web call), taking them for dialling and
  * settling their dials. The claim's statements run in the claim's transaction (joined with `within`), which holds
  * the campaign's row lock throughout. Reads by call or campaign id are the system's own; `make_call`'s take the owner id.
  */
@@ -179,6 +174,40 @@ export class DiallingRepository extends SqlRepository {
     )) as { max_concurrent_calls: number; id: number | null }[];
     if (!row) throw new Error(`Account ${call.userId} has no call slot row`);
     return row.id ?? new CallLimitReached(row.max_concurrent_calls);
+  }
+
+  /**
+   * Writes a web call of the account's assistant as `initiated`, with no phone numbers and no dial, in the same
+   * statement as it takes one of its account's call slots, as `insertPlacedCallWithinLimit` does: the call, or
+   * `CallLimitReached` and nothing written. The external id names its room.
+   */
+  async insertWebCallWithinLimit(
+    call: { userId: number; assistantId: number; assistantName: string; variables: Record<string, unknown> },
+    defaultLimit: number,
+  ): Promise<CallRow | CallLimitReached> {
+    const [row] = (await this.manager.query(
+      `WITH ${lockedCallSlot('$1', '$2')},
+            written AS (
+              INSERT INTO calls (external_id, user_id, assistant_id, assistant_name, type, status, variables,
+                                 created_at, updated_at)
+              SELECT 'call-' || gen_random_uuid()::text, $1, $3, $4, 'web', 'initiated', $5::jsonb,
+                     clock_timestamp(), clock_timestamp()
+                FROM slot WHERE slot.free > 0
+              RETURNING *)
+       SELECT written.*, slot.max_concurrent_calls AS slot_limit FROM slot LEFT JOIN written ON true`,
+      [call.userId, defaultLimit, call.assistantId, call.assistantName, JSON.stringify(call.variables)],
+    )) as (CallRow & { slot_limit: number })[];
+    if (!row) throw new Error(`Account ${call.userId} has no call slot row`);
+    const { slot_limit: maxConcurrentCalls, ...written } = row;
+    return written.id === null ? new CallLimitReached(maxConcurrentCalls) : written;
+  }
+
+  /** Removes a web call that never started (its room could not be made): its slot is given back with it. */
+  async deleteUnstartedWebCall(userId: number, callId: number): Promise<void> {
+    await this.manager.query(
+      `DELETE FROM calls WHERE id = $1 AND user_id = $2 AND type = 'web' AND status = 'initiated'`,
+      [callId, userId],
+    );
   }
 
   // Taking and settling a dial.

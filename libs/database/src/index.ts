@@ -5,6 +5,7 @@ export * from './migrations';
 export * from './tenant.repository';
 export * from './knowledgebase-summaries';
 export * from './passage-search';
+export * from './passage-embeddings.repository';
 export * from './search-query';
 export * from './query-errors';
 export * from './call-outcomes';

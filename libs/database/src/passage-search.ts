@@ -224,7 +224,7 @@ best AS (
    ORDER BY score DESC, coverage.id
    LIMIT $6
 )
-SELECT passage.document_id, document.name AS document_name, passage.content, passage.source_url, best.score,
+SELECT passage.id, passage.document_id, document.name AS document_name, passage.content, passage.source_url, best.score,
        ts_headline(config.name::regconfig, answer.sentence, (SELECT tsquery_or_agg(query) FROM matches),
                    'HighlightAll=true, StartSel=**, StopSel=**') AS highlight
   FROM best

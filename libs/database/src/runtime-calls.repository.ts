@@ -8,6 +8,7 @@ import type {
   StoredEndCallSettings,
   StoredTransferDestination,
   StoredVoicemailSettings,
+  TransferStatus,
 } from '@app/contracts';
 import { outboundTrunkOf } from './phone-number-holders';
 import { queryPool } from './pool-query';
@@ -66,6 +67,8 @@ export interface TransferCallRow {
   status: string;
   assistant_phone_number: string;
   transfer_destinations: StoredTransferDestination[];
+  /** Its last transfer's status, if it had one. */
+  transfer_status: TransferStatus | null;
   /** The provider's outbound trunk of the call's number (else its assistant's): a warm transfer dials from it. */
   outbound_trunk_id: string | null;
 }
@@ -170,7 +173,7 @@ export class RuntimeCallsRepository extends SqlRepository {
   /** The assistant a session runs, with the variables of the call's lead (of the assistant's account). */
   async findSessionAssistantById(id: number, leadId: number | null): Promise<SessionAssistantRow | undefined> {
     const [row] = (await this.manager.query(
-      `SELECT a.id, a.user_id, a.name, a.type, a.voice_id, a.timezone, a.initial_message, a.system_prompt,
+      `SELECT a.id, a.user_id, a.name, a.type, a.voice_id, a.model, a.transcriber, a.voice, a.timezone, a.initial_message, a.system_prompt,
               a.max_duration, a.record, a.variables, a.post_call_schema, a.transfer_destinations, a.end_call,
               a.voicemail, (a.is_webhook_active AND a.webhook_url IS NOT NULL) AS webhook_on,
               json_build_object('id', l.id, 'name', l.name, 'iso_2', l.iso_2) AS language,
@@ -309,7 +312,7 @@ export class RuntimeCallsRepository extends SqlRepository {
   /** The call a transfer is asked for, with its assistant's destinations. */
   async findTransferCallByExternalId(externalId: string): Promise<TransferCallRow | undefined> {
     const [call] = (await this.manager.query(
-      `SELECT c.id, c.user_id, c.external_id, c.status, c.assistant_phone_number,
+      `SELECT c.id, c.user_id, c.external_id, c.status, c.assistant_phone_number, c.transfer->>'status' AS transfer_status,
               COALESCE(a.transfer_destinations, '[]') AS transfer_destinations,
               ${outboundTrunkOf('COALESCE(c.phone_number_id, a.phone_number_id)')} AS outbound_trunk_id
          FROM calls c LEFT JOIN assistants a ON a.id = c.assistant_id
@@ -320,13 +323,54 @@ export class RuntimeCallsRepository extends SqlRepository {
   }
 
   /**
+   * Takes the call's transfer for one request: false while another transfer of it is under way (begun within
+   * `staleSeconds`; one older was lost with its process), or once it is over or handed over.
+   */
+  async claimTransfer(callId: number, finalStatuses: readonly string[], staleSeconds: number): Promise<boolean> {
+    const [, claimed] = (await this.manager.query(
+      `UPDATE calls SET transfer_started_at = now(), transfer_briefed_at = NULL
+        WHERE id = $1 AND status <> ALL($2::varchar[]) AND (transfer->>'status' IS DISTINCT FROM 'transferred')
+          AND (transfer_started_at IS NULL OR transfer_started_at < now() - make_interval(secs => $3))
+        RETURNING id`,
+      [callId, finalStatuses, staleSeconds],
+    )) as [unknown[], number];
+    return claimed > 0;
+  }
+
+  /**
+   * The consultation room's agent briefed the person of the warm transfer under way: false when no transfer of the
+   * call is under way (none asked for, or it is over).
+   */
+  async markTransferBriefed(externalId: string): Promise<boolean> {
+    const [, marked] = (await this.manager.query(
+      `UPDATE calls SET transfer_briefed_at = now() WHERE external_id = $1 AND transfer_started_at IS NOT NULL`,
+      [externalId],
+    )) as [unknown[], number];
+    return marked > 0;
+  }
+
+  /** Whether the person of the call's warm transfer under way was briefed. */
+  async transferBriefed(callId: number): Promise<boolean> {
+    const [row] = (await this.manager.query(
+      `SELECT transfer_briefed_at IS NOT NULL AS briefed FROM calls WHERE id = $1`,
+      [callId],
+    )) as { briefed: boolean }[];
+    return row?.briefed === true;
+  }
+
+  /** Lets the call be transferred again after a transfer that recorded nothing (its request failed). */
+  async releaseTransfer(callId: number): Promise<void> {
+    await this.manager.query(`UPDATE calls SET transfer_started_at = NULL WHERE id = $1`, [callId]);
+  }
+
+  /**
    * A transfer's outcome, in one statement: the call's `transfer` (its last one) and, when it went through, its
    * `ended_reason`; and the call's `transfer` event. Answers the event's id, the transfer's own.
    */
   async recordTransfer(call: Pick<CallRow, 'id' | 'user_id'>, transfer: StoredCallTransfer): Promise<number> {
     const [event] = await this.writeForAccount<{ id: string }>(
       `WITH updated AS (
-         UPDATE calls SET transfer = $2::jsonb, updated_at = now(),
+         UPDATE calls SET transfer = $2::jsonb, updated_at = now(), transfer_started_at = NULL,
                 ended_reason = CASE WHEN $3::varchar = 'transferred' THEN 'transferred' ELSE ended_reason END
           WHERE id = $1)
        INSERT INTO call_events (call_id, seq, type, at, data) VALUES ($1, NULL, 'transfer', $4, $5)

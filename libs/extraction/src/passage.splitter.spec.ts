@@ -142,6 +142,15 @@ describe('splitIntoPassages', () => {
     ]);
   });
 
+  it('keeps an initial after an opening quote or bracket inside its sentence, so no passage starts mid-sentence', () => {
+    const text = 'Initials such as "J. Smith" or (K. Jones) end no sentence. Each passage starts a sentence.';
+    const result = splitIntoPassages(text, { targetLength: 70, overlap: 0 });
+    expect(result).toEqual([
+      'Initials such as "J. Smith" or (K. Jones) end no sentence.',
+      'Each passage starts a sentence.',
+    ]);
+  });
+
   it('drops decoration and keeps the section heading with every passage of its section', () => {
     const text = [
       '5. Termination',

@@ -25,10 +25,11 @@ const DEFAULT_OVERLAP = 150;
 const PARAGRAPH_BREAK = /\n\s*\n/;
 /**
  * After . ! ? (and closing quotes or brackets) followed by whitespace and no lower-case letter, unless the full stop
- * ends an abbreviation (e.g., No.), an initial or a list number; or after CJK full stops, which need no space.
+ * ends an abbreviation (e.g., No.), an initial or a list number (also after an opening quote or bracket: "J. Smith"); or
+ * after CJK full stops, which need no space.
  */
 const SENTENCE_GAP =
-  /(?<=[.!?]["'”’)\]]*)(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|No|Nr|Mr|Mrs|Ms|Dr|St|Art|Sec)\.)(?<!(?:^|\s)(?:\d{1,3}|[ivxIVX]{1,4}|\p{L})\.)\s+(?!\p{Ll})|(?<=[\u3002\uff01\uff1f])(?![\u3002\uff01\uff1f])\s*/gu;
+  /(?<=[.!?]["'”’)\]]*)(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|No|Nr|Mr|Mrs|Ms|Dr|St|Art|Sec)\.)(?<!(?:^|[\s"'“‘([])(?:\d{1,3}|[ivxIVX]{1,4}|\p{L})\.)\s+(?!\p{Ll})|(?<=[\u3002\uff01\uff1f])(?![\u3002\uff01\uff1f])\s*/gu;
 const WORD_GAP = /\s+/g;
 /** A line of rule characters only: a rule of dashes or equals signs, the top of a box of asterisks, a table's ruling. */
 const RULE_LINE = /^[\s*=\-_~#+|:.\u2022\u00b7]+$/u;

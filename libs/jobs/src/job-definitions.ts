@@ -221,6 +221,24 @@ export const Jobs = {
     retried(3),
     (config) => config.documentSweepIntervalSeconds,
   ),
+  /**
+   * Embeds a document's passages that have no vector of the configured embeddings model (new passages, or another
+   * model's), batch after batch, each written as it comes: a run stopped anywhere resumes with what is left, and no
+   * passage is embedded twice. A provider's outage is waited out with backoff (5 s doubling, about a day).
+   */
+  embedDocument: defineJob<DocumentJob>(
+    Queues.documents,
+    'embed-document',
+    retried(14),
+    ({ documentId }) => `embed-${documentId}`,
+  ),
+  /**
+   * Queues `embed-document` for documents with passages still to embed: those written before a provider was
+   * configured, before the embeddings model changed, or whose job was lost. Off without an embeddings model.
+   */
+  sweepPassageEmbeddings: defineScheduledJob(Queues.maintenance, 'sweep-passage-embeddings', retried(3), (config) =>
+    config.modelProvider?.embeddingsModel ? config.documentSweepIntervalSeconds : undefined,
+  ),
   /** Re-indexes a knowledgebase's passages in its language's configuration after the language changed. */
   reindexKnowledgebase: defineJob<KnowledgebaseJob>(Queues.documents, 'reindex-knowledgebase', retried(4)),
   /** Enqueues a refresh of every website document whose refresh is due. */

@@ -88,6 +88,16 @@ export interface ModelProvider {
 
 export const MODEL_PROVIDER = Symbol('MODEL_PROVIDER');
 
+/**
+ * What a stored vector was made by: the embeddings model and the dimensions asked (`text-embedding-3-small/512`, or
+ * `/native` for the model's own). A vector of another is not compared with this one's: a change re-embeds.
+ */
+export function embeddingsModelKey(settings: { embeddingsModel?: string; embeddingsDimensions?: number } | undefined) {
+  return settings?.embeddingsModel
+    ? `${settings.embeddingsModel}/${settings.embeddingsDimensions ?? 'native'}`
+    : undefined;
+}
+
 /** Adds one answer's tokens to an account's usage (`ModelUsageRepository` in the apps). */
 export interface ModelUsageRecorder {
   record(meter: ModelMeter, usage: ModelUsage): Promise<void>;

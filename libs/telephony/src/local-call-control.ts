@@ -65,6 +65,7 @@ const DEVELOPMENT_LIVEKIT = { url: 'ws://localhost:7880', apiKey: 'devkey', apiS
 export class LocalCallControl implements CallControl {
   private readonly answers = new Map<ConnectingOperation, CallFailureReason[]>();
   private readonly failures = new Map<RoomOperation, CallControlErrorReason[]>();
+  private readonly holds = new Map<ConnectingOperation, Promise<void>[]>();
 
   constructor(private readonly options: LocalCallControlOptions) {}
 
@@ -84,7 +85,19 @@ export class LocalCallControl implements CallControl {
     ]);
   }
 
+  /**
+   * The next transfer (or dial) rings until the returned function is called, as a person who takes their time to
+   * answer: what a second request meanwhile meets.
+   */
+  holdNext(operation: ConnectingOperation): () => void {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    this.holds.set(operation, [...(this.holds.get(operation) ?? []), held]);
+    return release;
+  }
+
   async transfer(request: TransferRequest): Promise<TransferOutcome> {
+    await this.holds.get('transfer')?.shift();
     const reason = this.answers.get('transfer')?.shift();
     const outcome: TransferOutcome = reason
       ? { status: 'failed', ...callFailure(reason, `Simulated transfer failure: ${reason}.`) }
@@ -94,6 +107,7 @@ export class LocalCallControl implements CallControl {
   }
 
   async dialIntoRoom(request: DialIntoRoomRequest): Promise<DialIntoRoomOutcome> {
+    await this.holds.get('dialIntoRoom')?.shift();
     const reason = this.answers.get('dialIntoRoom')?.shift();
     const outcome: DialIntoRoomOutcome = reason
       ? { status: 'failed', ...callFailure(reason, `Simulated dial failure: ${reason}.`) }

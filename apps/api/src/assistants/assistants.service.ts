@@ -10,6 +10,9 @@ import {
   AssistantResponse,
   CreateAssistantRequest,
   endCallSettingsOf,
+  modelSettingsOf,
+  transcriberSettingsOf,
+  voiceSettingsOf,
   Errors,
   humaniseAttribute,
   LengthAwarePage,
@@ -101,7 +104,10 @@ export class AssistantsService implements OnModuleInit {
         name: request.name,
         type: request.type,
         languageId: request.language_id,
-        voiceId: request.voice_id ?? null,
+        voiceId: request.voice?.voice_id ?? request.voice_id ?? null,
+        model: modelSettingsOf(request.model),
+        transcriber: transcriberSettingsOf(request.transcriber),
+        voice: voiceSettingsOf(request.voice),
         timezone: request.timezone ?? 'UTC',
         initialMessage: request.initial_message ?? null,
         systemPrompt: request.system_prompt ?? null,
@@ -153,7 +159,11 @@ export class AssistantsService implements OnModuleInit {
       set('name', request.name);
       set('type', request.type);
       set('languageId', request.language_id);
-      set('voiceId', request.voice_id);
+      // `voice.voice_id` is `voice_id` under another name (validation has them agree when both are sent).
+      set('voiceId', request.voice?.voice_id !== undefined ? request.voice.voice_id : request.voice_id);
+      if (request.model !== undefined) fields.model = modelSettingsOf(request.model);
+      if (request.transcriber !== undefined) fields.transcriber = transcriberSettingsOf(request.transcriber);
+      if (request.voice !== undefined) fields.voice = voiceSettingsOf(request.voice);
       set('timezone', request.timezone);
       set('initialMessage', request.initial_message);
       set('systemPrompt', request.system_prompt);

@@ -1,5 +1,6 @@
 import { type BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { AppConfig } from '@app/config';
 import { Errors, TERMINAL_CALL_STATUSES, ValidationFailed } from '@app/contracts';
 import { LiveCallsRepository, type StreamedCallEvent } from '@app/database';
 import { LiveSignals } from '@app/jobs';
@@ -12,6 +13,8 @@ const RECONNECT_AFTER_MS = 1000;
 const READ_BATCH = 500;
 /** Streams of one account's calls open at once on one API process: a few watchers per live call, not a flood. */
 export const MAX_STREAMS_PER_ACCOUNT = 100;
+/** When a client refused by a full process tries again. */
+const STREAM_FULL_RETRY_SECONDS = 2;
 
 export interface CallEventStream {
   /** The account whose streams it counts (null: the runtime's, which holds one per call). */
@@ -53,11 +56,15 @@ export class CallEventStreams implements BeforeApplicationShutdown {
   constructor(
     private readonly calls: LiveCallsRepository,
     private readonly signals: LiveSignals,
+    private readonly config: AppConfig,
   ) {}
 
   /** Answers the stream; the call was found and is not final. Resolves once the stream has ended. */
   async follow(request: Request, response: Response, stream: CallEventStream): Promise<void> {
     if (this.closing) throw Errors.serviceUnavailable();
+    // Each stream holds a socket and a subscription: past the bound the client goes to another process (its
+    // reconnect lands anywhere behind the load balancer), never taking this one's file descriptors with it.
+    if (this.open.size >= this.config.liveStreamsPerProcess) throw Errors.serviceUnavailable(STREAM_FULL_RETRY_SECONDS);
     const afterId = parseLastEventId(stream.lastEventId);
     if (stream.accountId !== null) {
       const count = this.perAccount.get(stream.accountId) ?? 0;

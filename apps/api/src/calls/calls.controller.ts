@@ -5,6 +5,7 @@ import {
   ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiServiceUnavailableResponse,
   ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -129,6 +130,10 @@ export class CallsController {
   @ApiNotFoundAs('message', 'Call not found.')
   @ApiConflictResponse({ type: MessageResponse, description: 'The call has ended (and no `Last-Event-ID` was sent)' })
   @ApiTooManyRequestsResponse({ type: MessageResponse, description: 'The account has too many live streams open' })
+  @ApiServiceUnavailableResponse({
+    type: MessageResponse,
+    description: 'This API process holds all the streams it may, or is shutting down: reconnect after `Retry-After`',
+  })
   watch(
     @CurrentUser() user: AuthenticatedUser,
     @CallId() id: number,

@@ -18,6 +18,7 @@ export const CREATED_KINDS = [
   'lead-import',
   'sip-trunk',
   'tool',
+  'web-call',
 ] as const;
 export type CreatedKind = (typeof CREATED_KINDS)[number];
 

@@ -26,6 +26,7 @@ import { JobQueue, Jobs } from '@app/jobs';
 import type { AuthenticatedUser } from '../auth/auth-context';
 import { IdempotentCreates } from '../idempotency/idempotent-creates';
 import { errorMessage } from '@app/platform';
+import { FUSED_DEPTH, MeaningSearch } from './meaning-search';
 
 const CREATED_MESSAGE = 'Knowledgebase created successfully.';
 
@@ -41,6 +42,7 @@ export class KnowledgebasesService implements OnModuleInit {
     private readonly transactions: Transactions,
     private readonly languages: LanguagesRepository,
     private readonly creates: IdempotentCreates,
+    private readonly meaning: MeaningSearch,
   ) {}
 
   onModuleInit(): void {
@@ -131,7 +133,13 @@ export class KnowledgebasesService implements OnModuleInit {
   /** The same search for whoever acts for the owner (the voice runtime, for its call's assistant). */
   async searchOwned(ownerId: number, id: number, query: SearchKnowledgebaseQuery): Promise<SearchResponse> {
     if (!(await this.knowledgebases.exists(ownerId, { id }))) throw Errors.knowledgebaseNotFound();
-    const hits = await this.passages.search(ownerId, id, query.query, query.limit);
+    if (!this.meaning.applies(query.query)) {
+      const hits = await this.passages.search(ownerId, id, query.query, query.limit);
+      return { data: hits.map(toSearchResult) };
+    }
+    // By words and by meaning: the lexical ranking's first FUSED_DEPTH fused with the nearest passages.
+    const lexical = await this.passages.search(ownerId, id, query.query, Math.max(query.limit, FUSED_DEPTH));
+    const hits = await this.meaning.fuse(ownerId, id, query.query, query.limit, lexical);
     return { data: hits.map(toSearchResult) };
   }
 

@@ -29,7 +29,7 @@ const callEnded = (status: string) =>
 
 /**
  * Opens the voice runtime's session of a call: finds or creates the call (an inbound call by the number dialled, an
- * outbound one as the dialer or `make_call` wrote it), and answers what an agent needs to run it, with a token for
+ * outbound one as the dialer or `make_call` wrote it, a web call as its route wrote it), and answers what an agent needs to run it, with a token for
  * that call alone. Idempotent on the external id: a retry, or many at once, make one call.
  */
 @Injectable()
@@ -49,14 +49,16 @@ export class CallSessions {
     let created = false;
     if (!call) {
       const { client_phone_number: client, assistant_phone_number: own } = request;
-      if (!client || !own) {
+      // A web call is between no phone numbers: its assistant is named (`assistant_id`), its numbers kept if given.
+      const web = request.type === 'web';
+      if (!web && (!client || !own)) {
         // A call the service placed is known by its id alone; one it has not seen is written from these.
         throw new ValidationFailed({
           ...(client ? {} : { client_phone_number: ['The client phone number field is required.'] }),
           ...(own ? {} : { assistant_phone_number: ['The assistant phone number field is required.'] }),
         });
       }
-      const holder = await this.assistantFor(request.type, own, request.assistant_id);
+      const holder = await this.assistantFor(request.type, own ?? null, request.assistant_id);
       // The same write as the runtime's PUT, so a session racing another (or the PUT) still makes one call; with a
       // ring-time hook, marked as asking it, and left as it is when a racing session wrote it first.
       const written = await this.ingestion.write(
@@ -65,8 +67,8 @@ export class CallSessions {
           assistant_id: holder.assistantId,
           type: request.type,
           status: 'in-progress',
-          client_phone_number: client,
-          assistant_phone_number: holder.number,
+          client_phone_number: client ?? undefined,
+          assistant_phone_number: holder.number ?? undefined,
           campaign_id: request.campaign_id ?? null,
           lead_id: request.lead_id ?? null,
           variables: request.variables,
@@ -138,9 +140,9 @@ export class CallSessions {
    */
   private async assistantFor(
     type: CallSessionRequest['type'],
-    dialled: string,
+    dialled: string | null,
     assistantId: number | null | undefined,
-  ): Promise<{ assistantId: number; number: string; hook?: ServerHookRow }> {
+  ): Promise<{ assistantId: number; number: string | null; hook?: ServerHookRow }> {
     if (type !== 'inbound') {
       if (assistantId == null) {
         throw ValidationFailed.field(
@@ -150,6 +152,7 @@ export class CallSessions {
       }
       return { assistantId, number: dialled };
     }
+    if (dialled === null) throw new Error('An inbound call names the number dialled');
     const holders = await this.calls.findInboundHoldersByNationalNumbers(nationalNumberCandidates(dialled));
     const named = holders.filter((holder) => dialledNames(dialled, holder.phone_number, holder.country_code));
     // A number stored as dialled (an extension, or the same number in E.164) before one the dialled form reads as.

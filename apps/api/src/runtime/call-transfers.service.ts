@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import {
@@ -13,6 +14,7 @@ import {
   ValidationFailed,
 } from '@app/contracts';
 import { RuntimeCallsRepository, type TransferCallRow } from '@app/database';
+import { LiveSignals } from '@app/jobs';
 import {
   CALL_CONTROL,
   type CallControl,
@@ -25,8 +27,19 @@ import {
 
 const callEnded = (status: string) =>
   new DomainError('call_ended', 409, { message: `The call is already ${status}; it cannot be transferred.` });
-/** The provider failed, not the person: the contract's 502, with words the assistant can say. */
-const providerFailed = (message: string) => new DomainError('telephony_failed', 502, { message });
+const transferUnderWay = () =>
+  new DomainError('transfer_in_progress', 409, { message: 'A transfer of this call is already under way.' });
+const alreadyTransferred = () =>
+  new DomainError('call_transferred', 409, { message: 'The call was already transferred.' });
+/**
+ * How long a transfer holds the call before another may begin: past the longest a warm transfer's person may ring
+ * (LiveKit's 120 s) and be briefed (at most 60 s), with the provider's requests around it, so only a transfer lost with its process is overtaken.
+ */
+const TRANSFER_CLAIM_SECONDS = 240;
+const noTransferUnderWay = () =>
+  new DomainError('no_transfer', 409, { message: 'No transfer of this call is under way.' });
+/** How often a warm transfer looks whether its person was briefed (the agent may have told another API process). */
+const BRIEFING_POLL_MS = 200;
 
 /**
  * Transfers asked for by the voice runtime: only to a destination of the call's own assistant (by name: a model never
@@ -42,6 +55,7 @@ export class CallTransfers {
     private readonly calls: RuntimeCallsRepository,
     @Inject(CALL_CONTROL) private readonly control: CallControl,
     private readonly config: AppConfig,
+    private readonly signals: LiveSignals,
   ) {}
 
   async transfer(externalId: string, request: TransferCallRequest): Promise<CallTransferEnvelope> {
@@ -50,10 +64,23 @@ export class CallTransfers {
     if (TERMINAL_CALL_STATUSES.includes(call.status)) throw callEnded(call.status);
     const destination = call.transfer_destinations.find((each) => each.name === request.destination);
     if (!destination) throw ValidationFailed.field('destination', 'The selected destination is invalid.');
-    const outcome =
-      destination.mode === 'warm' && destination.number
-        ? await this.warm(call, destination.number, destination, request)
-        : await this.cold(call, destination, request);
+    if (call.transfer_status === 'transferred') throw alreadyTransferred();
+    if (!(await this.calls.claimTransfer(call.id, TERMINAL_CALL_STATUSES, TRANSFER_CLAIM_SECONDS))) {
+      // Ended or handed over meanwhile, else another transfer holds it.
+      const now = await this.calls.findTransferCallByExternalId(externalId);
+      if (now && TERMINAL_CALL_STATUSES.includes(now.status)) throw callEnded(now.status);
+      throw now?.transfer_status === 'transferred' ? alreadyTransferred() : transferUnderWay();
+    }
+    let outcome: TransferOutcome;
+    try {
+      outcome =
+        destination.mode === 'warm' && destination.number
+          ? await this.warm(call, destination.number, destination, request)
+          : await this.cold(call, destination, request);
+    } catch (error) {
+      await this.calls.releaseTransfer(call.id);
+      throw error;
+    }
     const failure = outcome.status === 'failed' ? outcome : undefined;
     const status: TransferStatus = !failure ? 'transferred' : failure.reason === 'declined' ? 'declined' : 'failed';
     const transfer: StoredCallTransfer = {
@@ -64,8 +91,9 @@ export class CallTransfers {
       at: new Date().toISOString(),
     };
     const id = await this.calls.recordTransfer(call, transfer);
+    await this.signals.publish({ callId: call.id, fromId: id });
     if (failure) this.logFailure(call, destination, failure);
-    if (failure?.reason === 'provider-error') throw providerFailed(failure.message);
+    if (failure?.reason === 'provider-error') throw Errors.telephonyFailed(failure.message);
     return {
       message: failure ? failure.message : 'The call was transferred.',
       data: {
@@ -79,6 +107,16 @@ export class CallTransfers {
         },
       },
     };
+  }
+
+  /**
+   * The consultation room's agent has briefed the person of a warm transfer under way: the transfer goes on and joins
+   * them to the caller.
+   */
+  async briefed(externalId: string): Promise<{ message: string }> {
+    if (await this.calls.markTransferBriefed(externalId)) return { message: 'The person was briefed.' };
+    if (!(await this.calls.findByExternalId(externalId))) throw Errors.callNotFound();
+    throw noTransferUnderWay();
   }
 
   /** The caller handed to the destination by the provider (SIP REFER); the call leaves the room. */
@@ -135,6 +173,7 @@ export class CallTransfers {
         waitUntilAnswered: true,
       });
       if (dial.status === 'failed') return dial;
+      await this.briefing(call);
       await this.control.moveParticipant({
         fromRoom: room,
         identity: dial.participantIdentity,
@@ -149,6 +188,21 @@ export class CallTransfers {
       await this.control.endCall({ room }).catch((error: Error) => {
         this.logger.warn({ callId: call.id, room, error: error.message }, 'a consultation room was left open');
       });
+    }
+  }
+
+  /**
+   * Waits until the agent in the consultation room briefed the person, at most TRANSFER_BRIEFING_TIMEOUT_SECONDS: a
+   * person who answered is joined to the caller either way, briefed or not, rather than hung up on.
+   */
+  private async briefing(call: TransferCallRow): Promise<void> {
+    const deadline = Date.now() + this.config.transferBriefingTimeoutSeconds * 1000;
+    while (Date.now() < deadline) {
+      if (await this.calls.transferBriefed(call.id)) return;
+      await sleep(BRIEFING_POLL_MS);
+    }
+    if (this.config.transferBriefingTimeoutSeconds > 0) {
+      this.logger.warn({ callId: call.id }, 'the person was not briefed in time; joining them to the caller anyway');
     }
   }
 

@@ -1,16 +1,4 @@
-import {
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  Param,
-  Post,
-  Put,
-  Query,
-  Req,
-  Res,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBadGatewayResponse,
@@ -22,6 +10,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
+  ApiServiceUnavailableResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -214,6 +203,10 @@ export class RuntimeController {
   @ApiValidatedInput('`Last-Event-ID` is not an event id')
   @ApiNotFoundAs('message', 'Call not found.')
   @ApiConflictResponse({ type: MessageResponse, description: 'The call has already ended' })
+  @ApiServiceUnavailableResponse({
+    type: MessageResponse,
+    description: 'This API process holds all the streams it may, or is shutting down: reconnect after `Retry-After`',
+  })
   control(@ExternalId() externalId: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     return this.runtime.control(externalId, request, response);
   }
@@ -234,13 +227,35 @@ export class RuntimeController {
   @ApiAcceptedResponse({ type: CallTransferEnvelope })
   @ApiValidatedInput('`destination` is not one of the assistant’s')
   @ApiNotFoundAs('message', 'Call not found.')
-  @ApiConflictResponse({ type: MessageResponse, description: 'The call has already ended' })
+  @ApiConflictResponse({
+    type: MessageResponse,
+    description: 'The call has already ended, was already transferred, or another transfer of it is under way',
+  })
   @ApiBadGatewayResponse({
     type: MessageResponse,
     description: 'The telephony provider failed; the caller is still with the assistant, the failure recorded',
   })
   transfer(@ExternalId() externalId: string, @Body() body: TransferCallRequest): Promise<CallTransferEnvelope> {
     return this.transfers.transfer(externalId, body);
+  }
+
+  @Post('transfer/briefed')
+  @HttpCode(202)
+  @CallTokenAccepted()
+  @ApiOperation({
+    operationId: 'transferBriefed',
+    summary: 'The assistant in a warm transfer’s consultation room has briefed the person: join them to the caller',
+    description:
+      'A warm transfer rings the person into a consultation room with the agent dispatched there (its job metadata ' +
+      '`{external_id, consultation: {destination, summary}}`). Once the agent has told the person about the call, ' +
+      'it posts this, and the transfer joins the person to the caller; without it the transfer joins them after ' +
+      '`TRANSFER_BRIEFING_TIMEOUT_SECONDS` anyway.',
+  })
+  @ApiAcceptedResponse({ type: MessageResponse, description: 'The transfer goes on' })
+  @ApiNotFoundAs('message', 'Call not found.')
+  @ApiConflictResponse({ type: MessageResponse, description: 'No transfer of the call is under way' })
+  transferBriefed(@ExternalId() externalId: string): Promise<MessageResponse> {
+    return this.transfers.briefed(externalId);
   }
 
   @Put()

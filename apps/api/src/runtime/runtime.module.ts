@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CallIngestion, callControlProvider } from '@app/calls';
+import { CallIngestion } from '@app/calls';
 import { WEBHOOK_USER_AGENT } from '@app/crypto';
 import { OutboundHttpModule } from '@app/outbound-http';
 import { CallsModule } from '../calls/calls.module';
@@ -14,20 +14,12 @@ import { RuntimeTokenGuard } from './runtime-token.guard';
 
 /**
  * The voice runtime's API under /api/internal: sessions, knowledge, tools, events, transfers (through the telephony
- * provider's call control, as the worker's) and the call's writes.
+ * provider's call control the calls module provides, as the worker's) and the call's writes.
  */
 @Module({
   // The ring-time hook's requests introduce themselves as the call webhooks do.
   imports: [CallsModule, KnowledgebasesModule, ToolsModule, OutboundHttpModule.forRoot(WEBHOOK_USER_AGENT)],
   controllers: [RuntimeController],
-  providers: [
-    CallSessions,
-    CallRuntime,
-    CallTransfers,
-    CallIngestion,
-    RuntimeTokenGuard,
-    AssistantRequests,
-    callControlProvider,
-  ],
+  providers: [CallSessions, CallRuntime, CallTransfers, CallIngestion, RuntimeTokenGuard, AssistantRequests],
 })
 export class RuntimeModule {}

@@ -4,7 +4,7 @@ import { AppConfig } from '@app/config';
 import { OPEN_CALL_STATUSES, toCallEndedWebhook, toWebhookCall, utcDateTime } from '@app/contracts';
 import { SecretBox, SecretContexts, signedWebhookHeaders } from '@app/crypto';
 import { CallDeliveriesRepository, type CallDeliveryRow } from '@app/database';
-import { CallJob, HandlesJob, isFinalAttempt, JobQueue, Jobs, LIVE_JOB_STATES } from '@app/jobs';
+import { CallJob, HandlesJob, isFinalAttempt, JobQueue, Jobs, LIVE_JOB_STATES, LiveSignals } from '@app/jobs';
 import { OutboundHttp, OutboundRequestError } from '@app/outbound-http';
 import { JobMetrics } from '../job-metrics';
 
@@ -25,6 +25,7 @@ export class CallWebhooks {
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
     private readonly metrics: JobMetrics,
+    private readonly signals: LiveSignals,
   ) {}
 
   /**
@@ -188,7 +189,11 @@ export class CallWebhooks {
   @HandlesJob(Jobs.reapStaleCalls)
   async reapStale(): Promise<{ ended: number }> {
     const ended = await this.calls.endStale(OPEN_CALL_STATUSES, this.config.callStaleAfterMinutes);
-    for (const row of ended) await this.jobs.enqueue(Jobs.deliverCallWebhook, { callId: row.id });
+    for (const row of ended) {
+      // Its watchers' and its control stream's cue to close, as a final write would give.
+      await this.signals.publish({ callId: row.id, fromId: 0 });
+      await this.jobs.enqueue(Jobs.deliverCallWebhook, { callId: row.id });
+    }
     if (ended.length > 0) this.logger.warn({ ended: ended.length }, 'ended calls the runtime never finished');
     return { ended: ended.length };
   }

@@ -6,6 +6,7 @@ import { OWN_THREAD_MIN_BYTES, closeExtractionThreads } from '@app/extraction';
 import type { DocumentJob } from '@app/jobs';
 import type { OutboundHttp } from '@app/outbound-http';
 import type { JobMetrics } from '../job-metrics';
+import type { PassageEmbedding } from './passage-embedding.service';
 import { DocumentIngestion } from './document-ingestion.service';
 
 /** Resolves once `condition` holds, checked every 5 ms (the extraction runs in a thread). */
@@ -46,6 +47,7 @@ function fakes(largeFilesAtOnce: number, sizes: Record<number, 'large' | 'small'
     documents as unknown as DocumentsRepository,
     {} as OutboundHttp,
     metrics as unknown as JobMetrics,
+    { enqueue: () => Promise.resolve() } as unknown as PassageEmbedding,
   );
   const job = (documentId: number) =>
     ({ data: { documentId }, attemptsMade: 0, opts: { attempts: 3 } }) as unknown as Job<DocumentJob>;

@@ -33,6 +33,7 @@ import { CrawledPage, OutboundHttp, OutboundRequestError, crawlWebsite } from '@
 import { JobMetrics } from '../job-metrics';
 import { CRAWLER_USER_AGENT } from './crawler-user-agent';
 import { ClassifiedError, crawlFailureReason, documentFailureReason, type DocumentLimits } from './document-failure';
+import { PassageEmbedding } from './passage-embedding.service';
 import { errorMessage } from '@app/platform';
 
 /** A failure worth retrying (the site is down, answered 5xx or 429); anything else fails the document at once. */
@@ -77,6 +78,7 @@ export class DocumentIngestion {
     private readonly documents: DocumentsRepository,
     private readonly http: OutboundHttp,
     private readonly metrics: JobMetrics,
+    private readonly embedding: PassageEmbedding,
   ) {
     this.largeFiles = pLimit(config.workerLargeFilesAtOnce);
     metrics.watchLargeFiles(this.largeFiles);
@@ -95,7 +97,13 @@ export class DocumentIngestion {
           PASSAGE_CUT_VERSION,
         );
       const stored = isLargeFile(document) ? await this.largeFiles(ingest) : await ingest();
-      if (stored) this.metrics.documentFinished(document.type, 'active');
+      if (stored) {
+        this.metrics.documentFinished(document.type, 'active');
+        // Searchable by its words now; by meaning once embedded (a lost enqueue is found by the embeddings sweep).
+        await this.embedding.enqueue(documentId).catch((error: unknown) => {
+          this.logger.warn({ documentId, error: errorMessage(error) }, 'embedding not queued');
+        });
+      }
       return { status: stored ? 'active' : 'skipped' };
     } catch (error) {
       const permanent = this.permanentFailure(error);

@@ -113,6 +113,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/internal/calls/{externalId}/transfer/briefed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The assistant in a warm transfer’s consultation room has briefed the person: join them to the caller
+     * @description A warm transfer rings the person into a consultation room with the agent dispatched there (its job metadata `{external_id, consultation: {destination, summary}}`). Once the agent has told the person about the call, it posts this, and the transfer joins the person to the caller; without it the transfer joins them after `TRANSFER_BRIEFING_TIMEOUT_SECONDS` anyway.
+     */
+    post: operations['transferBriefed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/internal/calls/{externalId}': {
     parameters: {
       query?: never;
@@ -178,6 +198,25 @@ export interface components {
     };
     SearchResponse: {
       data: components['schemas']['SearchResult'][];
+    };
+    ModelSettingsResponse: {
+      /** @enum {string} */
+      provider: 'openai' | 'livekit';
+      model: string | null;
+      temperature: number | null;
+    };
+    TranscriberSettingsResponse: {
+      /** @enum {string} */
+      provider: 'deepgram' | 'openai' | 'livekit';
+      model: string | null;
+      language: string | null;
+    };
+    VoiceSettingsResponse: {
+      /** @enum {string} */
+      provider: 'openai' | 'livekit';
+      /** @description The same as the assistant’s `voice_id` */
+      voice_id: string | null;
+      speed: number | null;
     };
     EndCallSettingsResponse: {
       enabled: boolean;
@@ -263,8 +302,10 @@ export interface components {
       /** @enum {string} */
       type: 'inbound' | 'outbound' | 'web';
       duration: number;
-      assistant_phone_number: string;
-      client_phone_number: string;
+      /** @description Null for a web call */
+      assistant_phone_number: string | null;
+      /** @description Null for a web call */
+      client_phone_number: string | null;
       /** @enum {string} */
       status:
         | 'initiated'
@@ -372,6 +413,12 @@ export interface components {
       language: components['schemas']['LanguageResponse'];
       secondary_languages: components['schemas']['LanguageResponse'][];
       voice_id: string | null;
+      /** @description null: the runtime’s own LLM */
+      model: components['schemas']['ModelSettingsResponse'] | null;
+      /** @description null: the runtime’s own speech-to-text */
+      transcriber: components['schemas']['TranscriberSettingsResponse'] | null;
+      /** @description null: the runtime’s own text-to-speech, speaking `voice_id` when set */
+      voice: components['schemas']['VoiceSettingsResponse'] | null;
       /** @example Europe/Berlin */
       timezone: string;
       /** @description Spoken first; `{{variables}}` already filled in */
@@ -1297,7 +1344,7 @@ export interface operations {
           'application/json': components['schemas']['MessageResponse'];
         };
       };
-      /** @description A dependency is unavailable; retry later */
+      /** @description This API process holds all the streams it may, or is shutting down: reconnect after `Retry-After` */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1359,7 +1406,7 @@ export interface operations {
           'application/json': components['schemas']['MessageResponse'];
         };
       };
-      /** @description The call has already ended */
+      /** @description The call has already ended, was already transferred, or another transfer of it is under way */
       409: {
         headers: {
           [name: string]: unknown;
@@ -1412,6 +1459,107 @@ export interface operations {
       };
       /** @description The telephony provider failed; the caller is still with the assistant, the failure recorded */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  transferBriefed: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The runtime’s own id of the call: its room’s name at the provider */
+        externalId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The transfer goes on */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated: no token, a wrong one, a user’s, or a call token of another call, expired, or of a call whose status is final (which it may use only to repeat the final write) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Call not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description No transfer of the call is under way */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Too Many Attempts. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
         headers: {
           [name: string]: unknown;
         };

@@ -25,6 +25,18 @@ import { PageQuery } from './pagination.dto';
 import { COLORS } from './organisation.dto';
 import { Rule } from '../validation';
 import { RequestExample } from './request-example';
+import {
+  ModelSettings,
+  ModelSettingsResponse,
+  type StoredModelSettings,
+  type StoredTranscriberSettings,
+  type StoredVoiceSettings,
+  TranscriberSettings,
+  TranscriberSettingsResponse,
+  VoiceSettings,
+  VoiceSettingsResponse,
+  toVoiceSettingsResponse,
+} from './voice-pipeline.dto';
 
 export const ASSISTANT_TYPES = ['inbound', 'outbound'] as const;
 export const ASSISTANT_STATUSES = ['active', 'inactive'] as const;
@@ -75,6 +87,21 @@ export const ScalarMap = () =>
   ValidateBy(
     { name: 'scalarMap', validator: { validate: isScalarMap } },
     { message: `The :attribute field must be an object of at most ${MAX_VARIABLES} text, number or boolean values.` },
+  );
+
+/** `voice_id` beside `voice.voice_id`: one value under two names, so both sent must agree. */
+const SameAsVoiceVoiceId = () =>
+  ValidateBy(
+    {
+      name: 'sameAsVoiceVoiceId',
+      validator: {
+        validate: (value, args) => {
+          const voice = (args?.object as { voice?: { voice_id?: unknown } | null }).voice;
+          return voice?.voice_id === undefined || voice.voice_id === value;
+        },
+      },
+    },
+    { message: 'The :attribute field must match voice.voice_id.' },
   );
 
 /** `values` of an `enum` field (or list items): required for `enum`, prohibited otherwise. */
@@ -174,9 +201,42 @@ class AssistantOptionalFields {
   @LinkedIds()
   secondary_language_ids?: number[];
 
-  @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true, description: 'A voice of the speech provider' })
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 255,
+    nullable: true,
+    description: 'A voice of the speech provider (`voice.provider`, else the agent’s); the same as `voice.voice_id`',
+  })
   @Rule.OptionalText(255)
+  @SameAsVoiceVoiceId()
   voice_id?: string | null;
+
+  @ApiPropertyOptional({
+    type: ModelSettings,
+    nullable: true,
+    description: 'The LLM the assistant thinks with; `null` (the default): the agent’s own',
+  })
+  @Rule.Optional()
+  @Rule.Nested(() => ModelSettings)
+  model?: ModelSettings | null;
+
+  @ApiPropertyOptional({
+    type: TranscriberSettings,
+    nullable: true,
+    description: 'The speech-to-text the assistant hears with; `null` (the default): the agent’s own',
+  })
+  @Rule.Optional()
+  @Rule.Nested(() => TranscriberSettings)
+  transcriber?: TranscriberSettings | null;
+
+  @ApiPropertyOptional({
+    type: VoiceSettings,
+    nullable: true,
+    description: 'The text-to-speech the assistant speaks with; `null` (the default): the agent’s own, with `voice_id`',
+  })
+  @Rule.Optional()
+  @Rule.Nested(() => VoiceSettings)
+  voice?: VoiceSettings | null;
 
   @ApiPropertyOptional({ type: String, default: 'UTC', example: 'Europe/Berlin' })
   @Rule.Sometimes()
@@ -300,6 +360,9 @@ class AssistantOptionalFields {
   knowledgebase_id: 1,
   phone_number_id: 1,
   tool_ids: [1],
+  model: { provider: 'openai', model: 'gpt-4.1-mini', temperature: 0.4 },
+  transcriber: { provider: 'deepgram', model: 'nova-3', language: 'en-US' },
+  voice: { provider: 'openai', voice_id: 'alloy', speed: 1.1 },
   transfer_destinations: [
     {
       name: 'billing_desk',
@@ -381,6 +444,9 @@ export class AssistantResponse {
   @ApiProperty({ type: 'integer' }) language_id: number;
   @ApiProperty({ type: 'integer', isArray: true }) secondary_language_ids: number[];
   @ApiProperty({ type: String, nullable: true }) voice_id: string | null;
+  @ApiProperty({ type: ModelSettingsResponse, nullable: true }) model: ModelSettingsResponse | null;
+  @ApiProperty({ type: TranscriberSettingsResponse, nullable: true }) transcriber: TranscriberSettingsResponse | null;
+  @ApiProperty({ type: VoiceSettingsResponse, nullable: true }) voice: VoiceSettingsResponse | null;
   @ApiProperty({ type: String }) timezone: string;
   @ApiProperty({ type: String, nullable: true }) initial_message: string | null;
   @ApiProperty({ type: String, nullable: true }) system_prompt: string | null;
@@ -424,6 +490,9 @@ export interface AssistantLike {
   type: string;
   languageId: number;
   voiceId: string | null;
+  model: StoredModelSettings | null;
+  transcriber: StoredTranscriberSettings | null;
+  voice: StoredVoiceSettings | null;
   timezone: string;
   initialMessage: string | null;
   systemPrompt: string | null;
@@ -466,6 +535,9 @@ export function toAssistantResponse(
     language_id: row.languageId,
     secondary_language_ids: links.secondaryLanguageIds,
     voice_id: row.voiceId,
+    model: row.model,
+    transcriber: row.transcriber,
+    voice: toVoiceSettingsResponse(row.voice, row.voiceId),
     timezone: row.timezone,
     initial_message: row.initialMessage,
     system_prompt: row.systemPrompt,

@@ -24,8 +24,9 @@ export interface CallRow {
   phone_number_id: number | null;
   type: string;
   duration: number;
-  assistant_phone_number: string;
-  client_phone_number: string;
+  /** Null for a web call only (and for it always). */
+  assistant_phone_number: string | null;
+  client_phone_number: string | null;
   status: string;
   transcript: string;
   variables: Record<string, unknown>;

@@ -256,8 +256,10 @@ export class CallResponse {
   @ApiProperty({ type: 'integer', nullable: true }) lead_id: number | null;
   @ApiProperty({ enum: CALL_TYPES }) type: string;
   @ApiProperty({ type: 'integer' }) duration: number;
-  @ApiProperty({ type: String }) assistant_phone_number: string;
-  @ApiProperty({ type: String }) client_phone_number: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Null for a web call' })
+  assistant_phone_number: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Null for a web call' })
+  client_phone_number: string | null;
   @ApiProperty({ enum: CALL_STATUSES }) status: string;
   @ApiProperty({ type: String }) transcript: string;
   @ApiProperty({ type: 'object', additionalProperties: true }) variables: Record<string, unknown>;

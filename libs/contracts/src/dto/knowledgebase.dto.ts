@@ -146,6 +146,8 @@ export class SearchResponse {
 
 /** A passage a search found, as libs/database's passage search ranks it. */
 export interface PassageHit {
+  /** The passage's own id, for fusing rankings; never answered. */
+  id: number;
   document_id: number;
   document_name: string;
   content: string;

@@ -16,6 +16,15 @@ import {
   toolParametersSchema,
 } from './tool.dto';
 import { RequestExample } from './request-example';
+import {
+  ModelSettingsResponse,
+  type StoredModelSettings,
+  type StoredTranscriberSettings,
+  type StoredVoiceSettings,
+  TranscriberSettingsResponse,
+  VoiceSettingsResponse,
+  toVoiceSettingsResponse,
+} from './voice-pipeline.dto';
 
 /** Events one request may carry: a runtime batches the turns of a few seconds, never a whole call. */
 export const MAX_EVENTS_PER_REQUEST = 100;
@@ -99,6 +108,16 @@ export class SessionAssistant {
   @ApiProperty({ type: LanguageResponse }) language: LanguageResponse;
   @ApiProperty({ type: [LanguageResponse] }) secondary_languages: LanguageResponse[];
   @ApiProperty({ type: String, nullable: true }) voice_id: string | null;
+  @ApiProperty({ type: ModelSettingsResponse, nullable: true, description: 'null: the runtime’s own LLM' })
+  model: ModelSettingsResponse | null;
+  @ApiProperty({ type: TranscriberSettingsResponse, nullable: true, description: 'null: the runtime’s own speech-to-text' })
+  transcriber: TranscriberSettingsResponse | null;
+  @ApiProperty({
+    type: VoiceSettingsResponse,
+    nullable: true,
+    description: 'null: the runtime’s own text-to-speech, speaking `voice_id` when set',
+  })
+  voice: VoiceSettingsResponse | null;
   @ApiProperty({ type: String, example: 'Europe/Berlin' }) timezone: string;
   @ApiProperty({ type: String, nullable: true, description: 'Spoken first; `{{variables}}` already filled in' })
   initial_message: string | null;
@@ -204,6 +223,9 @@ export interface SessionAssistantLike {
   language: LanguageResponse;
   secondary_languages: LanguageResponse[];
   voice_id: string | null;
+  model: StoredModelSettings | null;
+  transcriber: StoredTranscriberSettings | null;
+  voice: StoredVoiceSettings | null;
   timezone: string;
   initial_message: string | null;
   system_prompt: string | null;
@@ -236,6 +258,9 @@ export function toCallSession(session: {
       language: assistant.language,
       secondary_languages: assistant.secondary_languages,
       voice_id: assistant.voice_id,
+      model: assistant.model,
+      transcriber: assistant.transcriber,
+      voice: toVoiceSettingsResponse(assistant.voice, assistant.voice_id),
       timezone: assistant.timezone,
       initial_message: assistant.initial_message,
       system_prompt: assistant.system_prompt,

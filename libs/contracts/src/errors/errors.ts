@@ -61,7 +61,7 @@ export const Errors = {
   callRejected: (message: string | null) =>
     new DomainError('call_rejected', 403, { message: 'The owner’s server refused the call.', reject: { message } }),
   /**
-   * A new call (`make_call`, an inbound session) beyond the account's limit of calls in progress. Calls last minutes,
+   * A new call (`make_call`, a web call, an inbound session) beyond the account's limit of calls in progress. Calls last minutes,
    * not milliseconds: `Retry-After` asks for a pause before trying again, not a promise that a slot is free by then.
    */
   callLimitReached: (maxConcurrentCalls: number) =>
@@ -74,6 +74,8 @@ export const Errors = {
       },
       { 'Retry-After': String(CALL_LIMIT_RETRY_AFTER_SECONDS) },
     ),
+  /** The telephony provider failed a call operation (a transfer, a web call's room): its words stay in the logs. */
+  telephonyFailed: (message: string) => new DomainError('telephony_failed', 502, { message }),
   /** The owner's live control or view of a call that has already ended. */
   callFinished: () => new DomainError('call_finished', 409, { message: 'The call has already ended.' }),
   /** More live streams of the account's calls open on one API process than it allows. */
@@ -88,6 +90,11 @@ export const Errors = {
     new DomainError('conflict', 409, { message: 'The request conflicted with a concurrent change. Please try again.' }),
   serverError: () => new DomainError('server_error', 500, { message: 'Server Error.' }),
   /** A dependency (database, Redis) does not answer; nothing was changed. */
-  serviceUnavailable: () =>
-    new DomainError('service_unavailable', 503, { message: 'Service temporarily unavailable. Please try again.' }),
+  serviceUnavailable: (retryAfterSeconds?: number) =>
+    new DomainError(
+      'service_unavailable',
+      503,
+      { message: 'Service temporarily unavailable. Please try again.' },
+      retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(retryAfterSeconds) },
+    ),
 };

@@ -3,7 +3,10 @@ import type {
   AnalysisPlan,
   PostCallField,
   StoredEndCallSettings,
+  StoredModelSettings,
+  StoredTranscriberSettings,
   StoredTransferDestination,
+  StoredVoiceSettings,
   StoredVoicemailSettings,
 } from '@app/contracts';
 import { OwnedEntity } from './owned.entity';
@@ -22,6 +25,17 @@ export class Assistant extends OwnedEntity {
 
   @Column({ name: 'voice_id', type: 'varchar', length: 255, nullable: true })
   voiceId: string | null;
+
+  /** Null (never sent): the agent's own LLM, transcriber and voice provider. */
+  @Column({ type: 'jsonb', nullable: true })
+  model: StoredModelSettings | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  transcriber: StoredTranscriberSettings | null;
+
+  /** The provider and speed; the voice itself is `voiceId`. */
+  @Column({ type: 'jsonb', nullable: true })
+  voice: StoredVoiceSettings | null;
 
   @Column({ type: 'varchar', length: 64 })
   timezone: string;

@@ -45,6 +45,10 @@ import { CallControlEvents1764142000000 } from './1764142000000-call-control-eve
 import { AccountCallSlots1764141000000 } from './1764141000000-account-call-slots';
 import { CallControl1764150500000 } from './1764150500000-call-control';
 import { AccountCampaignsWaiting1764151000000 } from './1764151000000-account-campaigns-waiting';
+import { CallTransferClaim1764152000000 } from './1764152000000-call-transfer-claim';
+import { WebCallNumbers1764160000000 } from './1764160000000-web-call-numbers';
+import { AssistantVoicePipeline1764170000000 } from './1764170000000-assistant-voice-pipeline';
+import { PassageEmbeddings1764180000000 } from './1764180000000-passage-embeddings';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -95,4 +99,8 @@ export const migrations = [
   CallControlEvents1764142000000,
   CallControl1764150500000,
   AccountCampaignsWaiting1764151000000,
+  CallTransferClaim1764152000000,
+  WebCallNumbers1764160000000,
+  AssistantVoicePipeline1764170000000,
+  PassageEmbeddings1764180000000,
 ];

@@ -927,6 +927,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/user/assistant/{id}/web-call': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Talk to an assistant from a browser: a web call and a token to join its room
+     * @description Writes a call of `type: web` (no phone numbers), opens its LiveKit room with the agent dispatched into it (its dispatch metadata carries the call’s `external_id`), and answers the LiveKit URL, the room and a participant token for the browser: it may join this room only, to publish and subscribe, within `expires_at` (at most 10 minutes). Counts against the account’s limit of calls in progress. Keep the API key on a server: hand the browser the token alone.
+     */
+    post: operations['startWebCall'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/user/usage': {
     parameters: {
       query?: never;
@@ -1627,6 +1647,25 @@ export interface components {
       to: number | null;
       total: number;
     };
+    ModelSettingsResponse: {
+      /** @enum {string} */
+      provider: 'openai' | 'livekit';
+      model: string | null;
+      temperature: number | null;
+    };
+    TranscriberSettingsResponse: {
+      /** @enum {string} */
+      provider: 'deepgram' | 'openai' | 'livekit';
+      model: string | null;
+      language: string | null;
+    };
+    VoiceSettingsResponse: {
+      /** @enum {string} */
+      provider: 'openai' | 'livekit';
+      /** @description The same as the assistant’s `voice_id` */
+      voice_id: string | null;
+      speed: number | null;
+    };
     LinkedItem: {
       id: number;
       name: string;
@@ -1700,6 +1739,9 @@ export interface components {
       language_id: number;
       secondary_language_ids: number[];
       voice_id: string | null;
+      model: components['schemas']['ModelSettingsResponse'] | null;
+      transcriber: components['schemas']['TranscriberSettingsResponse'] | null;
+      voice: components['schemas']['VoiceSettingsResponse'] | null;
       timezone: string;
       initial_message: string | null;
       system_prompt: string | null;
@@ -1731,6 +1773,57 @@ export interface components {
       created_at: string;
       /** Format: date-time */
       updated_at: string;
+    };
+    ModelSettings: {
+      /**
+       * @example openai
+       * @enum {string}
+       */
+      provider: 'openai' | 'livekit';
+      /**
+       * @description The provider’s model id; null: the agent’s model for that provider
+       * @example gpt-4.1-mini
+       */
+      model?: string | null;
+      /**
+       * @description Sampling temperature; null: the provider’s default
+       * @example 0.4
+       */
+      temperature?: number | null;
+    };
+    TranscriberSettings: {
+      /**
+       * @example deepgram
+       * @enum {string}
+       */
+      provider: 'deepgram' | 'openai' | 'livekit';
+      /**
+       * @description The provider’s model id; null: the agent’s model for that provider
+       * @example nova-3
+       */
+      model?: string | null;
+      /**
+       * @description A BCP 47 tag, or `multi`; null: the assistant’s languages (`multi` when it has several)
+       * @example en-US
+       */
+      language?: string | null;
+    };
+    VoiceSettings: {
+      /**
+       * @example openai
+       * @enum {string}
+       */
+      provider: 'openai' | 'livekit';
+      /**
+       * @description The provider’s voice; the assistant’s `voice_id` under another name (sent, it sets both)
+       * @example alloy
+       */
+      voice_id?: string | null;
+      /**
+       * @description Speech speed, 1 the voice’s own; null: the provider’s default
+       * @example 1.1
+       */
+      speed?: number | null;
     };
     AnalysisSummaryPlanRequest: {
       /** @default true */
@@ -1820,6 +1913,21 @@ export interface components {
      *       "tool_ids": [
      *         1
      *       ],
+     *       "model": {
+     *         "provider": "openai",
+     *         "model": "gpt-4.1-mini",
+     *         "temperature": 0.4
+     *       },
+     *       "transcriber": {
+     *         "provider": "deepgram",
+     *         "model": "nova-3",
+     *         "language": "en-US"
+     *       },
+     *       "voice": {
+     *         "provider": "openai",
+     *         "voice_id": "alloy",
+     *         "speed": 1.1
+     *       },
      *       "transfer_destinations": [
      *         {
      *           "name": "billing_desk",
@@ -1837,10 +1945,16 @@ export interface components {
        */
       secondary_language_ids?: number[];
       /**
-       * @description A voice of the speech provider
+       * @description A voice of the speech provider (`voice.provider`, else the agent’s); the same as `voice.voice_id`
        * @example null
        */
       voice_id?: string | null;
+      /** @description The LLM the assistant thinks with; `null` (the default): the agent’s own */
+      model?: components['schemas']['ModelSettings'] | null;
+      /** @description The speech-to-text the assistant hears with; `null` (the default): the agent’s own */
+      transcriber?: components['schemas']['TranscriberSettings'] | null;
+      /** @description The text-to-speech the assistant speaks with; `null` (the default): the agent’s own, with `voice_id` */
+      voice?: components['schemas']['VoiceSettings'] | null;
       /**
        * @default UTC
        * @example Europe/Berlin
@@ -1917,10 +2031,16 @@ export interface components {
        */
       secondary_language_ids?: number[];
       /**
-       * @description A voice of the speech provider
+       * @description A voice of the speech provider (`voice.provider`, else the agent’s); the same as `voice.voice_id`
        * @example null
        */
       voice_id?: string | null;
+      /** @description The LLM the assistant thinks with; `null` (the default): the agent’s own */
+      model?: components['schemas']['ModelSettings'] | null;
+      /** @description The speech-to-text the assistant hears with; `null` (the default): the agent’s own */
+      transcriber?: components['schemas']['TranscriberSettings'] | null;
+      /** @description The text-to-speech the assistant speaks with; `null` (the default): the agent’s own, with `voice_id` */
+      voice?: components['schemas']['VoiceSettings'] | null;
       /**
        * @default UTC
        * @example Europe/Berlin
@@ -2349,8 +2469,10 @@ export interface components {
       /** @enum {string} */
       type: 'inbound' | 'outbound' | 'web';
       duration: number;
-      assistant_phone_number: string;
-      client_phone_number: string;
+      /** @description Null for a web call */
+      assistant_phone_number: string | null;
+      /** @description Null for a web call */
+      client_phone_number: string | null;
       /** @enum {string} */
       status:
         | 'initiated'
@@ -2536,6 +2658,54 @@ export interface components {
       /** @example The call’s analysis is queued. */
       message: string;
       data: components['schemas']['CallResponse'];
+    };
+    /**
+     * @example {
+     *       "variables": {
+     *         "customer_name": "Ada"
+     *       }
+     *     }
+     */
+    StartWebCallRequest: {
+      /**
+       * @description The call’s own variables (text, number or boolean), over the assistant’s
+       * @example {
+       *       "customer_name": "Ada"
+       *     }
+       */
+      variables?: {
+        [key: string]: unknown;
+      };
+    };
+    WebCallResponse: {
+      /** @description The call: `type: web`, `status: initiated`, no phone numbers */
+      call: components['schemas']['CallResponse'];
+      /**
+       * @description Where the browser connects (LiveKit’s client SDK `room.connect(livekit_url, participant_token)`)
+       * @example wss://example.livekit.cloud
+       */
+      livekit_url: string;
+      /**
+       * @description The call’s room
+       * @example call-0b5f1c3e-8d5a-4a4e-9a43-4a7c1b9f9c6e
+       */
+      room: string;
+      /**
+       * @description A LiveKit access token that may join this room only (publish and subscribe, nothing else), as the participant `web-<call id>`; hand it to the browser, never the API key
+       * @example eyJhbGciOiJIUzI1NiJ9.eyJ2aWRlbyI6eyJyb29tSm9pbiI6dHJ1ZX19.c2lnbmF0dXJl
+       */
+      participant_token: string;
+      /**
+       * Format: date-time
+       * @description Until when the token may be used to join (at most 10 minutes); a joined person stays in the call
+       * @example 2026-01-02T03:14:05.000Z
+       */
+      expires_at: string;
+    };
+    WebCallEnvelope: {
+      /** @example Web call started. */
+      message: string;
+      data: components['schemas']['WebCallResponse'];
     };
     UsageDay: {
       /**
@@ -9320,7 +9490,7 @@ export interface operations {
           'application/json': components['schemas']['MessageResponse'];
         };
       };
-      /** @description A dependency is unavailable; retry later */
+      /** @description This API process holds all the streams it may, or is shutting down: reconnect after `Retry-After` */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9743,6 +9913,131 @@ export interface operations {
       };
       /** @description Server Error. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+    };
+  };
+  startWebCall: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Retrying with the same key and body within 24 hours returns the first answer (with `Idempotent-Replayed: true`) instead of creating again. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @example 1 */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StartWebCallRequest'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebCallEnvelope'];
+        };
+      };
+      /** @description The body could not be parsed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Unauthenticated. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description Assistant not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description A request with this Idempotency-Key is still being processed */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The body is too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The given data was invalid. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorResponse'];
+        };
+      };
+      /** @description The account has as many calls in progress as it may; nothing was started, try again when one ends (with `max_concurrent_calls`); or Too Many Attempts. (without it) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in this minute */
+          'X-RateLimit-Remaining'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallLimitResponse'];
+        };
+      };
+      /** @description Server Error. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The telephony provider could not open the room; nothing was started (no call, no slot taken) */
+      502: {
         headers: {
           [name: string]: unknown;
         };

@@ -1,0 +1,181 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { PassageHit } from '@app/contracts';
+import { AppConfig } from '@app/config';
+import { type KnowledgebaseVectors, PassageEmbeddingsRepository, parseSearchQuery } from '@app/database';
+import { MODEL_PROVIDER, type ModelProvider, embeddingsModelKey } from '@app/model-provider';
+import { errorMessage } from '@app/platform';
+
+/** Queries whose vectors a process keeps (about 2-12 KB each, by the model's dimensions). */
+export const QUERY_VECTORS_KEPT = 1000;
+/**
+ * The knowledgebase vectors a process keeps, in bytes: 64 MB holds 32,000 passages of 512 dimensions (or 10,000 of
+ * 1,536). The least recently searched knowledgebase goes first; a knowledgebase larger than this is read per search.
+ */
+export const KNOWLEDGEBASE_VECTORS_KEPT_BYTES = 64 * 1024 * 1024;
+/** Reciprocal rank fusion's constant (Cormack et al., 2009): a passage's share is 1 / (k + its rank) in each list. */
+export const FUSION_K = 60;
+/** Nearest passages taken by meaning, and lexical results fused with them. */
+export const FUSED_DEPTH = 20;
+
+/** A map that forgets its least recently used entries beyond `capacity` (measured by `size`). */
+class LeastRecentlyUsed<Value> {
+  private readonly entries = new Map<string, Value>();
+  private used = 0;
+
+  constructor(
+    private readonly capacity: number,
+    private readonly size: (value: Value) => number = () => 1,
+  ) {}
+
+  get(key: string): Value | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: Value): void {
+    this.delete(key);
+    if (this.size(value) > this.capacity) return;
+    this.entries.set(key, value);
+    this.used += this.size(value);
+    for (const [oldest, kept] of this.entries) {
+      if (this.used <= this.capacity) break;
+      this.entries.delete(oldest);
+      this.used -= this.size(kept);
+    }
+  }
+
+  private delete(key: string): void {
+    const value = this.entries.get(key);
+    if (value === undefined) return;
+    this.entries.delete(key);
+    this.used -= this.size(value);
+  }
+}
+
+/** The `count` passages of `vectors` nearest to `query` (both unit length), nearest first. */
+export function nearest(vectors: KnowledgebaseVectors, query: Float32Array, count: number): number[] {
+  const { ids, dimensions } = vectors;
+  if (dimensions !== query.length) return [];
+  const best: { id: number; score: number }[] = [];
+  for (let row = 0; row < ids.length; row++) {
+    let score = 0;
+    const offset = row * dimensions;
+    for (let at = 0; at < dimensions; at++) score += vectors.vectors[offset + at] * query[at];
+    if (best.length === count && score <= best[count - 1].score) continue;
+    let place = best.length;
+    while (place > 0 && best[place - 1].score < score) place--;
+    best.splice(place, 0, { id: ids[row], score });
+    if (best.length > count) best.pop();
+  }
+  return best.map((entry) => entry.id);
+}
+
+/**
+ * Search by meaning, with the operator's model provider: the query's vector (kept for repeats) against every passage
+ * vector of the knowledgebase (an exact scan in this process over vectors read from PostgreSQL and kept while they
+ * are unchanged), fused with the lexical ranking by reciprocal rank. Without an embeddings model it is never used.
+ */
+@Injectable()
+export class MeaningSearch {
+  private readonly logger = new Logger(MeaningSearch.name);
+  private readonly model: string | undefined;
+  private readonly queries = new LeastRecentlyUsed<Float32Array>(QUERY_VECTORS_KEPT);
+  private readonly knowledgebases = new LeastRecentlyUsed<{ version: string; vectors: KnowledgebaseVectors }>(
+    KNOWLEDGEBASE_VECTORS_KEPT_BYTES,
+    (entry) => entry.vectors.vectors.byteLength + entry.vectors.ids.byteLength,
+  );
+
+  constructor(
+    config: AppConfig,
+    private readonly embeddings: PassageEmbeddingsRepository,
+    @Inject(MODEL_PROVIDER) private readonly provider: ModelProvider,
+  ) {
+    this.model = provider.embeddingsAvailable ? embeddingsModelKey(config.modelProvider) : undefined;
+  }
+
+  /**
+   * Whether a query is searched by meaning too: not without a model, and not when it asks for exact text (a quoted
+   * phrase or an exclusion is a condition on the words, which a vector cannot keep).
+   */
+  applies(query: string): boolean {
+    if (!this.model) return false;
+    const parsed = parseSearchQuery(query);
+    return parsed.phrases.length === 0 && parsed.excluded.length === 0 && query.trim() !== '';
+  }
+
+  /**
+   * The lexical hits (best first, `limit` asked of FUSED_DEPTH) fused with the passages nearest in meaning. A
+   * provider that fails leaves the lexical answer as it is (logged): a search never fails for want of meaning.
+   */
+  async fuse(
+    ownerId: number,
+    knowledgebaseId: number,
+    query: string,
+    limit: number,
+    lexical: PassageHit[],
+  ): Promise<PassageHit[]> {
+    let near: number[];
+    try {
+      near = await this.nearestPassages(ownerId, knowledgebaseId, query);
+    } catch (error) {
+      this.logger.warn({ knowledgebaseId, error: errorMessage(error) }, 'search by meaning unavailable');
+      return lexical.slice(0, limit);
+    }
+    const scores = new Map<number, number>();
+    const add = (id: number, rank: number) => scores.set(id, (scores.get(id) ?? 0) + 1 / (FUSION_K + rank));
+    lexical.forEach((hit, index) => add(hit.id, index + 1));
+    near.forEach((id, index) => add(id, index + 1));
+    const lexicalRank = new Map(lexical.map((hit, index) => [hit.id, index]));
+    // Equal scores: the lexical hit first (exact words win a tie), then the nearer in meaning.
+    const order = [...scores.keys()].sort(
+      (a, b) =>
+        scores.get(b)! - scores.get(a)! ||
+        (lexicalRank.get(a) ?? Infinity) - (lexicalRank.get(b) ?? Infinity) ||
+        near.indexOf(a) - near.indexOf(b),
+    );
+    const chosen = order.slice(0, limit);
+    const found = new Map<number, PassageHit>(lexical.map((hit) => [hit.id, hit]));
+    const missing = chosen.filter((id) => !found.has(id));
+    for (const hit of await this.embeddings.hits(ownerId, missing)) found.set(hit.id, hit);
+    return chosen.filter((id) => found.has(id)).map((id) => ({ ...found.get(id)!, score: scores.get(id)! }));
+  }
+
+  private async nearestPassages(ownerId: number, knowledgebaseId: number, query: string): Promise<number[]> {
+    const model = this.model!;
+    const [queryVector, vectors] = await Promise.all([
+      this.queryVector(ownerId, query),
+      this.knowledgebaseVectors(ownerId, knowledgebaseId, model),
+    ]);
+    return nearest(vectors, queryVector, FUSED_DEPTH);
+  }
+
+  private async queryVector(ownerId: number, query: string): Promise<Float32Array> {
+    const key = query.trim().replace(/\s+/g, ' ');
+    const kept = this.queries.get(key);
+    if (kept) return kept;
+    const answer = await this.provider.embed({
+      meter: { userId: ownerId, purpose: 'search_embeddings' },
+      inputs: [key],
+    });
+    const vector = answer.vectors[0];
+    let norm = 0;
+    for (const value of vector) norm += value * value;
+    const unit = vector.map((value) => value / (Math.sqrt(norm) || 1));
+    this.queries.set(key, unit);
+    return unit;
+  }
+
+  private async knowledgebaseVectors(ownerId: number, knowledgebaseId: number, model: string) {
+    const version = await this.embeddings.version(ownerId, knowledgebaseId, model);
+    const key = `${ownerId}:${knowledgebaseId}`;
+    const kept = this.knowledgebases.get(key);
+    if (kept && kept.version === version) return kept.vectors;
+    const vectors = await this.embeddings.vectors(ownerId, knowledgebaseId, model);
+    this.knowledgebases.set(key, { version, vectors });
+    return vectors;
+  }
+}
