@@ -3,8 +3,11 @@ import { existsSync } from 'node:fs';
 import { type IncomingMessage, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { TokenVerifier } from 'livekit-server-sdk';
 import { type Browser, chromium } from 'playwright-core';
 import { WebSocketServer } from 'ws';
+import { createAccount, languageId } from '../../../test/support/factories';
+import { type Stack, startStack } from '../../../test/support/stack';
 
 const EXAMPLE = path.join(__dirname, '..');
 const API_KEY = 'va_test_key_that_stays_on_the_server';
@@ -210,4 +213,84 @@ describe("the web-call page's server with a bad environment", () => {
         'ASSISTANT_ID is required; PORT must be a port number\n',
     );
   });
+});
+
+describeWithBrowser('the web-call page against the real API and worker', () => {
+  const livekitKey = 'page-test-key';
+  const livekitSecret = 'page-test-secret-of-at-least-32-chars';
+  const connections: URL[] = [];
+  let livekit: Server;
+  let sockets: WebSocketServer;
+  let stack: Stack;
+  let page: ChildProcess | undefined;
+  let browser: Browser | undefined;
+
+  beforeAll(async () => {
+    livekit = createServer((request, response) => response.writeHead(404).end());
+    sockets = new WebSocketServer({ server: livekit });
+    sockets.on('connection', (socket, request: IncomingMessage) => {
+      connections.push(new URL(request.url ?? '/', 'ws://livekit'));
+      socket.close(1011, 'stand-in');
+    });
+    const livekitPort = await listen(livekit);
+    // The local dialer records the room; the token is signed with the configured key, for the URL configured.
+    stack = await startStack({
+      env: {
+        CALL_DIALER: 'local',
+        LIVEKIT_URL: `ws://127.0.0.1:${livekitPort}`,
+        LIVEKIT_API_KEY: livekitKey,
+        LIVEKIT_API_SECRET: livekitSecret,
+      },
+    });
+    await stack.api.listen(0, '127.0.0.1');
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    page?.kill();
+    await stack?.close();
+    sockets?.close();
+    await new Promise((resolve) => livekit?.close(resolve));
+  });
+
+  it("starts the assistant's web call on the service with an API key and joins that call's room with its token", async () => {
+    const account = await createAccount(stack, 'Page Owner');
+    const key = (await stack.http.post('/api/user/api-keys').set(account.auth).send({ name: 'web page' }).expect(201))
+      .body.api_key.token as string;
+    const assistant = (
+      await stack.http
+        .post('/api/user/assistant')
+        .set(account.auth)
+        .send({ name: 'Front desk', type: 'inbound', language_id: await languageId(stack, account) })
+        .expect(201)
+    ).body.data as { id: number };
+    const { port } = stack.api.getHttpServer().address() as AddressInfo;
+    page = spawn(process.execPath, ['server.js'], {
+      cwd: EXAMPLE,
+      env: {
+        PATH: process.env.PATH ?? '',
+        VOICE_SERVICE_URL: `http://127.0.0.1:${port}`,
+        VOICE_API_KEY: key,
+        ASSISTANT_ID: String(assistant.id),
+        PORT: '0',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    page.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const pageUrl = await until(() => /Open (http:\/\/\S+)/.exec(output)?.[1], "the page's server");
+    browser = await chromium.launch({ executablePath, args: ['--use-fake-ui-for-media-stream', '--no-sandbox'] });
+    const tab = await browser.newPage();
+    await tab.goto(pageUrl);
+    await tab.click('#start');
+
+    const connection = await until(() => connections[0], 'the connection to LiveKit');
+    const grants = await new TokenVerifier(livekitKey, livekitSecret).verify(
+      connection.searchParams.get('access_token')!,
+    );
+    const calls = (await stack.http.get('/api/user/calls').query({ type: 'web' }).set(account.auth).expect(200)).body
+      .data as { id: number; external_id: string }[];
+    expect(calls).toHaveLength(1);
+    expect(grants.video).toMatchObject({ room: calls[0].external_id, roomJoin: true });
+  }, 90_000);
 });
