@@ -108,9 +108,17 @@ export default tseslint.config(
         URL: 'readonly',
         fetch: 'readonly',
         AbortSignal: 'readonly',
+        AbortController: 'readonly',
         performance: 'readonly',
       },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off', 'no-control-regex': 'off' },
+  },
+  {
+    // The web-call example's page runs in a browser.
+    files: ['examples/web-call/page/**/*.js'],
+    languageOptions: {
+      globals: { document: 'readonly', EventSource: 'readonly', fetch: 'readonly', JSON: 'readonly' },
+    },
   },
 );

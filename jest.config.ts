@@ -49,6 +49,7 @@ const config: Config = {
         '<rootDir>/test/**/*.e2e-spec.ts',
         '<rootDir>/examples/livekit-agent/test/**/*.e2e-spec.ts',
         '<rootDir>/sdk/typescript/test/**/*.e2e-spec.ts',
+        '<rootDir>/examples/web-call/test/**/*.e2e-spec.ts',
       ],
       moduleNameMapper,
       transform,

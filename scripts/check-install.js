@@ -8,8 +8,14 @@
 const path = require('node:path');
 const semver = require('semver');
 
+/**
+ * Packages whose `engines` says nothing of where they run: bundled into a browser page, never run by Node (their
+ * `npm ci` warning is expected, and harmless).
+ */
+const BROWSER_ONLY = { 'examples/web-call': ['machina'] };
+
 /** The problems of one package directory (package.json and its lockfile). */
-function problemsOf(directory) {
+function problemsOf(directory, browserOnly = []) {
   const pkg = require(path.join(directory, 'package.json'));
   const lock = require(path.join(directory, 'package-lock.json'));
   const oldest = pkg.engines.node.split('||').map((range) => semver.minVersion(range.trim()).version);
@@ -21,7 +27,7 @@ function problemsOf(directory) {
     if (entry.cpu && !entry.cpu.includes(process.arch)) continue;
     const name = where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length);
     const wanted = entry.engines?.node;
-    if (typeof wanted === 'string')
+    if (typeof wanted === 'string' && !browserOnly.includes(name))
       for (const version of oldest)
         if (!semver.satisfies(version, wanted))
           problems.push(`${name}@${entry.version} wants Node ${wanted}; engines admits ${version}`);
@@ -32,9 +38,9 @@ function problemsOf(directory) {
 }
 
 let failed = false;
-// The service, and the reference agent that `npm run test:e2e` installs.
-for (const directory of ['.', 'examples/livekit-agent']) {
-  const { problems, packages, oldest } = problemsOf(path.join(__dirname, '..', directory));
+// The service, and the reference agent and the web-call page that `npm run test:e2e` installs.
+for (const directory of ['.', 'examples/livekit-agent', 'examples/web-call']) {
+  const { problems, packages, oldest } = problemsOf(path.join(__dirname, '..', directory), BROWSER_ONLY[directory]);
   if (problems.length > 0) {
     failed = true;
     console.error(`check-install: ${directory}: ${problems.length} problem(s):\n  ${problems.join('\n  ')}`);

@@ -71,7 +71,7 @@ async function runLane(lane, results) {
   }
 }
 
-/** The agent's and the SDK's own packages, installed once here: both lanes' first parts would otherwise race to. */
+/** The agent's, the web-call page's and the SDK's own packages (and Chromium), installed once here: both lanes' first parts would otherwise race to. */
 function installPackages() {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [require.resolve('./install-packages.js')], { stdio: 'inherit' });
@@ -83,7 +83,7 @@ function installPackages() {
 async function main() {
   const started = Date.now();
   if ((await installPackages()) !== 0) {
-    console.error('npm test: could not install the agent\'s and the SDK\'s packages (above)');
+    console.error('npm test: could not install the packages of the examples and the SDK (above)');
     process.exit(1);
   }
   const results = new Map();
