@@ -35,7 +35,7 @@ import type { AppConfig } from '@app/config';
 import { PassageEmbeddingsRepository, PassageSearch, dataSourceOptions, vectorToBytes } from '@app/database';
 import { OpenAiModelProvider } from '@app/model-provider';
 import type { JobQueue } from '@app/jobs';
-import { FUSED_DEPTH, MeaningSearch } from '../apps/api/src/knowledgebases/meaning-search';
+import { FUSED_DEPTH, MEANING_WEIGHT, MeaningSearch } from '../apps/api/src/knowledgebases/meaning-search';
 import { PassageEmbedding } from '../apps/worker/src/documents/passage-embedding.service';
 import { FakeOpenAi } from '../test/support/openai.fake';
 import { runModel } from './search-sentence-model';
@@ -264,13 +264,17 @@ async function recall(
         'now, English',
         async (question) => contents(await now.search(inEnglish.userId, inEnglish.knowledgebaseId, question, 10)),
       ],
-      [
-        'now, English, with meaning (sentence encoder through the provider protocol)',
-        async (question) => {
-          const lexical = await now.search(inEnglish.userId, inEnglish.knowledgebaseId, question, FUSED_DEPTH);
-          return contents(await meaning.fuse(inEnglish.userId, inEnglish.knowledgebaseId, question, 10, lexical));
-        },
-      ],
+      // The weight the service uses, and others beside it (chosen on the tuning part and the project's questions).
+      ...[MEANING_WEIGHT, 1, 0.25]
+        .filter((weight, index) => index === 0 || weight !== MEANING_WEIGHT)
+        .map((weight): [string, (question: string) => Promise<string[]>] => [
+          `now, English, with meaning${weight === MEANING_WEIGHT ? '' : ` weighing ${weight}`}`,
+          async (question) => {
+            const lexical = await now.search(inEnglish.userId, inEnglish.knowledgebaseId, question, FUSED_DEPTH);
+            const { userId, knowledgebaseId } = inEnglish;
+            return contents(await meaning.fuse(userId, knowledgebaseId, question, 10, lexical, weight));
+          },
+        ]),
     );
     // The project's documents change under their questions: a question whose answer has gone is left out, by name.
     const answered = (question: SearchQuestion) =>

@@ -14,6 +14,11 @@ export const QUERY_VECTORS_KEPT = 1000;
 export const KNOWLEDGEBASE_VECTORS_KEPT_BYTES = 64 * 1024 * 1024;
 /** Reciprocal rank fusion's constant (Cormack et al., 2009): a passage's share is 1 / (k + its rank) in each list. */
 export const FUSION_K = 60;
+/**
+ * What a rank by meaning counts against the same rank by words: under 1, so a passage that holds the query's exact
+ * words keeps its place over one that only sounds like it (docs/benchmarks.md, section 9).
+ */
+export const MEANING_WEIGHT = 0.5;
 /** Nearest passages taken by meaning, and lexical results fused with them. */
 export const FUSED_DEPTH = 20;
 
@@ -117,6 +122,7 @@ export class MeaningSearch {
     query: string,
     limit: number,
     lexical: PassageHit[],
+    meaningWeight = MEANING_WEIGHT,
   ): Promise<PassageHit[]> {
     let near: number[];
     try {
@@ -126,9 +132,9 @@ export class MeaningSearch {
       return lexical.slice(0, limit);
     }
     const scores = new Map<number, number>();
-    const add = (id: number, rank: number) => scores.set(id, (scores.get(id) ?? 0) + 1 / (FUSION_K + rank));
-    lexical.forEach((hit, index) => add(hit.id, index + 1));
-    near.forEach((id, index) => add(id, index + 1));
+    const add = (id: number, share: number) => scores.set(id, (scores.get(id) ?? 0) + share);
+    lexical.forEach((hit, index) => add(hit.id, 1 / (FUSION_K + index + 1)));
+    near.forEach((id, index) => add(id, meaningWeight / (FUSION_K + index + 1)));
     const lexicalRank = new Map(lexical.map((hit, index) => [hit.id, index]));
     // Equal scores: the lexical hit first (exact words win a tie), then the nearer in meaning.
     const order = [...scores.keys()].sort(
