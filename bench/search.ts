@@ -579,10 +579,11 @@ async function meaningPhase(url: string, opened: DataSource[], cleanups: (() => 
   });
   const started = nowMs();
   await dataSource.query(
-    `UPDATE passages SET embedding = ($1::bytea[])[1 + id % 1000], embedding_model = 'text-embedding-3-small/512'`,
+    `INSERT INTO passage_embeddings (passage_id, user_id, knowledgebase_id, model, embedding)
+     SELECT id, user_id, knowledgebase_id, 'text-embedding-3-small/512', ($1::bytea[])[1 + id % 1000] FROM passages`,
     [pool],
   );
-  await dataSource.query('VACUUM ANALYZE passages');
+  await dataSource.query('VACUUM ANALYZE passage_embeddings');
   console.log(`wrote a vector of ${dimensions} dimensions to every passage in ${fixed((nowMs() - started) / 1000)} s`);
   const fake = await FakeOpenAi.start();
   cleanups.push(() => fake.close());
