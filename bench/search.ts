@@ -23,7 +23,7 @@
  * a vector, the stand-in of the provider answering at once), each kind's p50/p95 beside the lexical search's.
  *
  *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/search.ts \
- *     [large passages] [runs per kind] [--before <commit>] [--pgbouncer] [--meaning] [--keep]
+ *     [large passages] [runs per kind] [--before <commit>] [--pgbouncer] [--meaning] [--latency-only] [--keep]
  *
  * `--keep` leaves the run's database in place (its name is printed) for EXPLAIN by hand; drop it when done.
  */
@@ -35,7 +35,7 @@ import type { AppConfig } from '@app/config';
 import { PassageEmbeddingsRepository, PassageSearch, dataSourceOptions, vectorToBytes } from '@app/database';
 import { OpenAiModelProvider } from '@app/model-provider';
 import type { JobQueue } from '@app/jobs';
-import { FUSED_DEPTH, MeaningSearch } from '../apps/api/src/knowledgebases/meaning-search';
+import { FUSED_DEPTH, MEANING_WEIGHT, MeaningSearch } from '../apps/api/src/knowledgebases/meaning-search';
 import { PassageEmbedding } from '../apps/worker/src/documents/passage-embedding.service';
 import { FakeOpenAi } from '../test/support/openai.fake';
 import { runModel } from './search-sentence-model';
@@ -264,13 +264,24 @@ async function recall(
         'now, English',
         async (question) => contents(await now.search(inEnglish.userId, inEnglish.knowledgebaseId, question, 10)),
       ],
-      [
-        'now, English, with meaning (sentence encoder through the provider protocol)',
-        async (question) => {
-          const lexical = await now.search(inEnglish.userId, inEnglish.knowledgebaseId, question, FUSED_DEPTH);
-          return contents(await meaning.fuse(inEnglish.userId, inEnglish.knowledgebaseId, question, 10, lexical));
-        },
-      ],
+      // The weight the service uses, and others beside it (chosen on the tuning part and the project's questions).
+      ...[MEANING_WEIGHT, 1, 0.25]
+        .filter((weight, index) => index === 0 || weight !== MEANING_WEIGHT)
+        .map((weight): [string, (question: string) => Promise<string[]>] => [
+          `now, English, with meaning${weight === MEANING_WEIGHT ? '' : ` weighing ${weight}`}`,
+          async (question) => {
+            const lexical = await now.search(
+              inEnglish.userId,
+              inEnglish.knowledgebaseId,
+              question,
+              FUSED_DEPTH,
+              undefined,
+              10,
+            );
+            const { userId, knowledgebaseId } = inEnglish;
+            return contents(await meaning.fuse(userId, knowledgebaseId, question, 10, lexical, weight));
+          },
+        ]),
     );
     // The project's documents change under their questions: a question whose answer has gone is left out, by name.
     const answered = (question: SearchQuestion) =>
@@ -568,10 +579,11 @@ async function meaningPhase(url: string, opened: DataSource[], cleanups: (() => 
   });
   const started = nowMs();
   await dataSource.query(
-    `UPDATE passages SET embedding = ($1::bytea[])[1 + id % 1000], embedding_model = 'text-embedding-3-small/512'`,
+    `INSERT INTO passage_embeddings (passage_id, user_id, knowledgebase_id, model, embedding)
+     SELECT id, user_id, knowledgebase_id, 'text-embedding-3-small/512', ($1::bytea[])[1 + id % 1000] FROM passages`,
     [pool],
   );
-  await dataSource.query('VACUUM ANALYZE passages');
+  await dataSource.query('VACUUM ANALYZE passage_embeddings');
   console.log(`wrote a vector of ${dimensions} dimensions to every passage in ${fixed((nowMs() - started) / 1000)} s`);
   const fake = await FakeOpenAi.start();
   cleanups.push(() => fake.close());
@@ -595,7 +607,8 @@ async function meaningPhase(url: string, opened: DataSource[], cleanups: (() => 
     search: {
       statement: (owner, knowledgebase, query) => lexical.statement(owner, knowledgebase, query, FUSED_DEPTH),
       async search(owner, knowledgebase, query, limit) {
-        const hits = await lexical.search(owner, knowledgebase, query, meaning.applies(query) ? FUSED_DEPTH : limit);
+        const depth = meaning.applies(query) ? FUSED_DEPTH : limit;
+        const hits = await lexical.search(owner, knowledgebase, query, depth, undefined, limit);
         return meaning.applies(query) ? meaning.fuse(owner, knowledgebase, query, limit, hits) : hits;
       },
     },
@@ -771,6 +784,8 @@ async function main(): Promise<void> {
   const before = beforeAt >= 0 ? options.splice(beforeAt, 2)[1] : undefined;
   const bouncerAt = options.indexOf('--pgbouncer');
   const throughPgbouncer = bouncerAt >= 0 && options.splice(bouncerAt, 1).length > 0;
+  const latencyOnlyAt = options.indexOf('--latency-only');
+  const latencyOnly = latencyOnlyAt >= 0 && options.splice(latencyOnlyAt, 1).length > 0;
   const meaningAt = options.indexOf('--meaning');
   const withMeaningPhase = meaningAt >= 0 && options.splice(meaningAt, 1).length > 0;
   const keepAt = options.indexOf('--keep');
@@ -783,7 +798,7 @@ async function main(): Promise<void> {
     const languages = await connect(environment.databaseUrl, 1);
     const [{ id: english }] = await languages.query(`SELECT id FROM languages WHERE iso_2 = 'en'`);
     await languages.destroy();
-    await recall(environment, english, corpus, before);
+    if (!latencyOnly) await recall(environment, english, corpus, before);
     // 0 passages: recall only.
     if (total > 0) await latency(environment, corpus, total, runs, before, throughPgbouncer, withMeaningPhase);
   } finally {

@@ -589,8 +589,10 @@ describe('Knowledgebase search by meaning, with the model provider', () => {
     Number(
       (
         await stack.dataSource.query(
-          `SELECT count(*) AS count FROM passages
-            WHERE document_id = $1 AND (embedding IS NULL OR embedding_model IS DISTINCT FROM $2)`,
+          `SELECT count(*) AS count FROM passages passage
+            WHERE document_id = $1
+              AND NOT EXISTS (SELECT 1 FROM passage_embeddings vector
+                               WHERE vector.passage_id = passage.id AND vector.model = $2)`,
           [documentId, model],
         )
       )[0].count,
@@ -670,9 +672,13 @@ describe('Knowledgebase search by meaning, with the model provider', () => {
   it('re-embeds the passages of another model, and waits out a provider that fails', async () => {
     const { knowledgebaseId, documents } = await knowledgebaseWith(['Refunds reach your card within five days.']);
     await stack.dataSource.query(
-      `UPDATE passages SET embedding_model = 'text-embedding-ada-002/native' WHERE document_id = $1`,
+      `UPDATE passage_embeddings SET model = 'text-embedding-ada-002/native'
+        WHERE passage_id IN (SELECT id FROM passages WHERE document_id = $1)`,
       [documents[0]],
     );
+    await stack.dataSource.query(`UPDATE documents SET embedded_with = 'text-embedding-ada-002/native' WHERE id = $1`, [
+      documents[0],
+    ]);
     const before = fake.requestsTo('/v1/embeddings').length;
     fake.fail({ status: 429, retryAfter: '0' }, 1, 'embeddings');
     fake.fail({ status: 503 }, 1, 'embeddings');

@@ -28,7 +28,7 @@ export function vectorToBytes(vector: Float32Array): Buffer {
 }
 
 /**
- * `passages.embedding`: each passage's vector of the embeddings model named in `embedding_model` (`model/dimensions`).
+ * `passage_embeddings`: each passage's vector of the embeddings model named in `model` (`model/dimensions`).
  * A passage is embedded once a model: what is written is never asked for again, so a job stopped anywhere resumes
  * with what is left.
  */
@@ -41,53 +41,61 @@ export class PassageEmbeddingsRepository extends SqlRepository {
   /** The next `limit` passages of the document without a vector of `model`, in order. */
   async toEmbed(documentId: number, model: string, limit: number): Promise<PassageToEmbed[]> {
     const rows: { id: number; user_id: number; content: string }[] = await this.manager.query(
-      `SELECT id, user_id, content FROM (
-         SELECT id, user_id, content FROM passages WHERE document_id = $1 AND embedding IS NULL
-         UNION ALL
-         SELECT id, user_id, content FROM passages
-          WHERE document_id = $1 AND embedding IS NOT NULL AND (embedding_model < $2 OR embedding_model > $2)
-       ) passage ORDER BY id LIMIT $3`,
+      `SELECT passage.id, passage.user_id, passage.content FROM passages passage
+        WHERE passage.document_id = $1
+          AND NOT EXISTS (SELECT 1 FROM passage_embeddings vector
+                           WHERE vector.passage_id = passage.id AND vector.model = $2)
+        ORDER BY passage.id LIMIT $3`,
       [documentId, model, limit],
     );
     return rows.map((row) => ({ id: row.id, userId: row.user_id, content: row.content }));
   }
 
-  /** Writes vectors of `model`; a passage deleted meanwhile (a refresh, a re-cut) is simply gone. */
+  /** Writes vectors of `model` (replacing another model's); a passage deleted meanwhile is simply gone. */
   async write(model: string, vectors: { id: number; vector: Float32Array }[]): Promise<void> {
     if (vectors.length === 0) return;
     await this.manager.query(
-      `UPDATE passages SET embedding = item.embedding, embedding_model = $1
-         FROM unnest($2::int[], $3::bytea[]) AS item(id, embedding)
-        WHERE passages.id = item.id`,
+      `INSERT INTO passage_embeddings (passage_id, user_id, knowledgebase_id, model, embedding)
+       SELECT passage.id, passage.user_id, passage.knowledgebase_id, $1, item.embedding
+         FROM unnest($2::int[], $3::bytea[]) AS item(id, embedding) JOIN passages passage ON passage.id = item.id
+        ORDER BY passage.id
+       ON CONFLICT (passage_id) DO UPDATE SET model = excluded.model, embedding = excluded.embedding`,
       [model, vectors.map((entry) => entry.id), vectors.map((entry) => vectorToBytes(entry.vector))],
     );
   }
 
-  /** Documents with passages still to embed with `model` (new passages, or another model's), at most `limit`. */
+  /** Records that every passage of the document has a vector of `model`, unless passages came meanwhile. */
+  async markEmbedded(documentId: number, model: string): Promise<void> {
+    await this.manager.query(
+      `UPDATE documents document SET embedded_with = $2
+        WHERE document.id = $1
+          AND NOT EXISTS (SELECT 1 FROM passages passage WHERE passage.document_id = $1
+                            AND NOT EXISTS (SELECT 1 FROM passage_embeddings vector
+                                             WHERE vector.passage_id = passage.id AND vector.model = $2))`,
+      [documentId, model],
+    );
+  }
+
+  /** Active documents whose passages are not all embedded with `model` (new ones, or another model's), at most `limit`. */
   async documentsToEmbed(model: string, limit: number): Promise<number[]> {
-    const rows: { document_id: number }[] = await this.manager.query(
-      `SELECT DISTINCT document_id FROM (
-         (SELECT document_id FROM passages WHERE embedding IS NULL LIMIT $2 * 50)
-         UNION ALL
-         (SELECT document_id FROM passages
-           WHERE embedding IS NOT NULL AND (embedding_model < $1 OR embedding_model > $1) LIMIT $2 * 50)
-       ) waiting
-        JOIN documents document ON document.id = waiting.document_id AND document.status = 'active'
-       LIMIT $2`,
+    const rows: { id: number }[] = await this.manager.query(
+      `SELECT id FROM documents
+        WHERE status = 'active' AND (embedded_with IS NULL OR embedded_with < $1 OR embedded_with > $1)
+        ORDER BY id LIMIT $2`,
       [model, limit],
     );
-    return rows.map((row) => row.document_id);
+    return rows.map((row) => row.id);
   }
 
   /**
    * What says whether a knowledgebase's vectors of `model` changed: their count and the newest passage's id (a
-   * passage added or deleted, or one embedded, changes either).
+   * passage added or deleted, or one embedded, changes either), read from the index alone.
    */
   async version(ownerId: number, knowledgebaseId: number, model: string): Promise<string> {
     const [row] = await queryPool<{ count: number; newest: number | null }>(
       this.dataSource,
-      `SELECT count(*)::int AS count, max(id) AS newest FROM passages
-        WHERE knowledgebase_id = $1 AND user_id = $2 AND embedding_model = $3 AND embedding IS NOT NULL`,
+      `SELECT count(*)::int AS count, max(passage_id) AS newest FROM passage_embeddings
+        WHERE knowledgebase_id = $1 AND user_id = $2 AND model = $3`,
       [knowledgebaseId, ownerId, model],
     );
     return `${row.count}:${row.newest ?? 0}`;
@@ -97,8 +105,8 @@ export class PassageEmbeddingsRepository extends SqlRepository {
   async vectors(ownerId: number, knowledgebaseId: number, model: string): Promise<KnowledgebaseVectors> {
     const rows = await queryPool<{ id: number; embedding: Buffer }>(
       this.dataSource,
-      `SELECT id, embedding FROM passages
-        WHERE knowledgebase_id = $1 AND user_id = $2 AND embedding_model = $3 AND embedding IS NOT NULL`,
+      `SELECT passage_id AS id, embedding FROM passage_embeddings
+        WHERE knowledgebase_id = $1 AND user_id = $2 AND model = $3`,
       [knowledgebaseId, ownerId, model],
     );
     const dimensions = rows.length > 0 ? rows[0].embedding.length / 4 : 0;

@@ -218,10 +218,12 @@ closeness AS (
    GROUP BY id
 ),
 best AS (
-  SELECT coverage.id,
-         coverage.weight * (1 + 0.5 * least(1, closeness.close_pairs::float8 / greatest(coverage.terms - 1, 1))) AS score
-    FROM coverage JOIN closeness USING (id)
-   ORDER BY score DESC, coverage.id
+  SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank FROM (
+    SELECT coverage.id,
+           coverage.weight * (1 + 0.5 * least(1, closeness.close_pairs::float8 / greatest(coverage.terms - 1, 1)))
+           AS score
+      FROM coverage JOIN closeness USING (id)) ranked
+   ORDER BY score DESC, id
    LIMIT $6
 )
 SELECT passage.id, passage.document_id, document.name AS document_name, passage.content, passage.source_url, best.score,
@@ -229,17 +231,20 @@ SELECT passage.id, passage.document_id, document.name AS document_name, passage.
                    'HighlightAll=true, StartSel=**, StopSel=**') AS highlight
   FROM best
   JOIN passages passage ON passage.id = best.id AND passage.user_id = $1
-  JOIN documents document ON document.id = passage.document_id, config,
-  LATERAL (
+  JOIN documents document ON document.id = passage.document_id
+  CROSS JOIN config
+  -- Only the first $12 are highlighted (the rest, asked for by a fusion that shows few of them, go without).
+  LEFT JOIN LATERAL (
     SELECT part.sentence
       FROM regexp_split_to_table(passage.content, '(?<=[.!?])\\s+') WITH ORDINALITY AS part(sentence, at),
            -- OFFSET 0 keeps the sentence's words computed once, not once for every word of the query.
            LATERAL (SELECT tsvector_to_array(passage_search_vector(config.name, part.sentence)) AS words OFFSET 0) sentence
+     WHERE best.rank <= $12
      ORDER BY (SELECT coalesce(sum(weight), 0) FROM (
                  SELECT max(matches.weight) AS weight FROM matches WHERE matches.lexeme = ANY (sentence.words)
                   GROUP BY matches.term) per_term) DESC,
               part.at
-     LIMIT 1) answer
+     LIMIT 1) answer ON true
  ORDER BY best.score DESC, best.id`;
 
 /** Passage search over one knowledgebase; the caller has checked the knowledgebase is the owner's. */
@@ -264,8 +269,9 @@ export class PassageSearch {
     query: string,
     limit: number,
     candidateCap = SEARCH_CANDIDATE_CAP,
+    highlighted = limit,
   ): Promise<PassageHit[]> {
-    const [text, values] = this.statement(ownerId, knowledgebaseId, query, limit, candidateCap);
+    const [text, values] = this.statement(ownerId, knowledgebaseId, query, limit, candidateCap, highlighted);
     if (values[2].length === 0) return [];
     // On a replica fresh enough for the account (see ReadReplicas), else on the primary; straight on the pool.
     return this.replicas
@@ -280,7 +286,11 @@ export class PassageSearch {
     query: string,
     limit: number,
     candidateCap = SEARCH_CANDIDATE_CAP,
-  ): [string, [number, number, string[], string[], string[], number, number, number, string[], number, string[]]] {
+    highlighted = limit,
+  ): [
+    string,
+    [number, number, string[], string[], string[], number, number, number, string[], number, string[], number],
+  ] {
     const { words, phrases, excluded, expandable, runs } = parseSearchQuery(query);
     return [
       SEARCH_SQL,
@@ -296,6 +306,7 @@ export class PassageSearch {
         expandable,
         EXPANSIONS_PER_WORD,
         runs,
+        highlighted,
       ],
     ];
   }

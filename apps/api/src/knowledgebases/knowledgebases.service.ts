@@ -137,8 +137,10 @@ export class KnowledgebasesService implements OnModuleInit {
       const hits = await this.passages.search(ownerId, id, query.query, query.limit);
       return { data: hits.map(toSearchResult) };
     }
-    // By words and by meaning: the lexical ranking's first FUSED_DEPTH fused with the nearest passages.
-    const lexical = await this.passages.search(ownerId, id, query.query, Math.max(query.limit, FUSED_DEPTH));
+    // By words and by meaning: the lexical ranking's first FUSED_DEPTH (the first `limit` highlighted) fused with the
+    // nearest passages.
+    const depth = Math.max(query.limit, FUSED_DEPTH);
+    const lexical = await this.passages.search(ownerId, id, query.query, depth, undefined, query.limit);
     const hits = await this.meaning.fuse(ownerId, id, query.query, query.limit, lexical);
     return { data: hits.map(toSearchResult) };
   }

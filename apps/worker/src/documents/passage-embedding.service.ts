@@ -81,6 +81,7 @@ export class PassageEmbedding {
           : FailureReasons.modelRefusedRequest(error.status),
       );
     }
+    await this.embeddings.markEmbedded(documentId, this.model);
     if (passages > 0) this.logger.log({ documentId, passages }, 'embedded passages');
     return { status: 'embedded', passages };
   }

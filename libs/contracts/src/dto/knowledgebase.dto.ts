@@ -151,7 +151,8 @@ export interface PassageHit {
   document_id: number;
   document_name: string;
   content: string;
-  highlight: string;
+  /** Null past the first few a fusion asked to be highlighted (it highlights what it shows). */
+  highlight: string | null;
   source_url: string | null;
   score: number;
 }
@@ -162,7 +163,7 @@ export function toSearchResult(hit: PassageHit): SearchResult {
     document_id: hit.document_id,
     document_name: hit.document_name,
     content: hit.content,
-    highlight: hit.highlight,
+    highlight: hit.highlight ?? '',
     score: Math.round(hit.score * 1e6) / 1e6,
     ...(hit.source_url ? { source_url: hit.source_url } : {}),
   };
