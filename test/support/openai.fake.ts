@@ -178,7 +178,7 @@ export class FakeOpenAi {
   private readonly answers: ScriptedAnswer[] = [];
   /** Ends the waits of requests still held (a delay fault, latency) when the fake closes. */
   private readonly closing = new AbortController();
-  private readonly faults: { fault: Fault; endpoint?: Endpoint }[] = [];
+  private readonly faults: { fault: Fault; endpoint?: Endpoint; when?: (body: Json | undefined) => boolean }[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -204,9 +204,12 @@ export class FakeOpenAi {
     this.answers.push(...answers);
   }
 
-  /** Queues faults, each answered instead of the next request (of `endpoint`, when given). */
-  fail(fault: Fault, times = 1, endpoint?: Endpoint): void {
-    for (let i = 0; i < times; i++) this.faults.push({ fault, endpoint });
+  /**
+   * Queues faults, each answered instead of the next request (of `endpoint`, when given, and whose body `when` picks:
+   * a test's own requests among those of the other data in a shared database).
+   */
+  fail(fault: Fault, times = 1, endpoint?: Endpoint, when?: (body: Json | undefined) => boolean): void {
+    for (let i = 0; i < times; i++) this.faults.push({ fault, endpoint, when });
   }
 
   /** The requests received at one path (`/v1/chat/completions`, `/v1/embeddings`). */
@@ -260,7 +263,7 @@ export class FakeOpenAi {
             : undefined;
       if (!endpoint) throw new ApiError(404, `Invalid URL (${request.method} ${path})`);
       this.authenticate(request.headers.authorization);
-      const fault = this.takeFault(endpoint);
+      const fault = this.takeFault(endpoint, body);
       if (fault && 'reset' in fault) return void request.socket.destroy();
       if (fault && 'delayMs' in fault) await this.wait(fault.delayMs);
       if (fault && 'status' in fault) return this.answerFault(fault, body, fail);
@@ -306,8 +309,10 @@ export class FakeOpenAi {
     return delay(ms, undefined, { signal: this.closing.signal });
   }
 
-  private takeFault(endpoint: Endpoint): Fault | undefined {
-    const index = this.faults.findIndex((item) => item.endpoint === undefined || item.endpoint === endpoint);
+  private takeFault(endpoint: Endpoint, body: Json | undefined): Fault | undefined {
+    const index = this.faults.findIndex(
+      (item) => (item.endpoint === undefined || item.endpoint === endpoint) && (item.when?.(body) ?? true),
+    );
     return index < 0 ? undefined : this.faults.splice(index, 1)[0].fault;
   }
 
