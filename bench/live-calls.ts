@@ -25,6 +25,7 @@ import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { sipTrunkRequest } from '../test/support/factories';
+import { serverSentEvents } from '../test/support/server-sent-events';
 import { BENCH_RUNTIME_TOKEN } from './support/http-load';
 import {
   API_ENTRY,
@@ -35,21 +36,8 @@ import {
   WORKER_ENTRY,
   type ServerProcess,
 } from './support/processes';
-import { fixed, nowMs, onInterrupt, percentile, printTable, runMain } from './support/report';
+import { fixed, nowMs, onInterrupt, percentile, printTable, runMain, setting } from './support/report';
 import { ApiClient, createBenchEnvironment } from './support/stack';
-
-function setting(flag: string, variable: string, fallback: number): number {
-  const index = process.argv.findIndex((argument) => argument === `--${flag}` || argument.startsWith(`--${flag}=`));
-  const text =
-    index < 0
-      ? process.env[variable]
-      : process.argv[index].includes('=')
-        ? process.argv[index].split('=')[1]
-        : process.argv[index + 1];
-  const value = Number(text ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${flag} (${variable}) must be a positive number`);
-  return value;
-}
 
 const SECONDS = setting('seconds', 'BENCH_SECONDS', 60);
 const CALLS = setting('calls', 'BENCH_CALLS', 200);
@@ -98,32 +86,15 @@ class EventStream {
   }
 
   private async read(body: ReadableStream<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = '';
     try {
-      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-        const at = nowMs();
-        buffer += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const fields = new Map<string, string>();
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) continue;
-            const colon = line.indexOf(':');
-            fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart());
-          }
-          if (!fields.has('data')) continue;
-          const event = fields.get('event') ?? 'message';
-          if (event === 'end') {
-            this.ended = true;
-            continue;
-          }
-          const parsed = { id: Number(fields.get('id')), event, data: JSON.parse(fields.get('data')!), at };
-          this.events.push(parsed);
-          this.onEvent(parsed);
+      for await (const { id, event, data } of serverSentEvents(body as unknown as AsyncIterable<Uint8Array>)) {
+        if (event === 'end') {
+          this.ended = true;
+          continue;
         }
+        const parsed = { id: Number(id), event, data: JSON.parse(data), at: nowMs() };
+        this.events.push(parsed);
+        this.onEvent(parsed);
       }
     } catch (error) {
       if (!this.abort.signal.aborted) this.error = (error as Error).message;

@@ -52,22 +52,8 @@ import {
   WORKER_ENTRY,
   type ServerProcess,
 } from './support/processes';
-import { fixed, nowMs, onInterrupt, percentile, printTable, runMain } from './support/report';
+import { fixed, nowMs, onInterrupt, percentile, printTable, runMain, setting } from './support/report';
 import { ApiClient, createBenchEnvironment } from './support/stack';
-
-/** `--name value` or `--name=value`, else the environment variable, else the default. */
-function setting(flag: string, variable: string, fallback: number): number {
-  const index = process.argv.findIndex((argument) => argument === `--${flag}` || argument.startsWith(`--${flag}=`));
-  const text =
-    index < 0
-      ? process.env[variable]
-      : process.argv[index].includes('=')
-        ? process.argv[index].split('=')[1]
-        : process.argv[index + 1];
-  const value = Number(text ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${flag} (${variable}) must be a positive number`);
-  return value;
-}
 
 const SECONDS = setting('seconds', 'BENCH_SECONDS', 60);
 const CALLS = setting('calls', 'BENCH_CALLS', 200);

@@ -4,6 +4,7 @@ import { Jobs } from '@app/jobs';
 import { JobQueue } from '@app/jobs';
 import { AppProcess } from './support/app-process';
 import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
+import { serverSentEvents } from './support/server-sent-events';
 import { type Stack, startStack } from './support/stack';
 import { UNTIL_STALLED, waitFor } from './support/wait-for';
 
@@ -43,29 +44,10 @@ class EventStreamClient {
   body: unknown;
 
   private async read(body: ReadableStream<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = '';
     try {
-      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const fields = new Map<string, string>();
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) continue;
-            const colon = line.indexOf(':');
-            fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart());
-          }
-          if (!fields.has('data')) continue;
-          this.events.push({
-            id: fields.get('id'),
-            event: fields.get('event') ?? 'message',
-            data: JSON.parse(fields.get('data')!),
-          });
-          this.wake();
-        }
+      for await (const { id, event, data } of serverSentEvents(body as unknown as AsyncIterable<Uint8Array>)) {
+        this.events.push({ id, event, data: JSON.parse(data) });
+        this.wake();
       }
     } catch {
       // Aborted by the test.

@@ -31,6 +31,20 @@ export function fixed(value: number, digits = 1): string {
 
 export const MIB = 1024 * 1024;
 
+/** `--name value` or `--name=value`, else the environment variable, else the default. */
+export function setting(flag: string, variable: string, fallback: number): number {
+  const index = process.argv.findIndex((argument) => argument === `--${flag}` || argument.startsWith(`--${flag}=`));
+  const text =
+    index < 0
+      ? process.env[variable]
+      : process.argv[index].includes('=')
+        ? process.argv[index].split('=')[1]
+        : process.argv[index + 1];
+  const value = Number(text ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${flag} (${variable}) must be a positive number`);
+  return value;
+}
+
 /** Prints a titled table with right-aligned columns (first column left-aligned). */
 export function printTable(title: string, headers: string[], rows: (string | number)[][], notes: string[] = []): void {
   const cells = [headers, ...rows.map((row) => row.map(String))];
