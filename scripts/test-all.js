@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// `npm test`: the unit tests, the end-to-end tests, and the queue-dependent ones with the queues on PostgreSQL, in two
-// lanes at once: the end-to-end run in one, the unit tests then the postgres run in the other. Each Jest run has its
-// own database and Redis key prefix (test/support/global-setup.ts), so the lanes never see each other's data, and an
-// end-to-end run spends most of its time waiting on its worker, PostgreSQL and Redis (about half of one core measured
-// on the 2-core machine), so two lanes finish in about the time of the longer one.
+// `npm test`: the unit tests, the end-to-end tests, and the queue-dependent ones with the queues on PostgreSQL, in three
+// lanes at once: each half of the end-to-end files (Jest's `--shard`) in one, the unit tests then the postgres run in
+// the third. Each Jest run has its own database and Redis key prefix (test/support/global-setup.ts), so the lanes never
+// see each other's data, and an end-to-end run spends most of its time waiting on its worker, PostgreSQL and Redis
+// (about half of one core measured on the 2-core machine), so the lanes finish in about the time of the longest one.
 //
-// `--also <part>` (repeatable) adds a part to the second lane, after the others: `.ci/run` adds the Redis Cluster run
+// `--also <part>` (repeatable) adds a part to the last lane, after the others: `.ci/run` adds the Redis Cluster run
 // and the Node 24 run this way. `--serial` runs every part one after another, as before the lanes.
 //
 // Each part runs whatever the others did (a failure in one says nothing about the next); its output is streamed with
@@ -23,7 +23,7 @@ if (unknown.length > 0) {
 }
 const lanes = args.includes('--serial')
   ? [['test:unit', 'test:e2e', 'test:e2e:postgres', ...also]]
-  : [['test:e2e'], ['test:unit', 'test:e2e:postgres', ...also]];
+  : [['test:e2e -- --shard=1/2'], ['test:e2e -- --shard=2/2'], ['test:unit', 'test:e2e:postgres', ...also]];
 const parts = lanes.flat();
 // The npm that runs this script (npm_execpath), so the parts run under the same one; `npm` from PATH otherwise.
 const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
@@ -39,14 +39,14 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 /** Streams a child's output line by line, each line after the part's name, so two lanes stay readable. */
 function relay(stream, target, part) {
-  const label = `[${part.replace(/^test:/, '')}] `;
+  const label = `[${part.replace(/^test:/, '').replace(/ -- --shard=/, ' ')}] `;
   readline.createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => target.write(label + line + '\n'));
 }
 
 /** Runs one part; resolves with its exit code (1 when a signal ended it). */
 function run(part) {
   return new Promise((resolve) => {
-    const child = spawn(npm[0], [...npm.slice(1), 'run', part], { stdio: ['inherit', 'pipe', 'pipe'] });
+    const child = spawn(npm[0], [...npm.slice(1), 'run', ...part.split(' ')], { stdio: ['inherit', 'pipe', 'pipe'] });
     running.add(child);
     relay(child.stdout, process.stdout, part);
     relay(child.stderr, process.stderr, part);

@@ -523,7 +523,7 @@ describe('Calls', () => {
       const settled = await waitFor(async () => {
         const call = await row();
         return call.webhook_due ? undefined : call;
-      }, 15_000);
+      }, 30_000);
       expect(settled.webhook_response).toMatchObject({ status: 503, attempts: 14 });
       await waitFor(async () =>
         (await (await queue.getJob(`webhook-${first.id}`))?.getState()) === 'failed' ? true : undefined,
