@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { TokenVerifier } from 'livekit-server-sdk';
 import { type Browser, chromium } from 'playwright-core';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { createAccount, languageId } from '../../../test/support/factories';
 import { type Stack, startStack } from '../../../test/support/stack';
 
@@ -62,6 +62,9 @@ describeWithBrowser('the web-call page in headless Chromium', () => {
   const serviceRequests: { method?: string; url?: string; authorization?: string; body: string }[] = [];
   /** The connections the stand-in LiveKit server received: the URL each was opened at. */
   const livekitConnections: URL[] = [];
+  /** The connections held open until the test refuses the join. */
+  const heldSockets: WebSocket[] = [];
+  let refuseJoins = false;
   let service: Server;
   let livekit: Server;
   let sockets: WebSocketServer;
@@ -70,12 +73,15 @@ describeWithBrowser('the web-call page in headless Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    // LiveKit's signalling endpoint, standing in: records the connection, then closes it (no SFU behind it).
+    // LiveKit's signalling endpoint, standing in: records the connection, and closes it when the test says (there is
+    // no SFU behind it), so the page's failure to join comes after what the test looks at first, however loaded the
+    // machine.
     livekit = createServer((request, response) => response.writeHead(404).end());
     sockets = new WebSocketServer({ server: livekit });
     sockets.on('connection', (socket, request: IncomingMessage) => {
       livekitConnections.push(new URL(request.url ?? '/', 'ws://livekit'));
-      socket.close(1011, 'stand-in');
+      if (refuseJoins) socket.close(1011, 'stand-in');
+      else heldSockets.push(socket);
     });
     const livekitPort = await listen(livekit);
 
@@ -185,6 +191,8 @@ describeWithBrowser('the web-call page in headless Chromium', () => {
     await tab.waitForSelector('#transcript li');
     expect(await tab.textContent('#transcript li')).toBe('AssistantHello! How can I help you today?');
     // The stand-in has no media server behind it: the page cannot join, says so, and ends the call at the service.
+    refuseJoins = true;
+    for (const socket of heldSockets.splice(0)) socket.close(1011, 'stand-in');
     await tab.waitForFunction("document.querySelector('#status').textContent.startsWith('Could not start')");
     await until(() => serviceRequests.find((request) => request.url === '/api/user/calls/9001/hangup'), 'the hang-up');
     expect(serviceRequests.filter((request) => request.url?.endsWith('/hangup'))).toEqual([
