@@ -6,6 +6,7 @@ const startButton = document.getElementById('start');
 const hangupButton = document.getElementById('hangup');
 const status = document.getElementById('status');
 const transcript = document.getElementById('transcript');
+const live = document.getElementById('live');
 
 let call;
 
@@ -41,6 +42,7 @@ function follow(callId) {
 }
 
 function end(message) {
+  live.textContent = '';
   call?.events?.close();
   call?.room?.disconnect();
   call = undefined;
@@ -61,6 +63,16 @@ startButton.addEventListener('click', async () => {
     hangupButton.disabled = false;
     room.on(RoomEvent.TrackSubscribed, (track) => {
       if (track.kind === Track.Kind.Audio) document.body.append(track.attach());
+    });
+    // What is being said right now, word by word: the agent framework's transcription text streams (its own speech and
+    // the caller's), shown until the turn is stored and arrives on the event stream above.
+    room.registerTextStreamHandler('lk.transcription', async (reader, participant) => {
+      const who = participant.identity === room.localParticipant.identity ? 'You' : 'Assistant';
+      let text = '';
+      for await (const chunk of reader) {
+        text += chunk;
+        live.textContent = `${who}: ${text}`;
+      }
     });
     room.on(RoomEvent.Disconnected, () => {
       if (call?.room === room) end('The call has ended.');
