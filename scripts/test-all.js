@@ -21,9 +21,16 @@ if (unknown.length > 0) {
   console.error(`npm test: unknown argument ${unknown[0]} (known: --also <part>, --serial)`);
   process.exit(2);
 }
+// test/calls.e2e-spec.ts runs in a Jest run (a database and queues) of its own: after some other files in one run its
+// lost-delivery test's requeued job was not taken within 30 s (docs/testing.md), never when it ran alone.
+const NOT_CALLS = '--testPathIgnorePatterns=/test/calls\\.e2e-spec\\.ts$';
 const lanes = args.includes('--serial')
   ? [['test:unit', 'test:e2e', 'test:e2e:postgres', ...also]]
-  : [['test:e2e -- --shard=1/2'], ['test:e2e -- --shard=2/2'], ['test:unit', 'test:e2e:postgres', ...also]];
+  : [
+      [`test:e2e -- --shard=1/2 ${NOT_CALLS}`],
+      [`test:e2e -- --shard=2/2 ${NOT_CALLS}`, 'test:e2e -- test/calls.e2e-spec.ts'],
+      ['test:unit', 'test:e2e:postgres', ...also],
+    ];
 const parts = lanes.flat();
 // The npm that runs this script (npm_execpath), so the parts run under the same one; `npm` from PATH otherwise.
 const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
@@ -39,7 +46,10 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 /** Streams a child's output line by line, each line after the part's name, so two lanes stay readable. */
 function relay(stream, target, part) {
-  const label = `[${part.replace(/^test:/, '').replace(/ -- --shard=/, ' ')}] `;
+  const label = `[${part
+    .replace(/^test:/, '')
+    .replace(/ -- --shard=(\S+).*/, ' $1')
+    .replace(/ -- test\/(\S+)\.e2e-spec\.ts/, ' $1')}] `;
   readline.createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => target.write(label + line + '\n'));
 }
 
