@@ -21,17 +21,19 @@ if (unknown.length > 0) {
   console.error(`npm test: unknown argument ${unknown[0]} (known: --also <part>, --serial)`);
   process.exit(2);
 }
-// test/calls.e2e-spec.ts runs in a Jest run (a database and queues) of its own: after some other files in one run its
-// lost-delivery test's requeued job was not taken within 30 s (docs/testing.md), never when it ran alone.
+// test/calls.e2e-spec.ts runs in a Jest run (a database and queues) of its own, once the lanes are done: beside them, or
+// after other files in one run, its lost-delivery test's requeued job was not taken within 30 s (docs/testing.md),
+// never when it ran alone.
+const LAST = args.includes('--serial') ? [] : ['test:e2e -- test/calls.e2e-spec.ts'];
 const NOT_CALLS = '--testPathIgnorePatterns=/test/calls\\.e2e-spec\\.ts$';
 const lanes = args.includes('--serial')
   ? [['test:unit', 'test:e2e', 'test:e2e:postgres', ...also]]
   : [
       [`test:e2e -- --shard=1/2 ${NOT_CALLS}`],
-      [`test:e2e -- --shard=2/2 ${NOT_CALLS}`, 'test:e2e -- test/calls.e2e-spec.ts'],
+      [`test:e2e -- --shard=2/2 ${NOT_CALLS}`],
       ['test:unit', 'test:e2e:postgres', ...also],
     ];
-const parts = lanes.flat();
+const parts = [...lanes.flat(), ...LAST];
 // The npm that runs this script (npm_execpath), so the parts run under the same one; `npm` from PATH otherwise.
 const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
 
@@ -98,6 +100,7 @@ async function main() {
   }
   const results = new Map();
   await Promise.all(lanes.map((lane) => runLane(lane, results)));
+  await runLane(LAST, results);
   console.log(`\nnpm test (${lanes.length === 1 ? 'one lane' : `${lanes.length} lanes`}):`);
   for (const part of parts) {
     const result = results.get(part);
