@@ -1013,6 +1013,12 @@ describe('Voice runtime API', () => {
       .expect(404, {
         message: 'Call not found.',
       });
+    // The write's route answers a plain "not found" for it, as documented, not a wrong method.
+    await http()
+      .put('/api/internal/calls/no%20such')
+      .set(deployment)
+      .send({ status: 'completed' })
+      .expect(404, { message: 'Not found.' });
     // An id no call could have answers as a missing call on the session's route too.
     await http().post('/api/internal/calls/no%20such/session').set(deployment).send({ type: 'outbound' }).expect(404, {
       message: 'Call not found.',

@@ -56,7 +56,10 @@ export class HttpErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     let error = this.toDomainError(exception);
-    if (error.code === 'route_not_found') error = this.wrongMethod(host.switchToHttp().getRequest<Request>()) ?? error;
+    // Only a request no route took can be a wrong method; a route's own "not found" (an id it could never hold)
+    // stays 404 though the path has methods.
+    if (error.code === 'route_not_found' && !(exception instanceof DomainError))
+      error = this.wrongMethod(host.switchToHttp().getRequest<Request>()) ?? error;
     if (error.status >= 500) {
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
