@@ -153,6 +153,9 @@ describe('Knowledgebase search', () => {
       expect(names(await search(knowledgebaseId, 'parcel'))).toEqual(['Answer 4']);
       const [found] = await search(knowledgebaseId, 'espreso');
       expect(found.highlight).toContain('**espresso**');
+      // A misspelt first letter, which the look-up by initial cannot reach, is found by the trigram index.
+      const [first] = await search(knowledgebaseId, 'kourier');
+      expect(first.highlight).toContain('**courier**');
     });
 
     it('keeps quoted phrases required and -word excluded', async () => {
