@@ -1,4 +1,4 @@
-import { PassageSearch } from '@app/database';
+import { PassageEmbeddingsRepository, PassageSearch } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
 import { createAccount, type TestAccount } from './support/factories';
 import { FakeOpenAi, bagOfWordsVector } from './support/openai.fake';
@@ -700,4 +700,43 @@ describe('Knowledgebase search by meaning, with the model provider', () => {
     ).toHaveLength(3);
     expect((await search(knowledgebaseId, 'money back'))[0].content).toBe(REFUNDS);
   }, 60_000);
+
+  it('leaves a document whose passages the provider refuses for good until they change, and tries again then', async () => {
+    const { knowledgebaseId, documents } = await knowledgebaseWith(['Gift cards never expire.']);
+    // A passage past the model's 8,192 tokens, which the provider refuses whatever the retries: no cutter writes one,
+    // so it is written here as the worker writes passages.
+    const refused = 'voucher '.repeat(9000).trim();
+    const addPassage = (content: string, position: number) =>
+      stack.dataSource.query(
+        `INSERT INTO passages (user_id, knowledgebase_id, document_id, position, content) VALUES ($1, $2, $3, $4, $5)`,
+        [account.id, knowledgebaseId, documents[0], position, content],
+      );
+    await addPassage(refused, 100);
+    const refusedRequests = () =>
+      fake
+        .requestsTo('/v1/embeddings')
+        .filter((request) => ((request.body as { input?: unknown })?.input as string[] | undefined)?.includes(refused));
+    const refusal = async () =>
+      (
+        await stack.dataSource.query(`SELECT embedding_refused_with AS model FROM documents WHERE id = $1`, [
+          documents[0],
+        ])
+      )[0].model as string | null;
+    await stack.api.get(JobQueue).enqueue(Jobs.sweepPassageEmbeddings, {});
+    expect(await waitFor(async () => (await refusal()) ?? undefined, 30_000)).toBe(model);
+    expect(refusedRequests()).toHaveLength(1);
+    // Sweeps leave it: nothing about it changed, so the provider would refuse it again.
+    expect(await stack.worker!.get(PassageEmbeddingsRepository).documentsToEmbed(model, 100_000)).not.toContain(
+      documents[0],
+    );
+    // Still found by its words.
+    expect((await search(knowledgebaseId, 'gift cards'))[0].content).toBe('Gift cards never expire.');
+    // Once its passages change, it is embedded again, the refused passage asked for again with the new one.
+    await addPassage('Vouchers can be topped up in store.', 101);
+    expect(await stack.worker!.get(PassageEmbeddingsRepository).documentsToEmbed(model, 100_000)).toContain(
+      documents[0],
+    );
+    await stack.api.get(JobQueue).enqueue(Jobs.sweepPassageEmbeddings, {});
+    await waitFor(async () => (refusedRequests().length === 2 && (await refusal()) === model ? true : undefined), 30_000);
+  }, 90_000);
 });

@@ -76,11 +76,20 @@ export class PassageEmbeddingsRepository extends SqlRepository {
     );
   }
 
-  /** Active documents whose passages are not all embedded with `model` (new ones, or another model's), at most `limit`. */
+  /** Records that `model` refused the document's passages for good, so that the sweep leaves it until they change. */
+  async markRefused(documentId: number, model: string): Promise<void> {
+    await this.manager.query(`UPDATE documents SET embedding_refused_with = $2 WHERE id = $1`, [documentId, model]);
+  }
+
+  /**
+   * Active documents whose passages are not all embedded with `model` (new ones, or another model's), at most
+   * `limit`; not those `model` refused for good.
+   */
   async documentsToEmbed(model: string, limit: number): Promise<number[]> {
     const rows: { id: number }[] = await this.manager.query(
       `SELECT id FROM documents
         WHERE status = 'active' AND (embedded_with IS NULL OR embedded_with < $1 OR embedded_with > $1)
+          AND embedding_refused_with IS DISTINCT FROM $1
         ORDER BY id LIMIT $2`,
       [model, limit],
     );

@@ -20,6 +20,8 @@ import { MODEL_PROVIDER, type ModelProvider, ModelProviderError, embeddingsModel
  * mid-document loses at most one batch's tokens.
  */
 export const EMBEDDING_BATCH = 128;
+/** Statuses by which a provider refuses the input itself (OpenAI: 400 for a too long or malformed input). */
+const REFUSALS_OF_INPUT = new Set([400, 413, 422]);
 /** Documents one sweep queues at most; the next sweep takes the rest. */
 const SWEEP_DOCUMENTS = 500;
 
@@ -75,6 +77,11 @@ export class PassageEmbedding {
       // Retried with backoff while the provider may answer later; what was written stays written.
       if (error.transient && !isFinalAttempt(job)) throw error;
       this.logger.warn({ documentId, passages, error: error.message }, 'passages not embedded');
+      // A refusal of what was sent (too long, a content policy) would be refused again: the sweep leaves the document
+      // until its passages or the model change. A refused key or model (401, 403, 404) is the operator's to fix, and
+      // every document is embedded once it is.
+      if (error.status !== undefined && REFUSALS_OF_INPUT.has(error.status))
+        await this.embeddings.markRefused(documentId, this.model);
       return jobFailed(
         error.transient
           ? FailureReasons.afterAttempts(job.attemptsMade + 1, FailureReasons.modelUnavailable)

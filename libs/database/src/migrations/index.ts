@@ -49,6 +49,7 @@ import { CallTransferClaim1764152000000 } from './1764152000000-call-transfer-cl
 import { WebCallNumbers1764160000000 } from './1764160000000-web-call-numbers';
 import { AssistantVoicePipeline1764170000000 } from './1764170000000-assistant-voice-pipeline';
 import { PassageEmbeddings1764180000000 } from './1764180000000-passage-embeddings';
+import { EmbeddingRefused1764190000000 } from './1764190000000-embedding-refused';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -103,4 +104,5 @@ export const migrations = [
   WebCallNumbers1764160000000,
   AssistantVoicePipeline1764170000000,
   PassageEmbeddings1764180000000,
+  EmbeddingRefused1764190000000,
 ];
