@@ -421,15 +421,19 @@ describe('Call control: transfers, end_call, DTMF, voicemail', () => {
       }).then((response) => response);
       await personAnswered(externalId);
       // The person answered: they wait in the consultation room until the assistant has briefed them.
+      // Past the transfer's first look after its 2 s fallback, so that only the briefing's signal can wake it at once.
       const before = Date.now();
-      while (Date.now() - before < 600) {
+      while (Date.now() - before < 2100) {
         expect((await consultation(externalId)).map((step: { operation: string }) => step.operation)).toEqual([
           'createRoom',
           'dialIntoRoom',
         ]);
       }
       expect((await briefWhenAnswered(externalId)).status).toBe(202);
+      const briefedAt = Date.now();
       const answer = await asked;
+      // Joined as soon as briefed, not at the next look (up to 2 s later).
+      expect(Date.now() - briefedAt).toBeLessThan(1500);
       expect(answer.status).toBe(202);
       expect(answer.body.data.transfer).toMatchObject({
         destination: 'sales_lead',

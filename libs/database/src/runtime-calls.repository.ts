@@ -338,15 +338,16 @@ export class RuntimeCallsRepository extends SqlRepository {
   }
 
   /**
-   * The consultation room's agent briefed the person of the warm transfer under way: false when no transfer of the
-   * call is under way (none asked for, or it is over).
+   * The consultation room's agent briefed the person of the warm transfer under way: the call's id, null when no
+   * transfer of the call is under way (none asked for, or it is over).
    */
-  async markTransferBriefed(externalId: string): Promise<boolean> {
-    const [, marked] = (await this.manager.query(
-      `UPDATE calls SET transfer_briefed_at = now() WHERE external_id = $1 AND transfer_started_at IS NOT NULL`,
+  async markTransferBriefed(externalId: string): Promise<number | null> {
+    const [rows] = (await this.manager.query(
+      `UPDATE calls SET transfer_briefed_at = now() WHERE external_id = $1 AND transfer_started_at IS NOT NULL
+       RETURNING id`,
       [externalId],
-    )) as [unknown[], number];
-    return marked > 0;
+    )) as [{ id: number }[], number];
+    return rows[0]?.id ?? null;
   }
 
   /** Whether the person of the call's warm transfer under way was briefed. */

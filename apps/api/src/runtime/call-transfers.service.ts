@@ -38,8 +38,11 @@ const alreadyTransferred = () =>
 const TRANSFER_CLAIM_SECONDS = 240;
 const noTransferUnderWay = () =>
   new DomainError('no_transfer', 409, { message: 'No transfer of this call is under way.' });
-/** How often a warm transfer looks whether its person was briefed (the agent may have told another API process). */
-const BRIEFING_POLL_MS = 200;
+/**
+ * How often a warm transfer looks again whether its person was briefed when no signal came: the briefing's route
+ * signals the call (it may run in another API process), so this only bounds the wait for a lost signal.
+ */
+const BRIEFING_FALLBACK_POLL_MS = 2000;
 
 /**
  * Transfers asked for by the voice runtime: only to a destination of the call's own assistant (by name: a model never
@@ -114,7 +117,12 @@ export class CallTransfers {
    * them to the caller.
    */
   async briefed(externalId: string): Promise<{ message: string }> {
-    if (await this.calls.markTransferBriefed(externalId)) return { message: 'The person was briefed.' };
+    const callId = await this.calls.markTransferBriefed(externalId);
+    if (callId !== null) {
+      // Wakes the transfer waiting for it, in whichever API process it runs.
+      await this.signals.publish({ callId, fromId: 0 });
+      return { message: 'The person was briefed.' };
+    }
     if (!(await this.calls.findByExternalId(externalId))) throw Errors.callNotFound();
     throw noTransferUnderWay();
   }
@@ -197,9 +205,18 @@ export class CallTransfers {
    */
   private async briefing(call: TransferCallRow): Promise<void> {
     const deadline = Date.now() + this.config.transferBriefingTimeoutSeconds * 1000;
-    while (Date.now() < deadline) {
-      if (await this.calls.transferBriefed(call.id)) return;
-      await sleep(BRIEFING_POLL_MS);
+    let wake: AbortController | undefined;
+    // Subscribed before the first read, so a briefing stored after it is never missed.
+    const stop = await this.signals.subscribe(call.id, () => wake?.abort());
+    try {
+      while (Date.now() < deadline) {
+        wake = new AbortController();
+        if (await this.calls.transferBriefed(call.id)) return;
+        const wait = Math.min(BRIEFING_FALLBACK_POLL_MS, deadline - Date.now());
+        await sleep(wait, undefined, { signal: wake.signal }).catch(() => undefined);
+      }
+    } finally {
+      stop();
     }
     if (this.config.transferBriefingTimeoutSeconds > 0) {
       this.logger.warn({ callId: call.id }, 'the person was not briefed in time; joining them to the caller anyway');
