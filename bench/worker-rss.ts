@@ -15,6 +15,9 @@
  * The passages' count and a digest of their text in order, read from the database, show that every build and
  * engine stored the same passages. BENCH_TRACE=1 prints every RSS sample (MiB) on stderr, to see which phase
  * peaks. The PDF is generated once with pdf-lib and cached in bench/.cache/.
+ * BENCH_EMBEDDINGS=1 configures search by meaning (the stand-in of OpenAI in this process, answering at once,
+ * `text-embedding-3-small` at 512 dimensions): the run then lasts until every passage has its vector, and the
+ * figures are those of parsing and embedding.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -22,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
+import { FakeOpenAi } from '../test/support/openai.fake';
 import { buildRootsFromArguments } from './support/compiled-extraction';
 import { cachedPdfOfSize } from './support/pdf-fixtures';
 import { processMemoryBytes } from './support/http-load';
@@ -34,6 +38,7 @@ const SAMPLE_INTERVAL_MS = 50;
 const DOCUMENT_DEADLINE_MS = 300_000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const AT_ONCE = Number(process.env.BENCH_AT_ONCE ?? 1);
+const EMBEDDINGS = process.env.BENCH_EMBEDDINGS === '1';
 
 interface Build {
   label: string;
@@ -45,6 +50,8 @@ interface RunReport {
   peakSampledRssMb: number;
   vmHwmMb: number;
   activeAfterMs: number;
+  /** Upload to every passage embedded (BENCH_EMBEDDINGS), else null. */
+  embeddedAfterMs: number | null;
   contentLength: number;
   passages: number;
   digest: string;
@@ -73,11 +80,38 @@ async function storedPassages(databaseUrl: string, documentId: number): Promise<
   }
 }
 
+/** Passages of the documents still without a vector. */
+async function unembedded(databaseUrl: string, documentIds: number[]): Promise<number> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM passages passage
+        WHERE passage.document_id = ANY ($1)
+          AND NOT EXISTS (SELECT 1 FROM passage_embeddings vector WHERE vector.passage_id = passage.id)`,
+      [documentIds],
+    );
+    return rows[0].count;
+  } finally {
+    await client.end();
+  }
+}
+
 async function runOnce(build: Build, workerPath: string, pdf: Buffer): Promise<RunReport> {
   const environment = await createBenchEnvironment();
   const servers: ServerProcess[] = [];
+  const provider = EMBEDDINGS ? await FakeOpenAi.start() : undefined;
   try {
-    const env = productionEnv(environment);
+    const env = {
+      ...productionEnv(environment),
+      ...(provider && {
+        LLM_BASE_URL: provider.baseUrl,
+        LLM_API_KEY: provider.apiKey,
+        LLM_MODEL: 'gpt-4o-mini',
+        EMBEDDINGS_MODEL: 'text-embedding-3-small',
+        EMBEDDINGS_DIMENSIONS: '512',
+      }),
+    };
     const apiPort = await freePort();
     const workerPort = await freePort();
     const api = startServer([join(build.root, 'dist', 'apps', 'api', 'src', 'main.js')], {
@@ -144,6 +178,14 @@ async function runOnce(build: Build, workerPath: string, pdf: Buffer): Promise<R
         await sleep(250);
       }
       const activeAfterMs = nowMs() - start;
+      let embeddedAfterMs: number | null = null;
+      if (provider) {
+        while ((await unembedded(environment.databaseUrl, ids)) > 0) {
+          if (nowMs() - start > DOCUMENT_DEADLINE_MS * 2 * AT_ONCE) throw new Error(`${build.label}: not embedded`);
+          await sleep(250);
+        }
+        embeddedAfterMs = nowMs() - start;
+      }
       // Every copy gave the same passages.
       const stored = await Promise.all(ids.map((id) => storedPassages(environment.databaseUrl, id)));
       if (new Set(stored.map((one) => `${one.count}:${one.digest}`)).size !== 1) {
@@ -154,6 +196,7 @@ async function runOnce(build: Build, workerPath: string, pdf: Buffer): Promise<R
         peakSampledRssMb: Math.max(peakRss, processMemoryBytes(pid, 'VmRSS') ?? 0) / MIB,
         vmHwmMb: (processMemoryBytes(pid, 'VmHWM') ?? 0) / MIB,
         activeAfterMs,
+        embeddedAfterMs,
         contentLength,
         passages: stored[0].count,
         digest: stored[0].digest,
@@ -163,6 +206,7 @@ async function runOnce(build: Build, workerPath: string, pdf: Buffer): Promise<R
     }
   } finally {
     for (const server of servers.reverse()) await server.stop();
+    await provider?.close();
     await environment.clean();
   }
 }
@@ -194,6 +238,7 @@ async function main(): Promise<void> {
             fixed(report.vmHwmMb, 0),
             fixed((report.vmHwmMb * MIB) / 1e6, 0),
             fixed(report.activeAfterMs / 1000, 1),
+            ...(EMBEDDINGS ? [fixed(report.embeddedAfterMs! / 1000, 1)] : []),
             report.contentLength,
             report.passages,
             report.digest.slice(0, 8),
@@ -216,13 +261,14 @@ async function main(): Promise<void> {
       'VmHWM MiB',
       'VmHWM MB',
       AT_ONCE === 1 ? 'upload->active s' : 'uploads->all active s',
+      ...(EMBEDDINGS ? ['upload->embedded s'] : []),
       'content_length',
       'passages',
       'digest',
     ],
     rows,
     [
-      'idle RSS: the worker booted and waiting, before the upload. Peak RSS: sampled every 50 ms until active.',
+      `idle RSS: the worker booted and waiting, before the upload. Peak RSS: sampled every 50 ms until ${EMBEDDINGS ? 'every passage was embedded (search by meaning on, the provider a stand-in answering at once)' : 'active'}.`,
       "VmHWM: the kernel's high-water mark of the worker process (threads included), read before it is stopped.",
       'digest: md5 of the stored passages in order (first 8 hex digits); equal digests = identical passages.',
       `PDF ${buildMs > 1000 ? `generated in ${fixed(buildMs / 1000, 1)} s` : 'read from bench/.cache/'}.`,
