@@ -64,6 +64,15 @@ describe('MeaningSearch', () => {
     expect(await search.fuse(7, 1, 'refund', 2, [hit(3), hit(1), hit(2)])).toEqual([hit(3), hit(1)]);
   });
 
+  it('searches a knowledgebase whose vectors exceed what a process keeps by its words only, reading none of them', async () => {
+    const embed = jest.fn().mockResolvedValue({ vectors: [unit(0, 1)], model: 'm', usage: {} });
+    // 64 MB of 2-dimension vectors (12 bytes a passage with its id) is about 5.6 million passages.
+    const huge = { ...repository, version: () => Promise.resolve('6000000:6000000'), vectors: jest.fn() };
+    const search = new MeaningSearch(config, huge as unknown as PassageEmbeddingsRepository, provider(embed));
+    expect(await search.fuse(7, 1, 'refund', 2, [hit(3), hit(1), hit(2)])).toEqual([hit(3), hit(1)]);
+    expect(huge.vectors).not.toHaveBeenCalled();
+  });
+
   it('leaves quoted phrases and exclusions to the words, and applies to nothing without a model', () => {
     const search = new MeaningSearch(config, repository, provider(jest.fn()));
     expect(search.applies('refund policy')).toBe(true);

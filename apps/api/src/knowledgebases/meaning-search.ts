@@ -9,7 +9,9 @@ import { errorMessage } from '@app/platform';
 export const QUERY_VECTORS_KEPT = 1000;
 /**
  * The knowledgebase vectors a process keeps, in bytes: 64 MB holds 32,000 passages of 512 dimensions (or 10,000 of
- * 1,536). The least recently searched knowledgebase goes first; a knowledgebase larger than this is read per search.
+ * 1,536). The least recently searched knowledgebase goes first. A knowledgebase whose vectors alone would be larger
+ * is searched by its words only: reading them on every search would take that much memory per search in flight
+ * (2 GB for a million passages), and an exact scan of them far longer than a search may (docs/api/knowledgebases.md).
  */
 export const KNOWLEDGEBASE_VECTORS_KEPT_BYTES = 64 * 1024 * 1024;
 /** Reciprocal rank fusion's constant (Cormack et al., 2009): a passage's share is 1 / (k + its rank) in each list. */
@@ -106,6 +108,9 @@ export class MeaningSearch {
     (entry) => entry.vectors.vectors.byteLength + entry.vectors.ids.byteLength,
   );
 
+  /** Knowledgebases already logged as too large, so that the log says it once a process, not once a search. */
+  private readonly oversized = new LeastRecentlyUsed<boolean>(QUERY_VECTORS_KEPT);
+
   constructor(
     config: AppConfig,
     private readonly embeddings: PassageEmbeddingsRepository,
@@ -136,13 +141,13 @@ export class MeaningSearch {
     lexical: PassageHit[],
     meaningWeight = MEANING_WEIGHT,
   ): Promise<PassageHit[]> {
-    let near: number[];
+    let near: number[] | undefined;
     try {
       near = await this.nearestPassages(ownerId, knowledgebaseId, query);
     } catch (error) {
       this.logger.warn({ knowledgebaseId, error: errorMessage(error) }, 'search by meaning unavailable');
-      return lexical.slice(0, limit);
     }
+    if (!near) return lexical.slice(0, limit);
     const scores = new Map<number, number>();
     const add = (id: number, share: number) => scores.set(id, (scores.get(id) ?? 0) + share);
     lexical.forEach((hit, index) => add(hit.id, 1 / (FUSION_K + index + 1)));
@@ -163,13 +168,19 @@ export class MeaningSearch {
     return chosen.filter((id) => found.has(id)).map((id) => ({ ...found.get(id)!, score: scores.get(id)! }));
   }
 
-  private async nearestPassages(ownerId: number, knowledgebaseId: number, query: string): Promise<number[]> {
+  /** The passages nearest the query; undefined for a knowledgebase too large to scan here. */
+  private async nearestPassages(
+    ownerId: number,
+    knowledgebaseId: number,
+    query: string,
+  ): Promise<number[] | undefined> {
     const model = this.model!;
-    const [queryVector, vectors] = await Promise.all([
+    const [queryVector, version] = await Promise.all([
       this.queryVector(ownerId, query),
-      this.knowledgebaseVectors(ownerId, knowledgebaseId, model),
+      this.embeddings.version(ownerId, knowledgebaseId, model),
     ]);
-    return nearest(vectors, queryVector, FUSED_DEPTH);
+    const vectors = await this.knowledgebaseVectors(ownerId, knowledgebaseId, model, version, queryVector.length);
+    return vectors && nearest(vectors, queryVector, FUSED_DEPTH);
   }
 
   private async queryVector(ownerId: number, query: string): Promise<Float32Array> {
@@ -188,11 +199,27 @@ export class MeaningSearch {
     return unit;
   }
 
-  private async knowledgebaseVectors(ownerId: number, knowledgebaseId: number, model: string) {
-    const version = await this.embeddings.version(ownerId, knowledgebaseId, model);
+  private async knowledgebaseVectors(
+    ownerId: number,
+    knowledgebaseId: number,
+    model: string,
+    version: string,
+    dimensions: number,
+  ): Promise<KnowledgebaseVectors | undefined> {
     const key = `${ownerId}:${knowledgebaseId}`;
     const kept = this.knowledgebases.get(key);
     if (kept && kept.version === version) return kept.vectors;
+    const count = Number(version.split(':')[0]);
+    if (count * (dimensions + 1) * 4 > KNOWLEDGEBASE_VECTORS_KEPT_BYTES) {
+      if (!this.oversized.get(key)) {
+        this.oversized.set(key, true);
+        this.logger.warn(
+          { knowledgebaseId, passages: count, dimensions, boundBytes: KNOWLEDGEBASE_VECTORS_KEPT_BYTES },
+          'a knowledgebase too large for the exact scan is searched by its words only',
+        );
+      }
+      return undefined;
+    }
     const vectors = await this.embeddings.vectors(ownerId, knowledgebaseId, model);
     this.knowledgebases.set(key, { version, vectors });
     return vectors;
