@@ -23,7 +23,12 @@
  * a vector, the stand-in of the provider answering at once), each kind's p50/p95 beside the lexical search's.
  *
  *   node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/search.ts \
- *     [large passages] [runs per kind] [--before <commit>] [--pgbouncer] [--meaning] [--latency-only] [--keep]
+ *     [large passages] [runs per kind] [--before <commit>] [--pgbouncer] [--meaning] [--latency-only] [--lost <commit>] [--keep]
+ *
+ * `--lost <commit>`: the previous release against today, question by question: the corpus cut by that commit's cutter
+ * and searched by its statement (on a database of its schema), against today's cutter and statement; top 1 / top 3 /
+ * MRR of both on every set of questions, and each question the first answered in the top 3 and today does not (and the
+ * reverse). Recall only, in English, without meaning.
  *
  * `--keep` leaves the run's database in place (its name is printed) for EXPLAIN by hand; drop it when done.
  */
@@ -283,23 +288,7 @@ async function recall(
           },
         ]),
     );
-    // The project's documents change under their questions: a question whose answer has gone is left out, by name.
-    const answered = (question: SearchQuestion) =>
-      passages.some((passage) => comparable(passage).includes(comparable(question.answer)));
-    const stale = [...SEARCH_QUESTIONS, ...PARAPHRASED_QUESTIONS].filter((question) => !answered(question));
-    const sets: [string, SearchQuestion[]][] = [
-      ['project questions', SEARCH_QUESTIONS.filter(answered)],
-      ['paraphrased, tuning part', PARAPHRASED_QUESTIONS.filter((question) => !question.heldOut)],
-      ['paraphrased, held out', PARAPHRASED_QUESTIONS.filter((question) => question.heldOut)],
-      [
-        'of those, new documents, tuning part',
-        PARAPHRASED_QUESTIONS.filter((question) => question.newDocument && !question.heldOut),
-      ],
-      [
-        'of those, new documents, held out',
-        PARAPHRASED_QUESTIONS.filter((question) => question.newDocument && question.heldOut),
-      ],
-    ];
+    const { sets, stale } = questionSets(passages);
     const rows: (string | number)[][] = [];
     const notes: string[] = [];
     for (const [set, questions] of sets) {
@@ -329,9 +318,6 @@ async function recall(
       }
     }
     notes.push(...stale.map((question) => `left out, its answer is no longer in the documents: ${question.question}`));
-    if (PARAPHRASED_QUESTIONS.some((question) => !answered(question))) {
-      throw new Error('A paraphrased question has no answer in the corpus');
-    }
     printTable(
       `Recall over ${passages.length} passages: answer passage among the results`,
       ['questions', 'search', 'top 1', 'top 3', 'MRR'],
@@ -343,6 +329,129 @@ async function recall(
     await beforeSource?.destroy();
     for (const cleanup of cleanups) await cleanup();
   }
+}
+
+/**
+ * The sets of questions recall is measured on. The project's documents change under their questions: a question
+ * whose answer is in none of `passages` is left out (`stale`), by name; a paraphrased one must always be answered.
+ */
+function questionSets(...corpora: string[][]): { sets: [string, SearchQuestion[]][]; stale: SearchQuestion[] } {
+  const answered = (question: SearchQuestion) =>
+    corpora.every((passages) =>
+      passages.some((passage) => comparable(passage).includes(comparable(question.answer))),
+    );
+  if (PARAPHRASED_QUESTIONS.some((question) => !answered(question))) {
+    throw new Error('A paraphrased question has no answer in the corpus');
+  }
+  return {
+    stale: SEARCH_QUESTIONS.filter((question) => !answered(question)),
+    sets: [
+      ['project questions', SEARCH_QUESTIONS.filter(answered)],
+      ['paraphrased, tuning part', PARAPHRASED_QUESTIONS.filter((question) => !question.heldOut)],
+      ['paraphrased, held out', PARAPHRASED_QUESTIONS.filter((question) => question.heldOut)],
+      [
+        'of those, new documents, tuning part',
+        PARAPHRASED_QUESTIONS.filter((question) => question.newDocument && !question.heldOut),
+      ],
+      [
+        'of those, new documents, held out',
+        PARAPHRASED_QUESTIONS.filter((question) => question.newDocument && question.heldOut),
+      ],
+    ],
+  };
+}
+
+/** The rank (1-10) of the first result holding the answer, 0 for none. */
+async function rankOf(question: SearchQuestion, search: (question: string) => Promise<string[]>): Promise<number> {
+  const contents = await search(question.question);
+  return contents.findIndex((content) => comparable(content).includes(comparable(question.answer))) + 1;
+}
+
+/**
+ * --lost: the previous release (`commit`'s cutter over the same texts, its statement on a database of its schema)
+ * against today's cutter and statement, question by question, in English.
+ */
+async function lostQuestions(environment: { databaseUrl: string }, english: number, commit: string): Promise<void> {
+  const cleanups: (() => Promise<void>)[] = [];
+  const beforePassages = await corpusPassages(cutterAt(commit));
+  const nowPassages = await corpusPassages();
+  let beforeUrl = environment.databaseUrl;
+  if (migrationsAt(commit).length !== migrations.length) {
+    beforeUrl = await sideDatabase(environment, 'lost_before', cleanups);
+    await migrateTo(beforeUrl, commit);
+  }
+  const dataSource = await connect(environment.databaseUrl);
+  const beforeSource = await connect(beforeUrl);
+  try {
+    const now = await loadKnowledgebase(dataSource, english, nowPassages);
+    const before = await loadKnowledgebase(beforeSource, english, beforePassages);
+    await dataSource.query('ANALYZE');
+    if (beforeUrl !== environment.databaseUrl) await beforeSource.query('ANALYZE');
+    const old = searchAt(commit, beforeSource);
+    const today = new PassageSearch(dataSource);
+    const contents = (rows: { content: string }[]) => rows.map((row) => row.content);
+    const searchBefore = async (question: string) =>
+      contents((await old.search(before.userId, before.knowledgebaseId, question, 10)) as never);
+    const searchNow = async (question: string) =>
+      contents(await today.search(now.userId, now.knowledgebaseId, question, 10));
+    const { sets, stale } = questionSets(beforePassages, nowPassages);
+    const rows: (string | number)[][] = [];
+    const notes: string[] = [];
+    let lostCount = 0;
+    for (const [set, questions] of sets) {
+      const figures = { before: [0, 0, 0], now: [0, 0, 0] };
+      for (const question of questions) {
+        const ranks = { before: await rankOf(question, searchBefore), now: await rankOf(question, searchNow) };
+        for (const side of ['before', 'now'] as const) {
+          const rank = ranks[side];
+          if (rank === 1) figures[side][0]++;
+          if (rank >= 1 && rank <= 3) figures[side][1]++;
+          if (rank >= 1) figures[side][2] += 1 / rank;
+        }
+        const inTop3 = (rank: number) => rank >= 1 && rank <= 3;
+        const shown = (rank: number) => (rank === 0 ? 'past 10th' : `${rank}.`);
+        const move = `${question.question} (${shown(ranks.before)} -> ${shown(ranks.now)})`;
+        // The subsets (new documents) repeat questions of the two parts: each is listed once.
+        if (set.startsWith('of those')) continue;
+        if (inTop3(ranks.before) && !inTop3(ranks.now)) {
+          lostCount++;
+          notes.push(`lost (${set}): ${move}`);
+        }
+        if (!inTop3(ranks.before) && inTop3(ranks.now)) notes.push(`gained (${set}): ${move}`);
+      }
+      const shown = ([top1, top3, reciprocal]: number[]) =>
+        `${top1} / ${top3} (${fixed((100 * top3) / questions.length, 0)}%) / ${fixed(reciprocal / questions.length, 2)}`;
+      rows.push([`${set} (${questions.length})`, shown(figures.before), shown(figures.now)]);
+    }
+    notes.unshift(`${lostCount} question(s) in the top 3 before and not now`);
+    notes.push(...stale.map((question) => `left out, its answer is not in both corpora: ${question.question}`));
+    printTable(
+      `Questions lost: ${commit}'s cutter and statement (${beforePassages.length} passages) against today's ` +
+        `(${nowPassages.length}), English, top 1 / top 3 / MRR`,
+      ['questions', `before (${commit})`, 'now'],
+      rows,
+      notes,
+    );
+  } finally {
+    await dataSource.destroy();
+    await beforeSource.destroy();
+    for (const cleanup of cleanups) await cleanup();
+  }
+}
+
+/** The passage cutter of `commit`, from its sources. */
+function cutterAt(commit: string): (text: string) => string[] {
+  const directory = join(__dirname, '.cache', `cutter-${commit}`);
+  mkdirSync(directory, { recursive: true });
+  const source = execFileSync('git', ['show', `${commit}:libs/extraction/src/passage.splitter.ts`], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  writeFileSync(join(directory, 'passage.splitter.ts'), source);
+  const { splitIntoPassages: split } = require(join(directory, 'passage.splitter.ts')) as {
+    splitIntoPassages: (text: string) => string[];
+  };
+  return (text) => split(text);
 }
 
 /**
@@ -788,6 +897,8 @@ async function main(): Promise<void> {
   const latencyOnly = latencyOnlyAt >= 0 && options.splice(latencyOnlyAt, 1).length > 0;
   const meaningAt = options.indexOf('--meaning');
   const withMeaningPhase = meaningAt >= 0 && options.splice(meaningAt, 1).length > 0;
+  const lostAt = options.indexOf('--lost');
+  const lostAgainst = lostAt >= 0 ? options.splice(lostAt, 2)[1] : undefined;
   const keepAt = options.indexOf('--keep');
   const keep = keepAt >= 0 && options.splice(keepAt, 1).length > 0;
   const total = Number(options[0] ?? 1_000_000);
@@ -798,7 +909,8 @@ async function main(): Promise<void> {
     const languages = await connect(environment.databaseUrl, 1);
     const [{ id: english }] = await languages.query(`SELECT id FROM languages WHERE iso_2 = 'en'`);
     await languages.destroy();
-    if (!latencyOnly) await recall(environment, english, corpus, before);
+    if (lostAgainst) await lostQuestions(environment, english, lostAgainst);
+    else if (!latencyOnly) await recall(environment, english, corpus, before);
     // 0 passages: recall only.
     if (total > 0) await latency(environment, corpus, total, runs, before, throughPgbouncer, withMeaningPhase);
   } finally {

@@ -439,6 +439,72 @@ describe('Knowledgebase search', () => {
     }, 60_000);
   });
 
+  // The two kinds of question the sentence cutter's passages lost against the first cutter's (docs/benchmarks.md,
+  // section 9, "Questions the re-cut passages lost"): each names the words of its answer.
+  describe('answers that stand at a passage boundary or among other things', () => {
+    it('finds a sentence that ends a passage whole, and again at the start of the next', async () => {
+      const answer = 'A site that answers 503 or 429 is retried with exponential backoff.';
+      const crawling = [
+        'The crawler reads a website page by page, starting from the address the owner gave and following its links.',
+        'It keeps to the host it started on and to the paths under the first page, so a shop never pulls in its blog.',
+        'Every page is fetched through the outbound client, which refuses private and loopback addresses outright.',
+        'A page larger than two megabytes is skipped, and so is anything that is not HTML or plain text.',
+        'The main text of each page is kept; navigation, banners, cookie notices and footers are dropped.',
+        'Pages are read at most four at a time, so a small site is never flooded by the crawl.',
+        'A page that redirects elsewhere is followed only when the new address stays on the same host.',
+        answer,
+      ].join(' ');
+      const storing =
+        'Once every page is read, the passages replace the old ones in one transaction and the document is ' +
+        'marked active. The owner sees the number of pages read and the time of the last crawl. Pages that ' +
+        'fail are listed with the host that failed, never with a path or query. A refresh reads the site again ' +
+        'on its schedule, and a page that has gone since is removed with its passages.';
+      const knowledgebaseId = await knowledgebaseWith([`${crawling}\n\n${storing}`], english);
+      const results = await search(knowledgebaseId, 'what happens if a website answers 503 or 429');
+      const holding = results.filter((result) => result.content.includes(answer));
+      // Two passages hold it whole: the one it ends, and the next, which repeats it before the next paragraph.
+      expect(holding).toHaveLength(2);
+      expect(holding.some((result) => result.content.startsWith(answer))).toBe(true);
+      expect(results.indexOf(holding[0])).toBe(0);
+      expect(results[0].highlight).toContain('**503** or **429**');
+    });
+
+    it("ranks a long passage about several things among the first when it names the question's words together", async () => {
+      const workshop = [
+        'Puncture repairs',
+        'We fix a puncture while you wait, usually within twenty minutes, for £12 including a new inner tube. ' +
+          'Tubeless tyres are resealed with fresh sealant for £18.',
+        'Booking and collection',
+        'Bikes booked in before 10am on a weekday are ready the next working day. We text you when the work is ' +
+          'done; bikes left uncollected for more than 30 days after that message are charged a storage fee.',
+        'Opening hours',
+        'The workshop is open Tuesday to Saturday, 8.30am to 5.30pm, and closed on Sundays, Mondays and bank ' +
+          'holidays. The late evening on Thursday runs until 7pm for commuters.',
+        'Warranty on our work',
+        'Every repair carries a 90-day guarantee on labour. If the same fault comes back within that time, we ' +
+          'put it right free of charge. Wear and tear and crash damage are not covered.',
+      ].join('\n\n');
+      const knowledgebaseId = await knowledgebaseWith(
+        [
+          workshop,
+          'Storm damage to the garden fence is reported to the landlord.',
+          'The bike shelter is covered and lit at night.',
+          'Damage to the lifts is repaired by the landlord; their insurance covered the new doors last year.',
+          'A parcel that arrives with damage is replaced at no cost.',
+        ],
+        english,
+      );
+      // Shorter passages name one of the words, or both apart; the answer's passage names them together.
+      const results = await search(knowledgebaseId, 'is damage covered');
+      // One passage: the document's four sections are shorter than a passage together.
+      const found = results.findIndex((result) => result.document_name === 'Answer 1');
+      expect(found).toBeGreaterThanOrEqual(0);
+      expect(found).toBeLessThan(3);
+      expect(results[found].content).toBe(workshop);
+      expect(results[found].highlight).toBe('Wear and tear and crash **damage** are not **covered**.');
+    });
+  });
+
   describe('without a language', () => {
     it('matches words as they are, and re-indexes in the background when a language is set', async () => {
       const knowledgebaseId = await knowledgebaseWithFaq(null);
