@@ -98,14 +98,17 @@ export class PassageEmbeddingsRepository extends SqlRepository {
 
   /**
    * What says whether a knowledgebase's vectors of `model` changed: their count and the newest passage's id (a
-   * passage added or deleted, or one embedded, changes either), read from the index alone.
+   * passage added or deleted, or one embedded, changes either), read from the index alone, and counted no further
+   * than `atMost`: a count past it says only that the knowledgebase is larger (its newest id is then not read), so a
+   * knowledgebase of a million passages costs as little as one of `atMost`.
    */
-  async version(ownerId: number, knowledgebaseId: number, model: string): Promise<string> {
+  async version(ownerId: number, knowledgebaseId: number, model: string, atMost: number): Promise<string> {
     const [row] = await queryPool<{ count: number; newest: number | null }>(
       this.dataSource,
-      `SELECT count(*)::int AS count, max(passage_id) AS newest FROM passage_embeddings
-        WHERE knowledgebase_id = $1 AND user_id = $2 AND model = $3`,
-      [knowledgebaseId, ownerId, model],
+      `SELECT count(*)::int AS count, max(passage_id) AS newest FROM (
+         SELECT passage_id FROM passage_embeddings
+          WHERE knowledgebase_id = $1 AND user_id = $2 AND model = $3 LIMIT $4) counted`,
+      [knowledgebaseId, ownerId, model, atMost + 1],
     );
     return `${row.count}:${row.newest ?? 0}`;
   }

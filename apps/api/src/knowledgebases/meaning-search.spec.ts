@@ -66,10 +66,12 @@ describe('MeaningSearch', () => {
 
   it('searches a knowledgebase whose vectors exceed what a process keeps by its words only, reading none of them', async () => {
     const embed = jest.fn().mockResolvedValue({ vectors: [unit(0, 1)], model: 'm', usage: {} });
-    // 64 MB of 2-dimension vectors (12 bytes a passage with its id) is about 5.6 million passages.
-    const huge = { ...repository, version: () => Promise.resolve('6000000:6000000'), vectors: jest.fn() };
+    // 64 MiB of 2-dimension vectors (12 bytes a passage with its id) is 5,592,405 passages; the count stops past it.
+    const most = Math.floor((64 * 1024 * 1024) / 12);
+    const huge = { ...repository, version: jest.fn().mockResolvedValue(`${most + 1}:0`), vectors: jest.fn() };
     const search = new MeaningSearch(config, huge as unknown as PassageEmbeddingsRepository, provider(embed));
     expect(await search.fuse(7, 1, 'refund', 2, [hit(3), hit(1), hit(2)])).toEqual([hit(3), hit(1)]);
+    expect(huge.version).toHaveBeenCalledWith(7, 1, 'text-embedding-3-small/2', most);
     expect(huge.vectors).not.toHaveBeenCalled();
   });
 

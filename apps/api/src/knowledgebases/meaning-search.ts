@@ -175,11 +175,9 @@ export class MeaningSearch {
     query: string,
   ): Promise<number[] | undefined> {
     const model = this.model!;
-    const [queryVector, version] = await Promise.all([
-      this.queryVector(ownerId, query),
-      this.embeddings.version(ownerId, knowledgebaseId, model),
-    ]);
-    const vectors = await this.knowledgebaseVectors(ownerId, knowledgebaseId, model, version, queryVector.length);
+    // The query's vector first (kept for repeats): its length says how many passages a process can keep.
+    const queryVector = await this.queryVector(ownerId, query);
+    const vectors = await this.knowledgebaseVectors(ownerId, knowledgebaseId, model, queryVector.length);
     return vectors && nearest(vectors, queryVector, FUSED_DEPTH);
   }
 
@@ -203,14 +201,16 @@ export class MeaningSearch {
     ownerId: number,
     knowledgebaseId: number,
     model: string,
-    version: string,
     dimensions: number,
   ): Promise<KnowledgebaseVectors | undefined> {
+    // A vector and its id: 4 bytes a dimension, 4 for the id.
+    const most = Math.floor(KNOWLEDGEBASE_VECTORS_KEPT_BYTES / ((dimensions + 1) * 4));
+    const version = await this.embeddings.version(ownerId, knowledgebaseId, model, most);
     const key = `${ownerId}:${knowledgebaseId}`;
     const kept = this.knowledgebases.get(key);
     if (kept && kept.version === version) return kept.vectors;
     const count = Number(version.split(':')[0]);
-    if (count * (dimensions + 1) * 4 > KNOWLEDGEBASE_VECTORS_KEPT_BYTES) {
+    if (count > most) {
       if (!this.oversized.get(key)) {
         this.oversized.set(key, true);
         this.logger.warn(
