@@ -32,6 +32,8 @@ export interface BenchEnvironmentOptions {
    * BENCH_REDIS_URL, that server instead, under the run's own key prefix, whose keys are deleted at the end.
    */
   redis?: boolean;
+  /** Applies a build's migrations to the fresh database: this checkout's unless another build's are given. */
+  migrate?: (databaseUrl: string) => Promise<unknown>;
 }
 
 /** A benchmark run's own database and Redis prefix (its name), and the Redis it uses. */
@@ -86,7 +88,7 @@ export async function createBenchEnvironment(options: BenchEnvironmentOptions = 
   const forget = onInterrupt(clean);
   try {
     await ensureDatabase(databaseUrl);
-    await runMigrations(databaseUrl);
+    await (options.migrate ?? runMigrations)(databaseUrl);
   } catch (error) {
     await clean();
     throw error;
