@@ -265,4 +265,4 @@ async function main(): Promise<void> {
   }
 }
 
-runMain(main);
+runMain(main, { comparesBuilds: true });

@@ -438,4 +438,4 @@ async function main(): Promise<void> {
   }
 }
 
-runMain(main);
+runMain(main, { comparesBuilds: true });

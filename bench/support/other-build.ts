@@ -14,7 +14,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { runMigrations } from '../../libs/database/src/data-source-options';
 import { API_ENTRY, ROOT, WORKER_ENTRY } from './processes';
-import { onInterrupt } from './report';
+import { beforeCommit, onInterrupt } from './report';
+
+export { otherBuildAsked } from './report';
 
 export interface Build {
   /** How the reports name it: `now`, or the commit (or the path) of the other build. */
@@ -39,20 +41,6 @@ export const CURRENT_BUILD: Build = {
 export interface OtherBuild extends Build {
   /** Removes what was made for it (nothing for a build given by path). */
   close(): Promise<void>;
-}
-
-/** `--before <commit>`, `--before=<commit>` or BENCH_BEFORE. */
-export function beforeCommit(): string | undefined {
-  const index = process.argv.findIndex((argument) => argument === '--before' || argument.startsWith('--before='));
-  if (index < 0) return process.env.BENCH_BEFORE || undefined;
-  const value = process.argv[index].includes('=') ? process.argv[index].split('=')[1] : process.argv[index + 1];
-  if (!value || value.startsWith('--')) throw new Error('--before needs a commit');
-  return value;
-}
-
-/** Whether the run was asked for a second build at all (before one is made). */
-export function otherBuildAsked(): boolean {
-  return beforeCommit() !== undefined || Boolean(process.env.BENCH_OTHER_API);
 }
 
 /** The second build asked for, ready to start; undefined when none was. */
@@ -130,7 +118,9 @@ async function buildCommit(commit: string): Promise<OtherBuild> {
       if (!existsSync(entry)) throw new Error(`${commit}'s build has no ${entry.slice(root.length + 1)}`);
     }
     console.error(`Built ${commit} (${sameLock ? 'node_modules linked' : 'npm ci'})`);
-    return { label: commit, root, apiEntry, workerEntry, migrate: migratorOf(root), close };
+    // A name such as HEAD~1 or main moves: the report names the commit it was.
+    const label = /^[0-9a-f]{7,40}$/i.test(commit) ? commit : `${commit} (${sha.slice(0, 7)})`;
+    return { label, root, apiEntry, workerEntry, migrate: migratorOf(root), close };
   } catch (error) {
     await close();
     throw error;
