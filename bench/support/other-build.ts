@@ -5,11 +5,12 @@
  *     is the same (else `npm ci` there), built with `npm run build`, and the directory removed at the end;
  *   BENCH_OTHER_API=<…/dist/apps/api/src/main.js> (and BENCH_OTHER_WORKER, by default the worker beside it): a build
  *     made elsewhere, used as it is.
+ * BENCH_KEEP_BUILD=1 keeps a commit's build in <tmp>/va-bench-builds/<commit> and uses it again next time.
  * Each build migrates its own databases with its own migrations, so a commit of an older schema runs as it shipped.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { runMigrations } from '../../libs/database/src/data-source-options';
@@ -82,6 +83,11 @@ function run(command: string, args: string[], cwd: string): void {
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} in ${cwd} failed (exit ${result.status})`);
 }
 
+/** The built API and worker of the project in `root`. */
+function entriesOf(root: string): [api: string, worker: string] {
+  return [join(root, 'dist', 'apps', 'api', 'src', 'main.js'), join(root, 'dist', 'apps', 'worker', 'src', 'main.js')];
+}
+
 /**
  * `commit` exported and built in a directory of its own. The export is a plain copy of the commit's files, not a git
  * worktree: a run stopped half-way leaves nothing registered in the repository.
@@ -90,10 +96,22 @@ async function buildCommit(commit: string): Promise<OtherBuild> {
   const sha = execFileSync('git', ['rev-parse', '--verify', `${commit}^{commit}`], { cwd: ROOT, encoding: 'utf8' })
     .trim()
     .slice(0, 12);
-  const root = mkdtempSync(join(tmpdir(), `va-bench-${sha}-`));
+  const label = /^[0-9a-f]{7,40}$/i.test(commit) ? commit : `${commit} (${sha.slice(0, 7)})`;
+  // With BENCH_KEEP_BUILD, the build stays for the next comparison with it: outside the project, whose type check
+  // and linters would read its sources.
+  const kept = process.env.BENCH_KEEP_BUILD ? join(tmpdir(), 'va-bench-builds', sha) : undefined;
+  const keptEntries = kept && entriesOf(kept);
+  if (kept && keptEntries && keptEntries.every((entry) => existsSync(entry))) {
+    console.error(`Using the build of ${commit} (${sha}) kept in ${kept}`);
+    const [apiEntry, workerEntry] = keptEntries;
+    return { label, root: kept, apiEntry, workerEntry, migrate: migratorOf(kept), close: async () => undefined };
+  }
+  if (kept) rmSync(kept, { recursive: true, force: true });
+  if (kept) mkdirSync(kept, { recursive: true });
+  const root = kept ?? mkdtempSync(join(tmpdir(), `va-bench-${sha}-`));
   const close = async () => {
     forget();
-    rmSync(root, { recursive: true, force: true });
+    if (!kept) rmSync(root, { recursive: true, force: true });
   };
   const forget = onInterrupt(close);
   try {
@@ -112,14 +130,11 @@ async function buildCommit(commit: string): Promise<OtherBuild> {
     if (sameLock) run('cp', ['-al', join(ROOT, 'node_modules'), join(root, 'node_modules')], root);
     else run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], root);
     run('npm', ['run', 'build'], root);
-    const apiEntry = join(root, 'dist', 'apps', 'api', 'src', 'main.js');
-    const workerEntry = join(root, 'dist', 'apps', 'worker', 'src', 'main.js');
+    const [apiEntry, workerEntry] = entriesOf(root);
     for (const entry of [apiEntry, workerEntry]) {
       if (!existsSync(entry)) throw new Error(`${commit}'s build has no ${entry.slice(root.length + 1)}`);
     }
     console.error(`Built ${commit} (${sameLock ? 'node_modules linked' : 'npm ci'})`);
-    // A name such as HEAD~1 or main moves: the report names the commit it was.
-    const label = /^[0-9a-f]{7,40}$/i.test(commit) ? commit : `${commit} (${sha.slice(0, 7)})`;
     return { label, root, apiEntry, workerEntry, migrate: migratorOf(root), close };
   } catch (error) {
     await close();
