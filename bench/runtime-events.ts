@@ -26,6 +26,11 @@
  * report gives the sessions' latency above the hook's own). `--profile` runs the API under
  * `node --cpu-prof` and prints its heaviest functions and packages (per request of the whole run). The whole run is
  * stopped, and cleaned up, after BENCH_DEADLINE_SECONDS (default 300 plus three times the events' duration).
+ *
+ * `--before <commit>` (BENCH_BEFORE, or BENCH_OTHER_API and BENCH_OTHER_WORKER; support/other-build.ts) runs that
+ * build beside this one instead, each with its own database, Redis prefix and account: --rounds (BENCH_ROUNDS, 3)
+ * rounds, each running the sessions and the events on this build, then on the other, and the medians of each with
+ * the ratio now/before. A build without the runtime's routes is refused with that reason.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
