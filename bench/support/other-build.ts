@@ -20,7 +20,7 @@ import { beforeCommit, onInterrupt } from './report';
 export { otherBuildAsked } from './report';
 
 export interface Build {
-  /** How the reports name it: `now`, or the commit (or the path) of the other build. */
+  /** How the reports name it: `now`, the commit of the other build, or `other` for one given by path. */
   label: string;
   /** Its project directory, the built processes' working directory. */
   root: string;
@@ -57,7 +57,8 @@ export async function otherBuild(): Promise<OtherBuild | undefined> {
   const root = apiEntry.slice(0, distAt);
   const workerEntry = resolve(process.env.BENCH_OTHER_WORKER ?? join(root, 'dist', 'apps', 'worker', 'src', 'main.js'));
   for (const entry of [apiEntry, workerEntry]) if (!existsSync(entry)) throw new Error(`${entry} does not exist`);
-  return { label: apiEntry, root, apiEntry, workerEntry, migrate: migratorOf(root), close: async () => undefined };
+  // The path is named under each table; a column takes a short name.
+  return { label: 'other', root, apiEntry, workerEntry, migrate: migratorOf(root), close: async () => undefined };
 }
 
 /** The migrations of the build in `root`, run by its own code in a process of its own. */
