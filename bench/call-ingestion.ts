@@ -7,89 +7,110 @@
  *   3. a worker starts and delivers that backlog to a receiver in this process on 127.0.0.1;
  *   4. webhook on with that worker delivering as the writes arrive, all on the same machine.
  *
- *   npm run bench:call-ingestion      (builds first)
+ *   npm run bench:call-ingestion                          (builds first)
+ *   npm run bench:call-ingestion -- --before d37ae1c      (and that commit, built aside; see support/other-build.ts)
  *
- * BENCH_SECONDS (default 20) and BENCH_CONNECTIONS (default 50) change the load; BENCH_WORKER_CONCURRENCY
- * (default 16) the worker's jobs at a time; BENCH_API_NODE_ARGS are Node options for the API process (for example
- * `--cpu-prof --cpu-prof-dir=bench/.cache/ingestion-profile`).
+ * With a second build (`--before <commit>`, BENCH_BEFORE, or BENCH_OTHER_API and BENCH_OTHER_WORKER), both stacks run
+ * at once, each with its own database, Redis prefix and worker delivering, and take turns: each round runs 1 and 4
+ * on this build, then on the other (A, B, A, B, ...); the report gives each build's figures and the ratio now/before,
+ * medians over the rounds (--rounds, BENCH_ROUNDS, default 3).
+ *
+ * --seconds (BENCH_SECONDS, default 20) and BENCH_CONNECTIONS (default 50) change the load; BENCH_WORKER_CONCURRENCY
+ * (default 16) the worker's jobs at a time; BENCH_API_NODE_ARGS are Node options for this build's API process (for
+ * example `--cpu-prof --cpu-prof-dir=bench/.cache/ingestion-profile`).
  */
 import { createServer } from 'node:http';
 import { once } from 'node:events';
-import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BENCH_RUNTIME_TOKEN, callIngester, processCpuMs, type LoadResult } from './support/http-load';
-import {
-  API_ENTRY,
-  apiNodeArguments,
-  freePort,
-  productionEnv,
-  startServer,
-  waitForHttp,
-  WORKER_ENTRY,
-  type ServerProcess,
-} from './support/processes';
-import { fixed, nowMs, printTable, runMain } from './support/report';
-import { ApiClient, createBenchEnvironment } from './support/stack';
+import { CURRENT_BUILD, otherBuild, type Build } from './support/other-build';
+import { apiNodeArguments, startBuiltStack, type BuiltStack } from './support/processes';
+import { fixed, median, nowMs, printTable, runMain, setting } from './support/report';
+import { ApiClient } from './support/stack';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const SECONDS = setting('seconds', 'BENCH_SECONDS', 20);
+const ROUNDS = setting('rounds', 'BENCH_ROUNDS', 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WORKER_CONCURRENCY = process.env.BENCH_WORKER_CONCURRENCY ?? '16';
 const WARM_UP_SECONDS = 3;
 const DELIVERY_DEADLINE_MS = 300_000;
+const TRANSCRIPT = 'Hello there. I would like to book a table for two tomorrow evening.';
+/** What the API and the worker of every build run with, beside the production settings. */
+const STACK_ENV = {
+  RUNTIME_API_TOKEN: BENCH_RUNTIME_TOKEN,
+  WORKER_CONCURRENCY,
+  // The receiver is on this machine; production refuses loopback addresses.
+  OUTBOUND_ALLOW_LOOPBACK: 'true',
+};
 
 async function waitForDeliveries(done: () => boolean, deadline: number): Promise<void> {
   while (!done() && nowMs() < deadline) await sleep(20);
 }
 
-async function main(): Promise<void> {
-  let delivered = 0;
+/** A receiver of webhooks in this process: each path's deliveries counted apart. */
+async function startReceiver(): Promise<{ url: (path: string) => string; delivered: (path: string) => number; close(): void }> {
+  const counts = new Map<string, number>();
   const receiver = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
-      delivered++;
+      counts.set(request.url ?? '', (counts.get(request.url ?? '') ?? 0) + 1);
       response.writeHead(200).end('ok');
     });
   });
   receiver.listen(0, '127.0.0.1');
   await once(receiver, 'listening');
-  const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
-
-  const environment = await createBenchEnvironment();
-  const [apiPort, workerPort] = [await freePort(), await freePort()];
-  const origin = `http://127.0.0.1:${apiPort}`;
-  const common = {
-    ...productionEnv(environment),
-    RUNTIME_API_TOKEN: BENCH_RUNTIME_TOKEN,
-    PORT: String(apiPort),
-    WORKER_PORT: String(workerPort),
+  const origin = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+  return {
+    url: (path) => `${origin}${path}`,
+    delivered: (path) => counts.get(path) ?? 0,
+    close: () => receiver.close(),
   };
-  const processes: ServerProcess[] = [];
-  const startWorker = async () => {
-    const worker = startServer([WORKER_ENTRY], {
-      ...common,
-      WORKER_CONCURRENCY,
-      // The receiver is on this machine; production refuses loopback addresses.
-      OUTBOUND_ALLOW_LOOPBACK: 'true',
-    });
-    processes.push(worker);
-    await waitForHttp(`http://127.0.0.1:${workerPort}/api/health`, worker.child);
-    return worker;
-  };
-  try {
-    const api = startServer([...apiNodeArguments(), API_ENTRY], common);
-    processes.push(api);
-    await waitForHttp(`${origin}/api/health`, api.child);
+}
 
-    const client = await ApiClient.register(origin);
-    const quietAssistant = await client.createOutboundAssistant();
-    const hookedAssistant = await client.createOutboundAssistant({ webhook_url: hook, is_webhook_active: true });
+interface Driven {
+  stack: BuiltStack;
+  quietAssistant: number;
+  hookedAssistant: number;
+  hookPath: string;
+  load: (assistantId: number, seconds: number) => Promise<LoadResult>;
+}
 
-    const load = callIngester({
-      origin,
-      serverPid: api.child.pid!,
+/** An account on `stack` with an assistant without webhook and one whose webhook is `hookPath` of the receiver. */
+async function drive(stack: BuiltStack, hook: string, hookPath: string): Promise<Driven> {
+  const client = await ApiClient.register(stack.baseUrl);
+  return {
+    stack,
+    quietAssistant: await client.createOutboundAssistant(),
+    hookedAssistant: await client.createOutboundAssistant({ webhook_url: hook, is_webhook_active: true }),
+    hookPath,
+    load: callIngester({
+      origin: stack.baseUrl,
+      serverPid: stack.api.child.pid!,
       connections: CONNECTIONS,
-      transcript: 'Hello there. I would like to book a table for two tomorrow evening.',
-    });
+      transcript: TRANSCRIPT,
+    }),
+  };
+}
+
+const loadRow = (name: string, result: LoadResult) => [
+  name,
+  result.requests,
+  fixed(result.perSecond, 0),
+  fixed(result.p50Ms),
+  fixed(result.p99Ms),
+  fixed(result.serverCpuMsPerRequest, 2),
+];
+
+/** This build alone: the four runs above, in order. */
+async function single(receiver: Awaited<ReturnType<typeof startReceiver>>): Promise<void> {
+  const stack = await startBuiltStack(CURRENT_BUILD, {
+    env: STACK_ENV,
+    worker: false,
+    apiArguments: apiNodeArguments(),
+  });
+  try {
+    const { quietAssistant, hookedAssistant, load } = await drive(stack, receiver.url('/hook'), '/hook');
+    const delivered = () => receiver.delivered('/hook');
 
     // 1. No webhook. 2. Webhook on, no worker running: each write queues its delivery.
     await load(quietAssistant, WARM_UP_SECONDS);
@@ -99,36 +120,28 @@ async function main(): Promise<void> {
 
     // 3. A worker starts and delivers what was queued.
     const backlog = queuedWarmUp.requests + queued.requests;
-    const worker = await startWorker();
+    const worker = await stack.startWorker();
     const workerCpuBefore = processCpuMs(worker.child.pid!);
     const drainStarted = nowMs();
-    await waitForDeliveries(() => delivered >= backlog, drainStarted + DELIVERY_DEADLINE_MS);
+    await waitForDeliveries(() => delivered() >= backlog, drainStarted + DELIVERY_DEADLINE_MS);
     const drainSeconds = (nowMs() - drainStarted) / 1000;
     const workerCpuMs = processCpuMs(worker.child.pid!) - workerCpuBefore;
-    if (delivered < backlog) throw new Error(`${delivered} of ${backlog} queued webhooks delivered in time`);
+    if (delivered() < backlog) throw new Error(`${delivered()} of ${backlog} queued webhooks delivered in time`);
 
     // 4. Webhook on with the worker delivering on the same machine as the writes arrive.
     const sharedStarted = nowMs();
     const shared = await load(hookedAssistant, SECONDS);
-    await waitForDeliveries(() => delivered >= backlog + shared.requests, sharedStarted + DELIVERY_DEADLINE_MS);
+    await waitForDeliveries(() => delivered() >= backlog + shared.requests, sharedStarted + DELIVERY_DEADLINE_MS);
     const sharedLagSeconds = (nowMs() - sharedStarted) / 1000 - shared.seconds;
-    if (delivered < backlog + shared.requests) throw new Error('not every webhook was delivered in time');
+    if (delivered() < backlog + shared.requests) throw new Error('not every webhook was delivered in time');
 
-    const row = (name: string, result: LoadResult) => [
-      name,
-      result.requests,
-      fixed(result.perSecond, 0),
-      fixed(result.p50Ms),
-      fixed(result.p99Ms),
-      fixed(result.serverCpuMsPerRequest, 2),
-    ];
     printTable(
       `Call ingestion, built API in its own process, ${CONNECTIONS} connections, ${SECONDS} s each`,
       ['run', 'writes', 'writes/s', 'p50 ms', 'p99 ms', 'API CPU ms/write'],
       [
-        row('webhook off', quiet),
-        row('webhook on, deliveries queued', queued),
-        row('webhook on, worker delivering beside', shared),
+        loadRow('webhook off', quiet),
+        loadRow('webhook on, deliveries queued', queued),
+        loadRow('webhook on, worker delivering beside', shared),
       ],
       [`The last delivery of the shared run arrived ${fixed(sharedLagSeconds)} s after its last write.`],
     );
@@ -136,17 +149,120 @@ async function main(): Promise<void> {
       `Webhook delivery of the queued backlog by one worker (${WORKER_CONCURRENCY} jobs at a time)`,
       ['queued', 'delivered in s', 'deliveries/s', 'worker CPU ms/delivery'],
       [[backlog, fixed(drainSeconds), fixed(backlog / drainSeconds, 0), fixed(workerCpuMs / backlog, 2)]],
-      [
-        `Load average at the end: ${loadavg()
-          .map((value) => fixed(value, 2))
-          .join(' ')}`,
-      ],
     );
   } finally {
-    await Promise.allSettled(processes.map((process) => process.stop()));
-    receiver.close();
-    await environment.clean();
+    await stack.close();
   }
 }
 
-runMain(main);
+interface Round {
+  quiet: LoadResult;
+  hooked: LoadResult;
+  /** Writes a second until the last of their webhooks arrived: the writes over the run and the lag after it. */
+  deliveredPerSecond: number;
+  workerCpuMsPerDelivery: number;
+}
+
+/** This build and `other` side by side, taking turns in each round. */
+async function compared(receiver: Awaited<ReturnType<typeof startReceiver>>, other: Build): Promise<void> {
+  const builds = [CURRENT_BUILD, other];
+  const stacks: BuiltStack[] = [];
+  try {
+    for (const build of builds) {
+      stacks.push(
+        await startBuiltStack(build, {
+          env: STACK_ENV,
+          apiArguments: build === CURRENT_BUILD ? apiNodeArguments() : [],
+        }),
+      );
+    }
+    const driven: Driven[] = [];
+    for (const [index, stack] of stacks.entries()) {
+      driven.push(await drive(stack, receiver.url(`/hook/${index}`), `/hook/${index}`));
+    }
+    const expected = driven.map(() => 0);
+    const deliverAll = async (index: number) => {
+      const path = driven[index].hookPath;
+      await waitForDeliveries(() => receiver.delivered(path) >= expected[index], nowMs() + DELIVERY_DEADLINE_MS);
+      if (receiver.delivered(path) < expected[index]) {
+        throw new Error(`${builds[index].label}: ${receiver.delivered(path)} of ${expected[index]} webhooks delivered`);
+      }
+    };
+    const turn = async (index: number, seconds: number): Promise<Round> => {
+      const { stack, load, quietAssistant, hookedAssistant } = driven[index];
+      const quiet = await load(quietAssistant, seconds);
+      const workerCpuBefore = processCpuMs(stack.worker!.child.pid!);
+      const started = nowMs();
+      const hooked = await load(hookedAssistant, seconds);
+      expected[index] += hooked.requests;
+      await deliverAll(index);
+      const elapsed = (nowMs() - started) / 1000;
+      return {
+        quiet,
+        hooked,
+        deliveredPerSecond: hooked.requests / elapsed,
+        workerCpuMsPerDelivery: (processCpuMs(stack.worker!.child.pid!) - workerCpuBefore) / hooked.requests,
+      };
+    };
+    for (const index of driven.keys()) await turn(index, WARM_UP_SECONDS);
+    const rounds: Round[][] = [];
+    for (let round = 0; round < ROUNDS; round++) rounds.push(await turnAll(turn, driven.length));
+
+    const figures: { name: string; of: (round: Round) => number; digits: number }[] = [
+      { name: 'writes/s, webhook off', of: (round) => round.quiet.perSecond, digits: 0 },
+      { name: 'writes/s, webhook on, worker delivering', of: (round) => round.hooked.perSecond, digits: 0 },
+      { name: 'writes/s with webhooks delivered', of: (round) => round.deliveredPerSecond, digits: 0 },
+      { name: 'p99 ms, webhook on', of: (round) => round.hooked.p99Ms, digits: 1 },
+      { name: 'API CPU ms/write, webhook on', of: (round) => round.hooked.serverCpuMsPerRequest, digits: 2 },
+      { name: 'worker CPU ms/delivery', of: (round) => round.workerCpuMsPerDelivery, digits: 2 },
+    ];
+    printTable(
+      `Call ingestion, ${builds.map((build) => build.label).join(' and ')} side by side: ${ROUNDS} rounds, ` +
+        `${SECONDS} s webhook off then ${SECONDS} s webhook on each, ${CONNECTIONS} connections (medians over rounds)`,
+      ['figure', ...builds.map((build) => build.label), 'ratio now/before'],
+      figures.map(({ name, of, digits }) => [
+        name,
+        ...builds.map((_, index) => fixed(median(rounds.map((round) => of(round[index]))), digits)),
+        fixed(median(rounds.map((round) => of(round[0]) / of(round[1]))), 2),
+      ]),
+      [
+        'Ratio: the median of the rounds\' ratios. "with webhooks delivered": the run\'s writes over the time until',
+        'the last of their webhooks arrived. Each round:',
+        ...rounds.map(
+          (round, index) =>
+            `  ${index + 1}: ${builds
+              .map(
+                (build, at) =>
+                  `${build.label} ${fixed(round[at].quiet.perSecond, 0)} / ${fixed(round[at].hooked.perSecond, 0)} / ` +
+                  `${fixed(round[at].deliveredPerSecond, 0)} writes/s`,
+              )
+              .join('; ')}`,
+        ),
+        `other build: ${other.root}`,
+      ],
+    );
+  } finally {
+    await Promise.allSettled(stacks.map((stack) => stack.close()));
+  }
+}
+
+/** One round: every build's turn, one after the other (A, B). */
+async function turnAll(turn: (index: number, seconds: number) => Promise<Round>, count: number): Promise<Round[]> {
+  const round: Round[] = [];
+  for (let index = 0; index < count; index++) round.push(await turn(index, SECONDS));
+  return round;
+}
+
+async function main(): Promise<void> {
+  const receiver = await startReceiver();
+  const other = await otherBuild();
+  try {
+    if (other) await compared(receiver, other);
+    else await single(receiver);
+  } finally {
+    receiver.close();
+    await other?.close();
+  }
+}
+
+runMain(main, { comparesBuilds: true });

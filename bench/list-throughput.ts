@@ -17,9 +17,11 @@
  * warm-ups: the API, the bare server and the bare SQL take turns (support/list-cases.ts). The statements the bare
  * server runs for a case are the ones the API ran for it, learnt from a second API process started with
  * support/statement-recorder.ts (the credential's lookup left out: the bare server makes its own). `--latency` stops
- * after that table. BENCH_OTHER_API, the `dist/apps/api/src/main.js` of another build (an earlier commit exported
- * and built elsewhere), runs it beside the API on the same database, taking its turn in each round: a before and
- * after in one run, each first answer compared byte for byte.
+ * after that table. A second build (`--before <commit>`, BENCH_BEFORE, or BENCH_OTHER_API, the
+ * `dist/apps/api/src/main.js` of a build made elsewhere; see support/other-build.ts) runs its API beside this one on
+ * the same database, taking its turn in each round: a before and after in one run, each first answer compared byte
+ * for byte. The database has this checkout's schema: the other build must read it (a commit of the same migrations,
+ * or one whose lists read only what both have).
  */
 import { Pool as PgPool } from 'pg';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +39,7 @@ import {
   type ListCase,
   type Statement,
 } from './support/list-cases';
+import { otherBuild, type Build, type OtherBuild } from './support/other-build';
 import { CACHE_DIR } from './support/pdf-fixtures';
 import {
   API_ENTRY,
@@ -62,7 +65,6 @@ const PROFILE_DIR = join(CACHE_DIR, 'list-profile');
 const ROWS = 10;
 const ROUTES = ['/api/user/knowledgebases', '/api/user/api-keys'];
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
-const OTHER_API = process.env.BENCH_OTHER_API;
 const LATENCY_ONLY = process.argv.includes('--latency');
 const RUNTIME_TOKEN = 'bench-runtime-token-0123456789abcdefghijkl';
 /** The bare server makes its own credential lookup and `last_used_at` refresh; a transaction's bounds are not work. */
@@ -218,6 +220,7 @@ async function measureLatency(
   environment: Pick<BenchEnvironment, 'name' | 'databaseUrl' | 'redisUrl'>,
   apiOrigin: string,
   apiPid: number,
+  otherApi: Build | undefined,
 ): Promise<number> {
   const client = await ApiClient.register(apiOrigin);
   const requests = await seedLists(client, apiOrigin);
@@ -233,9 +236,14 @@ async function measureLatency(
     REDIS_URL: environment.redisUrl,
   });
   const bareSql = new PgPool({ connectionString: environment.databaseUrl, max: 2 });
-  const otherPort = OTHER_API ? await freePort() : 0;
-  const other = OTHER_API
-    ? startServer([OTHER_API], { ...productionEnv(environment), PORT: String(otherPort), LOG_LEVEL })
+  const otherPort = otherApi ? await freePort() : 0;
+  const other = otherApi
+    ? startServer(
+        [otherApi.apiEntry],
+        { ...productionEnv(environment), PORT: String(otherPort), LOG_LEVEL },
+        'SIGTERM',
+        otherApi.root,
+      )
     : undefined;
   const rows: (string | number)[][] = [];
   try {
@@ -262,7 +270,7 @@ async function measureLatency(
     [...LIST_CASE_HEADERS, ...LIST_CASE_CPU_HEADERS, ...(other ? OTHER_API_HEADERS : [])],
     rows,
     [
-      ...(OTHER_API ? [`other: ${OTHER_API}`] : []),
+      ...(otherApi ? [`other: ${otherApi.label} (${otherApi.apiEntry})`] : []),
       `Statements in round trips per case (the API's, run by the bare server): ${groups
         .flat()
         .map((item) => `${item.name} ${item.sql.length} in ${new Set(item.sql.map(([, , round]) => round)).size}`)
@@ -411,10 +419,12 @@ async function main(): Promise<void> {
     PROFILE ? 'SIGUSR2' : 'SIGTERM',
   );
   let bare: Awaited<ReturnType<typeof startBareListServer>> | undefined;
+  let other: OtherBuild | undefined;
   try {
+    other = await otherBuild();
     bare = await startBareListServer(environment.databaseUrl);
     await waitForHttp(`${apiOrigin}/api/health`, api.child);
-    let apiAnswered = await measureLatency(environment, apiOrigin, api.child.pid!);
+    let apiAnswered = await measureLatency(environment, apiOrigin, api.child.pid!, other);
     if (!LATENCY_ONLY) apiAnswered += await measureThroughput(apiOrigin, api, bare);
     await api.stop();
 
@@ -423,8 +433,9 @@ async function main(): Promise<void> {
     }
   } finally {
     await Promise.allSettled([api.stop(), bare?.process.stop()]);
+    await other?.close();
     await environment.clean();
   }
 }
 
-runMain(main);
+runMain(main, { comparesBuilds: true });

@@ -24,7 +24,6 @@
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { sipTrunkRequest } from '../test/support/factories';
 import { serverSentEvents } from '../test/support/server-sent-events';
 import { BENCH_RUNTIME_TOKEN } from './support/http-load';
 import {
@@ -187,19 +186,8 @@ async function main(): Promise<void> {
     for (let index = 0; index < ACCOUNTS; index++) {
       const client = await ApiClient.register(origins[0]);
       const languages = await client.request<{ id: number }[]>('GET', '/api/user/assistants/languages');
-      const trunk = await client.request<{ data: { id: number; phone_number: string } }>(
-        'POST',
-        '/api/user/phone-numbers/sip-trunks',
-        sipTrunkRequest(),
-        201,
-      );
-      await client.request(
-        'POST',
-        '/api/user/assistant',
-        { name: 'Front desk', type: 'inbound', language_id: languages[0].id, phone_number_id: trunk.data.id },
-        201,
-      );
-      owners.push({ client, number: trunk.data.phone_number });
+      const number = await client.createAnsweredNumber({ name: 'Front desk', language_id: languages[0].id });
+      owners.push({ client, number });
     }
 
     // 1. The calls, and their runtimes' control streams.

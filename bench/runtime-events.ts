@@ -26,6 +26,11 @@
  * report gives the sessions' latency above the hook's own). `--profile` runs the API under
  * `node --cpu-prof` and prints its heaviest functions and packages (per request of the whole run). The whole run is
  * stopped, and cleaned up, after BENCH_DEADLINE_SECONDS (default 300 plus three times the events' duration).
+ *
+ * `--before <commit>` (BENCH_BEFORE, or BENCH_OTHER_API and BENCH_OTHER_WORKER; support/other-build.ts) runs that
+ * build beside this one instead, each with its own database, Redis prefix and account: --rounds (BENCH_ROUNDS, 3)
+ * rounds, each running the sessions and the events on this build, then on the other, and the medians of each with
+ * the ratio now/before. A build without the runtime's routes is refused with that reason.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -38,18 +43,20 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client as PgClient, Pool as PgPool, type PoolClient as PgPoolClient } from 'pg';
 import { Pool } from 'undici';
 import { hashToken } from '@app/platform';
-import { sipTrunkRequest } from '../test/support/factories';
 import { printProfile } from './support/cpu-profile';
 import { BENCH_RUNTIME_TOKEN, busyBetween, machineTicks, processCpuMs } from './support/http-load';
+import { CURRENT_BUILD, otherBuild, otherBuildAsked, type Build } from './support/other-build';
 import { CACHE_DIR } from './support/pdf-fixtures';
 import {
   API_ENTRY,
   apiNodeArguments,
   freePort,
   productionEnv,
+  startBuiltStack,
   startServer,
   waitForHttp,
   WORKER_ENTRY,
+  type BuiltStack,
   type ServerProcess,
 } from './support/processes';
 import { fixed, nowMs, onInterrupt, percentile, printTable, runMain, setting } from './support/report';
@@ -59,6 +66,8 @@ const SECONDS = setting('seconds', 'BENCH_SECONDS', 60);
 const CALLS = setting('calls', 'BENCH_CALLS', 200);
 const INTERVAL_MS = setting('interval-ms', 'BENCH_INTERVAL_MS', 500);
 const SESSIONS = setting('sessions', 'BENCH_SESSIONS', 200);
+/** Rounds of a comparison of two builds (each round runs both). */
+const ROUNDS = setting('rounds', 'BENCH_ROUNDS', 3);
 /** A comma-separated list of positive integers, from `--name value`, `--name=value` or the environment. */
 function list(flag: string, variable: string, fallback: string): number[] {
   const index = process.argv.findIndex((argument) => argument === `--${flag}` || argument.startsWith(`--${flag}=`));
@@ -307,16 +316,394 @@ async function startHookServer(
   };
 }
 
-async function main(): Promise<void> {
-  const loadBefore = load();
-  const startedAt = new Date();
-  // Bounded in time: past the deadline the interrupt path stops the processes and drops the database.
+/**
+ * The account every session runs for, on the API at `origin`: 10 tools, NUMBERS SIP trunk numbers (local
+ * provisioner), one inbound assistant on each linking the tools. Its client, its numbers and its language.
+ */
+async function setUpAccount(
+  origin: string,
+): Promise<{ client: ApiClient; numbers: string[]; english: number; toolIds: number[] }> {
+  const client = await ApiClient.register(origin);
+  const languages = await client.request<{ id: number; iso_2: string }[]>('GET', '/api/user/assistants/languages');
+  const english = (languages.find((language) => language.iso_2 === 'en') ?? languages[0]).id;
+  const toolIds: number[] = [];
+  for (let index = 0; index < TOOLS; index++) {
+    const tool = await client.request<{ data: { id: number } }>(
+      'POST',
+      '/api/user/tools',
+      {
+        name: `lookup_order_${index}`,
+        description: `Looks an order up by its number (variant ${index})`,
+        endpoint: 'https://api.example.com/orders/{order_id}',
+        method: 'GET',
+        schema: [
+          { name: 'order_id', type: 'string', description: 'The order number', required: true },
+          { name: 'quantity', type: 'integer', description: 'How many' },
+          { name: 'express', type: 'boolean', description: 'Express delivery' },
+        ],
+      },
+      201,
+    );
+    toolIds.push(tool.data.id);
+  }
+  const numbers: string[] = [];
+  for (let index = 0; index < NUMBERS; index++) {
+    numbers.push(
+      await client.createAnsweredNumber({
+        name: `Front desk ${index}`,
+        language_id: english,
+        tool_ids: toolIds,
+        initial_message: 'Hello, {{company}} here. How can I help?',
+        system_prompt: 'You answer for {{company}}, politely and briefly. Look orders up with the tools.',
+        variables: { company: 'Acme' },
+        max_duration: 600,
+      }),
+    );
+  }
+  return { client, numbers, english, toolIds };
+}
+
+type SessionRun = Awaited<ReturnType<ReturnType<typeof sessionDriver>['sessionRun']>>;
+
+/**
+ * New inbound sessions on the API at `origin`, to `numbers` in turn; a session counts when it answered 201 with the
+ * 10 tools (and whatever `accepts` asks of its answer), and its call is kept for the events run.
+ */
+function sessionDriver(options: {
+  origin: string;
+  numbers: string[];
+  apiPid: number;
+  pg: PgClient;
+  database: string;
+  pools: Pool[];
+  accepts?: (data: any) => boolean;
+}) {
+  const { origin, numbers, pg, database, pools } = options;
+  let opened = 0;
+  const openSession = async (pool: Pool): Promise<Sample & { call?: OpenedCall }> => {
+    const index = opened++;
+    const externalId = `bench-runtime-${index}`;
+    const answer = await post(pool, `/api/internal/calls/${externalId}/session`, BENCH_RUNTIME_TOKEN, {
+      type: 'inbound',
+      client_phone_number: `+1415${2000000 + index}`,
+      assistant_phone_number: numbers[index % numbers.length],
+    });
+    const ok =
+      answer.status === 201 &&
+      answer.json?.data?.tools?.length === TOOLS &&
+      (options.accepts?.(answer.json.data) ?? true);
+    // Answered, but not with the 10 tools (or not as `accepts` asks).
+    if (!ok && answer.status === 201) answer.status = -1;
+    return {
+      ms: answer.ms,
+      status: answer.status,
+      call: ok ? { externalId, token: answer.json.data.token as string } : undefined,
+    };
+  };
+  /**
+   * `count` sessions, `concurrency` in flight at once (each starting when one ends) or, with `perSecond`, one
+   * starting every 1/perSecond s whatever the answers (an arrival rate; `concurrency` connections at most).
+   */
+  const sessionRun = async (count: number, concurrency: number, perSecond?: number) => {
+    const pool = new Pool(origin, { connections: concurrency, pipelining: 1 });
+    pools.push(pool);
+    const samples: (Sample & { call?: OpenedCall })[] = [];
+    let started = 0;
+    const apiCpuBefore = processCpuMs(options.apiPid);
+    const backendsBefore = await backendCpuMs(pg, database);
+    const ticksBefore = machineTicks();
+    const begun = nowMs();
+    if (perSecond === undefined) {
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (started < count) {
+            started++;
+            samples.push(await openSession(pool));
+          }
+        }),
+      );
+    } else {
+      await Promise.all(
+        Array.from({ length: count }, async (_, index) => {
+          await sleep(Math.max(0, begun + (index * 1000) / perSecond - nowMs()));
+          samples.push(await openSession(pool));
+        }),
+      );
+    }
+    const seconds = (nowMs() - begun) / 1000;
+    const machineBusy = busyBetween(ticksBefore, machineTicks());
+    const apiCpuMs = processCpuMs(options.apiPid) - apiCpuBefore;
+    const backendCpu = cpuSince(backendsBefore, await backendCpuMs(pg, database));
+    await pool.close();
+    return { samples, seconds, apiCpuMs, backendCpuMs: backendCpu, machineBusy };
+  };
+  return { sessionRun };
+}
+
+/**
+ * `calls` posting turns over `pool`: each call a turn every INTERVAL_MS for a run's seconds, its next post waiting for
+ * the answer to its previous one but keeping the cadence from the call's start, every REPEAT_EVERY-th turn posted
+ * twice; the turns acknowledged, by call.
+ */
+function turnDriver(pool: Pool, calls: OpenedCall[]) {
+  const acknowledged = calls.map(() => [] as number[]);
+  const counts = { repeated: 0, repeatsWrong: 0 };
+  let nextSeq = 1;
+  const postTurn = async (call: number, seq: number) => {
+    const { externalId, token } = calls[call];
+    const body = {
+      events: [
+        {
+          seq,
+          type: 'transcript',
+          role: seq % 2 === 0 ? 'user' : 'assistant',
+          text: turnText(call, seq),
+          at: new Date().toISOString(),
+        },
+      ],
+    };
+    const answer = await post(pool, `/api/internal/calls/${externalId}/events`, token, body);
+    if (answer.status === 200 && answer.json?.data?.recorded === 1) acknowledged[call].push(seq);
+    else if (answer.status === 200) answer.status = -1; // answered, but did not record the turn
+    if (answer.status === 200 && seq > 0 && seq % REPEAT_EVERY === 0) {
+      // The same post again: acknowledged, and recorded nothing more.
+      const again = await post(pool, `/api/internal/calls/${externalId}/events`, token, body);
+      counts.repeated++;
+      if (again.status !== 200 || again.json?.data?.recorded !== 0) counts.repeatsWrong++;
+    }
+    return answer;
+  };
+  return {
+    acknowledged,
+    counts,
+    /** Warms the connections: one turn a call (seq 0, checked like any other), not measured. */
+    warmUp: () => Promise.all(calls.map((_, call) => postTurn(call, 0))),
+    run: async (seconds: number) => {
+      const samples: Sample[] = [];
+      const lateness: number[] = [];
+      const failures = new Map<string, number>();
+      const firstSeq = nextSeq;
+      const begun = nowMs();
+      const end = begun + seconds * 1000;
+      let lastSeq = firstSeq;
+      await Promise.all(
+        calls.map(async (_, call) => {
+          const start = begun + (call / calls.length) * INTERVAL_MS;
+          for (let turn = 0; ; turn++) {
+            const due = start + turn * INTERVAL_MS;
+            if (due >= end) return;
+            const wait = due - nowMs();
+            if (wait > 0) await sleep(wait);
+            lateness.push(Math.max(0, nowMs() - due));
+            lastSeq = Math.max(lastSeq, firstSeq + turn + 1);
+            const answer = await postTurn(call, firstSeq + turn);
+            samples.push({ ms: answer.ms, status: answer.status });
+            if (answer.status !== 200) {
+              const reason = `${answer.status} ${JSON.stringify(answer.json).slice(0, 120)}`;
+              failures.set(reason, (failures.get(reason) ?? 0) + 1);
+            }
+          }
+        }),
+      );
+      nextSeq = lastSeq;
+      return { samples, lateness, failures, seconds: (nowMs() - begun) / 1000 };
+    },
+  };
+}
+
+/** Bounded in time: past the deadline the interrupt path stops the processes and drops the databases. */
+function stopAfter(seconds: number): NodeJS.Timeout {
   const deadline = setTimeout(() => {
-    console.error(`Deadline of ${DEADLINE_SECONDS} s passed: stopping`);
+    console.error(`Deadline of ${seconds} s passed: stopping`);
     process.exitCode = 1;
     process.kill(process.pid, 'SIGTERM');
-  }, DEADLINE_SECONDS * 1000);
+  }, seconds * 1000);
   deadline.unref();
+  return deadline;
+}
+
+interface ComparedRound {
+  sequential: SessionRun;
+  concurrent: SessionRun;
+  events: Summary;
+  apiCpuMsPerEvent: number;
+  acknowledged: number;
+  stored: number;
+  repeatsWrong: number;
+}
+
+/**
+ * This build and another (support/other-build.ts) side by side, each with its own database, Redis prefix, API and
+ * worker: each round runs the sessions (one at a time, then SESSION_CONCURRENCY at a time) and the events on this
+ * build, then on the other (A, B, A, B, ...); every build's medians over the rounds and the ratio now/before.
+ */
+async function compared(): Promise<void> {
+  if (PROFILE || HOOK_MS !== undefined || SESSION_RATES.length > 0 || SESSION_CONCURRENCIES.length > 1) {
+    throw new Error(
+      'A comparison of two builds runs without --profile, --hook-ms, --session-rate or a list of concurrencies',
+    );
+  }
+  const deadline = stopAfter(
+    setting('deadline-seconds', 'BENCH_DEADLINE_SECONDS', 300 + ROUNDS * 2 * (2 * SECONDS + 60)),
+  );
+  const other = (await otherBuild())!;
+  const builds: Build[] = [CURRENT_BUILD, other];
+  const env = { RUNTIME_API_TOKEN: BENCH_RUNTIME_TOKEN, ACCOUNT_MAX_CONCURRENT_CALLS: '1000000' };
+  const stacks: BuiltStack[] = [];
+  const pools: Pool[] = [];
+  const pgs: PgClient[] = [];
+  const closeClients = async () => {
+    await Promise.allSettled([...pools.map((pool) => pool.destroy()), ...pgs.map((pg) => pg.end())]);
+    pgs.length = 0;
+  };
+  const forgetClients = onInterrupt(closeClients);
+  try {
+    // The other build first: one from before the voice runtime has no sessions to compare.
+    stacks.push(await startBuiltStack(other, { env }));
+    const probe = await fetch(`${stacks[0].baseUrl}/api/internal/calls/bench-probe/session`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${BENCH_RUNTIME_TOKEN}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    await probe.arrayBuffer();
+    if (probe.status === 404) {
+      throw new Error(
+        `${other.label} has no POST /api/internal/calls/{external_id}/session (nor the events route): the voice ` +
+          'runtime came after it, so this benchmark has nothing to compare there. Compare with a build that has it.',
+      );
+    }
+    stacks.unshift(await startBuiltStack(CURRENT_BUILD, { env }));
+    const drivers: ReturnType<typeof sessionDriver>[] = [];
+    for (const stack of stacks) {
+      const pg = new PgClient({ connectionString: stack.environment.databaseUrl });
+      pg.on('error', () => undefined);
+      await pg.connect();
+      pgs.push(pg);
+      const { numbers } = await setUpAccount(stack.baseUrl);
+      const driver = sessionDriver({
+        origin: stack.baseUrl,
+        numbers,
+        apiPid: stack.api.child.pid!,
+        pg,
+        database: new URL(stack.environment.databaseUrl).pathname.slice(1),
+        pools,
+      });
+      await driver.sessionRun(SESSION_WARM_UPS, 1);
+      drivers.push(driver);
+    }
+    const turn = async (index: number): Promise<ComparedRound> => {
+      const { sessionRun } = drivers[index];
+      const sequential = await sessionRun(SESSIONS, 1);
+      const concurrent = await sessionRun(SESSIONS, SESSION_CONCURRENCY);
+      const calls = [...sequential.samples, ...concurrent.samples].flatMap((sample) =>
+        sample.call ? [sample.call] : [],
+      );
+      while (calls.length < CALLS) {
+        const { samples } = await sessionRun(Math.min(CALLS - calls.length, 50), SESSION_CONCURRENCY);
+        for (const sample of samples) if (sample.call) calls.push(sample.call);
+        if (samples.every((sample) => !sample.call)) throw new Error('no session could be opened for the events run');
+      }
+      calls.length = CALLS;
+      const pool = new Pool(stacks[index].baseUrl, { connections: CALLS, pipelining: 1 });
+      pools.push(pool);
+      const turns = turnDriver(pool, calls);
+      await turns.warmUp();
+      const burner = BURNER ? spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }) : undefined;
+      const stopBurner = onInterrupt(async () => void burner?.kill('SIGKILL'));
+      const apiCpuBefore = processCpuMs(stacks[index].api.child.pid!);
+      const run = await turns.run(SECONDS);
+      const apiCpuMs = processCpuMs(stacks[index].api.child.pid!) - apiCpuBefore;
+      burner?.kill('SIGKILL');
+      stopBurner();
+      await pool.close();
+      // Counted by rows: a turn stored twice, or one not acknowledged, makes the counts differ.
+      const { rows } = await pgs[index].query<{ stored: number }>(
+        `SELECT count(*)::int AS stored FROM calls c JOIN call_events e ON e.call_id = c.id
+          WHERE c.external_id = ANY($1) AND e.type = 'transcript'`,
+        [calls.map((call) => call.externalId)],
+      );
+      const events = summarise(run.samples, (sample) => sample.status === 200);
+      return {
+        sequential,
+        concurrent,
+        events,
+        apiCpuMsPerEvent: apiCpuMs / Math.max(1, events.count),
+        acknowledged: turns.acknowledged.reduce((sum, seqs) => sum + seqs.length, 0),
+        stored: rows[0].stored,
+        repeatsWrong: turns.counts.repeatsWrong,
+      };
+    };
+    const rounds: ComparedRound[][] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const results: ComparedRound[] = [];
+      for (const index of stacks.keys()) results.push(await turn(index));
+      rounds.push(results);
+    }
+    const sessionP95 = (run: SessionRun) => summarise(run.samples, (sample) => sample.status === 201).p95;
+    const sessionErrors = (run: SessionRun) => summarise(run.samples, (sample) => sample.status === 201).errors;
+    const figures: { name: string; of: (round: ComparedRound) => number; digits: number }[] = [
+      { name: 'sessions one at a time, p95 ms', of: (round) => sessionP95(round.sequential), digits: 1 },
+      {
+        name: `sessions ${SESSION_CONCURRENCY} at a time, p95 ms`,
+        of: (round) => sessionP95(round.concurrent),
+        digits: 1,
+      },
+      { name: 'events p50 ms', of: (round) => round.events.p50, digits: 1 },
+      { name: 'events p95 ms', of: (round) => round.events.p95, digits: 1 },
+      { name: 'events p99 ms', of: (round) => round.events.p99, digits: 1 },
+      { name: 'API CPU ms/event', of: (round) => round.apiCpuMsPerEvent, digits: 2 },
+    ];
+    const median = (values: number[]) => percentile(values, 50);
+    printTable(
+      `The runtime, ${builds.map((build) => build.label).join(' and ')} side by side: ${ROUNDS} rounds of ${SESSIONS} ` +
+        `sessions one at a time, ${SESSIONS} ${SESSION_CONCURRENCY} at a time, then ${CALLS} calls posting a turn ` +
+        `every ${INTERVAL_MS} ms for ${SECONDS} s${BURNER ? ', a CPU burner taking one core' : ''} (medians over rounds)`,
+      ['figure', ...builds.map((build) => build.label), 'ratio now/before'],
+      figures.map(({ name, of, digits }) => [
+        name,
+        ...builds.map((_, index) => fixed(median(rounds.map((round) => of(round[index]))), digits)),
+        fixed(median(rounds.map((round) => of(round[0]) / of(round[1]))), 2),
+      ]),
+      [
+        "Ratio: the median of the rounds' ratios. Each round's events p95 ms: " +
+          rounds.map((round) => round.map((result) => fixed(result.events.p95)).join(' / ')).join(', '),
+        ...builds.map((build, index) => {
+          const all = rounds.map((round) => round[index]);
+          const sum = (of: (result: ComparedRound) => number) => all.reduce((total, result) => total + of(result), 0);
+          return (
+            `${build.label}: failed sessions ${sum((result) => sessionErrors(result.sequential) + sessionErrors(result.concurrent))}, ` +
+            `failed events ${sum((result) => result.events.errors)}; ` +
+            `turns acknowledged ${sum((result) => result.acknowledged)}, rows stored ${sum((result) => result.stored)}; ` +
+            `repeats not acknowledged as duplicates ${sum((result) => result.repeatsWrong)}`
+          );
+        }),
+        `other build: ${other.root}`,
+      ],
+    );
+    const failed = rounds
+      .flat()
+      .some(
+        (result) =>
+          result.events.errors > 0 ||
+          sessionErrors(result.sequential) + sessionErrors(result.concurrent) > 0 ||
+          result.acknowledged !== result.stored ||
+          result.repeatsWrong > 0,
+      );
+    if (failed) process.exitCode = 1;
+  } finally {
+    forgetClients();
+    await closeClients();
+    await Promise.allSettled(stacks.map((stack) => stack.close()));
+    await other.close();
+    clearTimeout(deadline);
+  }
+}
+
+async function main(): Promise<void> {
+  if (otherBuildAsked()) return compared();
+  const loadBefore = load();
+  const startedAt = new Date();
+  const deadline = stopAfter(DEADLINE_SECONDS);
 
   const environment = await createBenchEnvironment();
   const database = new URL(environment.databaseUrl).pathname.slice(1);
@@ -383,56 +770,7 @@ async function main(): Promise<void> {
     await pg.connect();
     pgConnected = true;
 
-    // The account: 10 tools, NUMBERS SIP trunk numbers (local provisioner), one inbound assistant on each.
-    const client = await ApiClient.register(origin);
-    const languages = await client.request<{ id: number; iso_2: string }[]>('GET', '/api/user/assistants/languages');
-    const english = (languages.find((language) => language.iso_2 === 'en') ?? languages[0]).id;
-    const toolIds: number[] = [];
-    for (let index = 0; index < TOOLS; index++) {
-      const tool = await client.request<{ data: { id: number } }>(
-        'POST',
-        '/api/user/tools',
-        {
-          name: `lookup_order_${index}`,
-          description: `Looks an order up by its number (variant ${index})`,
-          endpoint: 'https://api.example.com/orders/{order_id}',
-          method: 'GET',
-          schema: [
-            { name: 'order_id', type: 'string', description: 'The order number', required: true },
-            { name: 'quantity', type: 'integer', description: 'How many' },
-            { name: 'express', type: 'boolean', description: 'Express delivery' },
-          ],
-        },
-        201,
-      );
-      toolIds.push(tool.data.id);
-    }
-    const numbers: string[] = [];
-    for (let index = 0; index < NUMBERS; index++) {
-      const number = await client.request<{ data: { id: number; phone_number: string } }>(
-        'POST',
-        '/api/user/phone-numbers/sip-trunks',
-        sipTrunkRequest(),
-        201,
-      );
-      await client.request(
-        'POST',
-        '/api/user/assistant',
-        {
-          name: `Front desk ${index}`,
-          type: 'inbound',
-          language_id: english,
-          phone_number_id: number.data.id,
-          tool_ids: toolIds,
-          initial_message: 'Hello, {{company}} here. How can I help?',
-          system_prompt: 'You answer for {{company}}, politely and briefly. Look orders up with the tools.',
-          variables: { company: 'Acme' },
-          max_duration: 600,
-        },
-        201,
-      );
-      numbers.push(number.data.phone_number);
-    }
+    const { client, numbers, english, toolIds } = await setUpAccount(origin);
     if (hook) {
       const vip = await client.request<{ data: { id: number } }>(
         'POST',
@@ -453,65 +791,16 @@ async function main(): Promise<void> {
     }
 
     // 1. Sessions.
-    let opened = 0;
-    const openSession = async (pool: Pool): Promise<Sample & { call?: OpenedCall }> => {
-      const index = opened++;
-      const externalId = `bench-runtime-${index}`;
-      const answer = await post(pool, `/api/internal/calls/${externalId}/session`, BENCH_RUNTIME_TOKEN, {
-        type: 'inbound',
-        client_phone_number: `+1415${2000000 + index}`,
-        assistant_phone_number: numbers[index % numbers.length],
-      });
-      const ok =
-        answer.status === 201 &&
-        answer.json?.data?.tools?.length === TOOLS &&
-        (!hook ||
-          (answer.json.data.assistant.id === vipId && answer.json.data.call.assistant_request?.status === 'answered'));
-      // Answered, but not with the 10 tools (or, with the hook, not with the assistant it named).
-      if (!ok && answer.status === 201) answer.status = -1;
-      return {
-        ms: answer.ms,
-        status: answer.status,
-        call: ok ? { externalId, token: answer.json.data.token as string } : undefined,
-      };
-    };
-    /**
-     * `count` sessions, `concurrency` in flight at once (each starting when one ends) or, with `perSecond`, one
-     * starting every 1/perSecond s whatever the answers (an arrival rate; `concurrency` connections at most).
-     */
-    const sessionRun = async (count: number, concurrency: number, perSecond?: number) => {
-      const pool = new Pool(origin, { connections: concurrency, pipelining: 1 });
-      pools.push(pool);
-      const samples: (Sample & { call?: OpenedCall })[] = [];
-      let started = 0;
-      const apiCpuBefore = processCpuMs(api.child.pid!);
-      const backendsBefore = await backendCpuMs(pg, database);
-      const ticksBefore = machineTicks();
-      const begun = nowMs();
-      if (perSecond === undefined) {
-        await Promise.all(
-          Array.from({ length: concurrency }, async () => {
-            while (started < count) {
-              started++;
-              samples.push(await openSession(pool));
-            }
-          }),
-        );
-      } else {
-        await Promise.all(
-          Array.from({ length: count }, async (_, index) => {
-            await sleep(Math.max(0, begun + (index * 1000) / perSecond - nowMs()));
-            samples.push(await openSession(pool));
-          }),
-        );
-      }
-      const seconds = (nowMs() - begun) / 1000;
-      const machineBusy = busyBetween(ticksBefore, machineTicks());
-      const apiCpuMs = processCpuMs(api.child.pid!) - apiCpuBefore;
-      const backendCpu = cpuSince(backendsBefore, await backendCpuMs(pg, database));
-      await pool.close();
-      return { samples, seconds, apiCpuMs, backendCpuMs: backendCpu, machineBusy };
-    };
+    const { sessionRun } = sessionDriver({
+      origin,
+      numbers,
+      apiPid: api.child.pid!,
+      pg,
+      database,
+      pools,
+      // With the hook, a session must run the assistant it named.
+      accepts: (data) => !hook || (data.assistant.id === vipId && data.call.assistant_request?.status === 'answered'),
+    });
     await sessionRun(SESSION_WARM_UPS, 1);
     const sequential = await sessionRun(SESSIONS, 1);
     const concurrentRuns: { concurrency: number; run: Awaited<ReturnType<typeof sessionRun>> }[] = [];
@@ -536,67 +825,19 @@ async function main(): Promise<void> {
     }
     const pool = new Pool(origin, { connections: CALLS, pipelining: 1 });
     pools.push(pool);
-    const acknowledged = calls.map(() => [] as number[]);
-    let repeated = 0;
-    let repeatsWrong = 0;
-    const postTurn = async (call: number, seq: number) => {
-      const { externalId, token } = calls[call];
-      const body = {
-        events: [
-          {
-            seq,
-            type: 'transcript',
-            role: seq % 2 === 0 ? 'user' : 'assistant',
-            text: turnText(call, seq),
-            at: new Date().toISOString(),
-          },
-        ],
-      };
-      const answer = await post(pool, `/api/internal/calls/${externalId}/events`, token, body);
-      if (answer.status === 200 && answer.json?.data?.recorded === 1) acknowledged[call].push(seq);
-      else if (answer.status === 200) answer.status = -1; // answered, but did not record the turn
-      if (answer.status === 200 && seq > 0 && seq % REPEAT_EVERY === 0) {
-        // The same post again: acknowledged, and recorded nothing more.
-        const again = await post(pool, `/api/internal/calls/${externalId}/events`, token, body);
-        repeated++;
-        if (again.status !== 200 || again.json?.data?.recorded !== 0) repeatsWrong++;
-      }
-      return answer;
-    };
-    // Warms the connections: one turn a call (seq 0, checked like any other), not measured.
-    await Promise.all(calls.map((_, call) => postTurn(call, 0)));
+    const turns = turnDriver(pool, calls);
+    const { acknowledged } = turns;
+    await turns.warmUp();
 
     const burner = BURNER ? spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }) : undefined;
     const stopBurner = onInterrupt(async () => void burner?.kill('SIGKILL'));
-    const samples: Sample[] = [];
-    const lateness: number[] = [];
-    const failures = new Map<string, number>();
     const apiCpuBefore = processCpuMs(api.child.pid!);
     const workerCpuBefore = processCpuMs(worker.child.pid!);
     const backendsBefore = await backendCpuMs(pg, database);
     const ownCpuBefore = process.cpuUsage();
     const ticksBefore = machineTicks();
-    const begun = nowMs();
-    const end = begun + SECONDS * 1000;
-    await Promise.all(
-      calls.map(async (_, call) => {
-        const start = begun + (call / CALLS) * INTERVAL_MS;
-        for (let turn = 0; ; turn++) {
-          const due = start + turn * INTERVAL_MS;
-          if (due >= end) return;
-          const wait = due - nowMs();
-          if (wait > 0) await sleep(wait);
-          lateness.push(Math.max(0, nowMs() - due));
-          const answer = await postTurn(call, turn + 1);
-          samples.push({ ms: answer.ms, status: answer.status });
-          if (answer.status !== 200) {
-            const reason = `${answer.status} ${JSON.stringify(answer.json).slice(0, 120)}`;
-            failures.set(reason, (failures.get(reason) ?? 0) + 1);
-          }
-        }
-      }),
-    );
-    const seconds = (nowMs() - begun) / 1000;
+    const { samples, lateness, failures, seconds } = await turns.run(SECONDS);
+    const { repeated, repeatsWrong } = turns.counts;
     const ticksAfter = machineTicks();
     burner?.kill('SIGKILL');
     stopBurner();
@@ -935,4 +1176,4 @@ async function main(): Promise<void> {
   }
 }
 
-runMain(main);
+runMain(main, { comparesBuilds: true });

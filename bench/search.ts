@@ -920,4 +920,4 @@ async function main(): Promise<void> {
 }
 
 // Imported (by a tuning script), it only lends its corpus and measures.
-if (require.main === module) runMain(main);
+if (require.main === module) runMain(main, { comparesBuilds: true });

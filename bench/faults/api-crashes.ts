@@ -20,7 +20,7 @@ import {
   type WrongAnswer,
 } from '../../test/support/crash-creates';
 import { waitFor } from '../../test/support/wait-for';
-import { fixed, printTable } from '../support/report';
+import { fixed, printTable, runMain } from '../support/report';
 import { ApiClient } from '../support/stack';
 import { PrivatePostgres, PrivateRedis, ServiceProcess, freePort } from './support/services';
 
@@ -117,7 +117,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runMain(main);

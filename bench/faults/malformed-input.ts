@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { ApiClient, startBenchStack } from '../support/stack';
-import { MIB, fixed, printTable } from '../support/report';
+import { fixed, MIB, printTable, runMain } from '../support/report';
 
 const ANSWERS_FILE = process.env.ANSWERS_FILE;
 
@@ -304,7 +304,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runMain(main);

@@ -18,7 +18,7 @@ import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { ensureDatabase, runMigrations } from '../../libs/database/src/data-source-options';
-import { fixed, percentile, printTable } from '../support/report';
+import { fixed, percentile, printTable, runMain } from '../support/report';
 import { PrivatePostgres, PrivateRedis, ServiceProcess, freePort } from './support/services';
 
 interface Attempt {
@@ -346,7 +346,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runMain(main);

@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { ensureDatabase, runMigrations } from '../../libs/database/src/data-source-options';
-import { fixed, printTable } from '../support/report';
+import { fixed, printTable, runMain } from '../support/report';
 import { PrivatePostgres, PrivateRedis, ServiceProcess, freePort } from './support/services';
 
 const DOCUMENTS = 30;
@@ -197,7 +197,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runMain(main);

@@ -18,7 +18,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
-import type { AppConfig } from '../../libs/config/src/app-config';
+import { loadConfig } from '../../libs/config/src/app-config';
 import { KNOWLEDGEBASE_SUMMARIES_SQL } from '../../libs/database/src/knowledgebase-summaries';
 import { RedisWindowCounters } from '../../libs/platform/src/counters/window-counters';
 import { hashToken, parseToken } from '../../libs/platform/src/security/tokens';
@@ -127,10 +127,13 @@ const routes: Record<string, (caller: Caller) => Promise<unknown>> = {
 const listCases = JSON.parse(process.env.LIST_CASES ?? '{}') as Record<string, Statement[]>;
 const counters = process.env.QUEUE_PREFIX
   ? new RedisWindowCounters(
-      {
-        redisUrl: process.env.REDIS_URL!,
-        queuePrefix: process.env.QUEUE_PREFIX,
-      } as AppConfig,
+      // The API's configuration of its counters' Redis (timeouts, prefix), as the API would load it.
+      loadConfig({
+        REDIS_URL: process.env.REDIS_URL!,
+        QUEUE_PREFIX: process.env.QUEUE_PREFIX,
+        DATABASE_URL: process.env.DATABASE_URL!,
+        ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      }),
       (error) => console.error(error.message),
     )
   : undefined;

@@ -40,7 +40,7 @@ export function summariseProfile(
   path: string,
   requests?: number,
   top = 15,
-): { functions: CostLine[]; packages: CostLine[]; busyShare: number } {
+): { functions: CostLine[]; packages: CostLine[]; callers: CostLine[]; busyShare: number } {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfUs = new Map<number, number>();
@@ -50,8 +50,21 @@ export function summariseProfile(
     selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
     totalUs += delta;
   });
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const frameName = ({ functionName, url, lineNumber }: ProfileNode['callFrame']) =>
+    `${functionName || '(anonymous)'} ${url ? `${origin(url)}:${lineNumber + 1}` : ''}`.trim();
+  /** The first frame up the stack that is neither Node's own code nor native: whose work a system call was. */
+  const caller = (id: number): string | undefined => {
+    for (let at = parents.get(id); at !== undefined; at = parents.get(at)) {
+      const frame = byId.get(at)!.callFrame;
+      if (frame.url && !frame.url.startsWith('node:')) return frameName(frame);
+    }
+    return undefined;
+  };
   const functions = new Map<string, number>();
   const packages = new Map<string, number>();
+  const callers = new Map<string, number>();
   let idleUs = 0;
   for (const [id, us] of selfUs) {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
@@ -59,9 +72,10 @@ export function summariseProfile(
       idleUs += us;
       continue;
     }
-    const where = url ? `${origin(url)}:${lineNumber + 1}` : '';
-    const name = `${functionName || '(anonymous)'} ${where}`.trim();
+    const name = frameName({ functionName, url, lineNumber });
     functions.set(name, (functions.get(name) ?? 0) + us);
+    const by = !url || url.startsWith('node:') ? caller(id) : undefined;
+    if (by) callers.set(`${name} < ${by}`, (callers.get(`${name} < ${by}`) ?? 0) + us);
     const group = ['(garbage collector)', '(program)'].includes(functionName) ? functionName : origin(url);
     packages.set(group, (packages.get(group) ?? 0) + us);
   }
@@ -74,7 +88,12 @@ export function summariseProfile(
         share: us / totalUs,
         ...(requests ? { microsecondsPerRequest: us / requests } : {}),
       }));
-  return { functions: lines(functions), packages: lines(packages), busyShare: 1 - idleUs / totalUs };
+  return {
+    functions: lines(functions),
+    packages: lines(packages),
+    callers: lines(callers).slice(0, 8),
+    busyShare: 1 - idleUs / totalUs,
+  };
 }
 
 /** Prints the heaviest packages and functions of the one `.cpuprofile` in `directory`, per request answered. */
@@ -90,4 +109,5 @@ export function printProfile(directory: string, requests: number): void {
   console.log(`\nAPI profile: busy ${fixed(summary.busyShare * 100, 0)}% of the run (${join(directory, file)})`);
   table('API self time by package', summary.packages);
   table('API self time by function', summary.functions);
+  table("API self time of Node's own and native code, by the first caller outside it", summary.callers);
 }

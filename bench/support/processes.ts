@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { onInterrupt } from './report';
+import type { Build } from './other-build';
 import { type BenchEnvironment, createBenchEnvironment } from './stack';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -49,9 +50,10 @@ export function startServer(
   args: string[],
   env: Record<string, string>,
   stopSignal: NodeJS.Signals = 'SIGTERM',
+  cwd = ROOT,
 ): ServerProcess {
   const child = spawn(process.execPath, args, {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -162,4 +164,65 @@ export async function startBareListServer(
     throw error;
   }
   return { baseUrl, process: server };
+}
+
+export interface BuiltStack {
+  build: Build;
+  /** http://127.0.0.1:PORT of the API */
+  baseUrl: string;
+  environment: BenchEnvironment;
+  /** What both processes run with: production settings, the ports, and the `env` given. */
+  env: Record<string, string>;
+  api: ServerProcess;
+  worker?: ServerProcess;
+  /** Starts the build's worker (when it was not started with the API), answering once started. */
+  startWorker(env?: Record<string, string>): Promise<ServerProcess>;
+  /** Stops both, drops the database and deletes the run's Redis keys. */
+  close(): Promise<void>;
+}
+
+/**
+ * A build's API (and its worker, unless `worker` is false) in processes of their own with production settings, as
+ * deployed, against a fresh database migrated by that build and a Redis prefix of its own: two builds side by side
+ * never share data. `apiArguments` are Node options for the API process.
+ */
+export async function startBuiltStack(
+  build: Build,
+  options: { env?: Record<string, string>; worker?: boolean; apiArguments?: string[]; stopSignal?: NodeJS.Signals } = {},
+): Promise<BuiltStack> {
+  const environment = await createBenchEnvironment({ migrate: build.migrate });
+  const [apiPort, workerPort] = [await freePort(), await freePort()];
+  const env = {
+    ...productionEnv(environment),
+    PORT: String(apiPort),
+    WORKER_PORT: String(workerPort),
+    ...options.env,
+  };
+  const baseUrl = `http://127.0.0.1:${apiPort}`;
+  const processes: ServerProcess[] = [];
+  const close = async () => {
+    await Promise.allSettled(processes.map((server) => server.stop()));
+    await environment.clean();
+  };
+  const startWorker = async (extra: Record<string, string> = {}) => {
+    const worker = startServer([build.workerEntry], { ...env, ...extra }, 'SIGTERM', build.root);
+    processes.push(worker);
+    await waitForHttp(`http://127.0.0.1:${workerPort}/api/health`, worker.child);
+    return worker;
+  };
+  try {
+    const api = startServer(
+      [...(options.apiArguments ?? []), build.apiEntry],
+      env,
+      options.stopSignal ?? 'SIGTERM',
+      build.root,
+    );
+    processes.push(api);
+    await waitForHttp(`${baseUrl}/api/health`, api.child);
+    const worker = options.worker === false ? undefined : await startWorker();
+    return { build, baseUrl, environment, env, api, worker, startWorker, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

@@ -90,7 +90,34 @@ function loadAverageNow(): string {
     .join(' ');
 }
 
-export function runMain(main: () => Promise<void>): void {
+/** `--before <commit>`, `--before=<commit>` or BENCH_BEFORE: the build to compare with (support/other-build.ts). */
+export function beforeCommit(): string | undefined {
+  const index = process.argv.findIndex((argument) => argument === '--before' || argument.startsWith('--before='));
+  if (index < 0) return process.env.BENCH_BEFORE || undefined;
+  const value = process.argv[index].includes('=') ? process.argv[index].split('=')[1] : process.argv[index + 1];
+  if (!value || value.startsWith('--')) throw new Error('--before needs a commit');
+  return value;
+}
+
+/** Whether the run was asked for a second build (`--before`, BENCH_BEFORE or BENCH_OTHER_API). */
+export function otherBuildAsked(): boolean {
+  return beforeCommit() !== undefined || Boolean(process.env.BENCH_OTHER_API);
+}
+
+/**
+ * `comparesBuilds`: the benchmark runs a second build beside this one when asked (support/other-build.ts), or reads
+ * `--before` its own way; any other refuses to start when asked, rather than print one build's figures as a
+ * comparison.
+ */
+export function runMain(main: () => Promise<void>, options: { comparesBuilds?: boolean } = {}): void {
+  if (!options.comparesBuilds && otherBuildAsked()) {
+    console.error(
+      `${process.argv[1]} runs this build only: it takes no --before, BENCH_BEFORE or BENCH_OTHER_API. ` +
+        'Those that compare two builds: bench/call-ingestion.ts, bench/runtime-events.ts, bench/list-throughput.ts ' +
+        '(and bench/search.ts, with a commit\'s search statement).',
+    );
+    process.exit(2);
+  }
   const loadAtStart = loadAverageNow();
   // `on`, not `once`: Nest's shutdown hooks re-raise the signal after closing an app, which must not end the
   // process before the cleanups have run.

@@ -8,6 +8,7 @@ import { dropDatabase, ensureDatabase, runMigrations } from '../../libs/database
 import { createApiApp } from '../../apps/api/src/api.app';
 import { createWorkerApp } from '../../apps/worker/src/worker.app';
 import { PrivateRedis } from '../faults/support/services';
+import { sipTrunkRequest } from '../../test/support/factories';
 import { onInterrupt } from './report';
 
 /** Only this machine's Postgres is ever used, unless a benchmark names another server. */
@@ -32,6 +33,8 @@ export interface BenchEnvironmentOptions {
    * BENCH_REDIS_URL, that server instead, under the run's own key prefix, whose keys are deleted at the end.
    */
   redis?: boolean;
+  /** Applies a build's migrations to the fresh database: this checkout's unless another build's are given. */
+  migrate?: (databaseUrl: string) => Promise<unknown>;
 }
 
 /** A benchmark run's own database and Redis prefix (its name), and the Redis it uses. */
@@ -86,7 +89,7 @@ export async function createBenchEnvironment(options: BenchEnvironmentOptions = 
   const forget = onInterrupt(clean);
   try {
     await ensureDatabase(databaseUrl);
-    await runMigrations(databaseUrl);
+    await (options.migrate ?? runMigrations)(databaseUrl);
   } catch (error) {
     await clean();
     throw error;
@@ -210,6 +213,23 @@ export class ApiClient {
       201,
     );
     return body.data.id;
+  }
+
+  /** A SIP trunk number (local provisioner) answered by a new inbound assistant with `fields`; the number. */
+  async createAnsweredNumber(fields: Record<string, unknown>): Promise<string> {
+    const trunk = await this.request<{ data: { id: number; phone_number: string } }>(
+      'POST',
+      '/api/user/phone-numbers/sip-trunks',
+      sipTrunkRequest(),
+      201,
+    );
+    await this.request(
+      'POST',
+      '/api/user/assistant',
+      { type: 'inbound', phone_number_id: trunk.data.id, ...fields },
+      201,
+    );
+    return trunk.data.phone_number;
   }
 
   async createKnowledgebase(name: string): Promise<number> {
