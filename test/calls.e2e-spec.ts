@@ -502,11 +502,11 @@ describe('Calls', () => {
       await waitFor(async () => {
         const job = await queue.getJob(`webhook-${first.id}`);
         // Removed between two attempts, waiting for its next: an attempt under way (its count written, its retry not
-        // yet scheduled) would go on retrying and write its own counts over the call's. Anything but a removal made
-        // here is no answer (`waitFor` takes any value but undefined as one, `false` too), so the check is polled again.
+        // yet scheduled) would go on retrying and write its own counts over the call's. Until a removal is made here
+        // the check answers undefined, polled again (a `false` would end the wait with the job still there).
         if (!job || (await job.getState()) !== 'delayed') return undefined;
         return job.remove().then(
-          () => true,
+          () => true as const,
           // Taken by the worker in between (locked): its next wait between two attempts comes soon.
           () => undefined,
         );
