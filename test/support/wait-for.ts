@@ -2,9 +2,20 @@ import { processCpuMs } from '../../bench/support/http-load';
 import type { Stack } from './stack';
 import type { TestAccount } from './factories';
 
-/** Polls until `check` returns a value, as a client watching a background job would. */
+/**
+ * A check whose type lets it answer `false` does not compile: the polls take any value but `undefined` as the answer,
+ * so a check built of `a && b && c` would end the wait at the first `false`, its condition unmet. An answer typed
+ * `any` is let through.
+ */
+type NeverFalse<T> = 0 extends 1 & T
+  ? unknown
+  : false extends T
+    ? { 'a check answers undefined until its condition is met, never false': never }
+    : unknown;
+
+/** Polls until `check` returns a value (anything but undefined), as a client watching a background job would. */
 export async function waitFor<T>(
-  check: () => Promise<T | undefined>,
+  check: (() => Promise<T | undefined>) & NeverFalse<T>,
   timeoutMs = 20_000,
   intervalMs = 100,
 ): Promise<T> {
@@ -29,7 +40,7 @@ export const UNTIL_STALLED = 30 * 60_000;
  * fixed deadline a slower run misses. Fails once `progress` has stood still for `stallMs`.
  */
 export async function waitWhileProgressing<T>(
-  check: () => Promise<T | undefined>,
+  check: (() => Promise<T | undefined>) & NeverFalse<T>,
   progress: () => Promise<unknown> | unknown,
   stallMs: number,
   intervalMs = 200,
