@@ -870,7 +870,12 @@ async function latency(
       const binary = pgbouncerBinary();
       if (!binary) throw new Error('--pgbouncer: pgbouncer is not installed (apt-get install pgbouncer)');
       const bouncer = await startPgbouncer(binary, nowUrl, 1);
-      cleanups.push(() => bouncer.stop());
+      // Stopped on Ctrl-C or SIGTERM too, which end the run without its own cleanups.
+      const forget = onInterrupt(() => bouncer.stop());
+      cleanups.push(async () => {
+        forget();
+        await bouncer.stop();
+      });
       const dataSource = await connect(bouncer.url);
       opened.push(dataSource);
       phases.push({ name: 'now, through PgBouncer', search: new PassageSearch(dataSource), dataSource });
