@@ -102,7 +102,12 @@ export class PassageEmbeddingsRepository extends SqlRepository {
    * than `atMost`: a count past it says only that the knowledgebase is larger (its newest id is then not read), so a
    * knowledgebase of a million passages costs as little as one of `atMost`.
    */
-  async version(ownerId: number, knowledgebaseId: number, model: string, atMost: number): Promise<string> {
+  async version(
+    ownerId: number,
+    knowledgebaseId: number,
+    model: string,
+    atMost: number,
+  ): Promise<{ count: number; newest: number }> {
     const [row] = await queryPool<{ count: number; newest: number | null }>(
       this.dataSource,
       `SELECT count(*)::int AS count, max(passage_id) AS newest FROM (
@@ -110,7 +115,7 @@ export class PassageEmbeddingsRepository extends SqlRepository {
           WHERE knowledgebase_id = $1 AND user_id = $2 AND model = $3 LIMIT $4) counted`,
       [knowledgebaseId, ownerId, model, atMost + 1],
     );
-    return `${row.count}:${row.newest ?? 0}`;
+    return { count: row.count, newest: row.newest ?? 0 };
   }
 
   /** Every vector of `model` in the knowledgebase (their length is the model's). */

@@ -38,7 +38,7 @@ describe('MeaningSearch', () => {
   const provider = (embed: ModelProvider['embed']) =>
     ({ available: true, embeddingsAvailable: true, complete: jest.fn(), embed }) as unknown as ModelProvider;
   const repository = {
-    version: () => Promise.resolve('3:30'),
+    version: () => Promise.resolve({ count: 3, newest: 30 }),
     vectors: () =>
       Promise.resolve({
         ids: Int32Array.from([1, 2, 3]),
@@ -68,7 +68,7 @@ describe('MeaningSearch', () => {
     const embed = jest.fn().mockResolvedValue({ vectors: [unit(0, 1)], model: 'm', usage: {} });
     // 64 MiB of 2-dimension vectors (12 bytes a passage with its id) is 5,592,405 passages; the count stops past it.
     const most = Math.floor((64 * 1024 * 1024) / 12);
-    const huge = { ...repository, version: jest.fn().mockResolvedValue(`${most + 1}:0`), vectors: jest.fn() };
+    const huge = { ...repository, version: jest.fn().mockResolvedValue({ count: most + 1, newest: 0 }), vectors: jest.fn() };
     const search = new MeaningSearch(config, huge as unknown as PassageEmbeddingsRepository, provider(embed));
     expect(await search.fuse(7, 1, 'refund', 2, [hit(3), hit(1), hit(2)])).toEqual([hit(3), hit(1)]);
     expect(huge.version).toHaveBeenCalledWith(7, 1, 'text-embedding-3-small/2', most);

@@ -205,11 +205,11 @@ export class MeaningSearch {
   ): Promise<KnowledgebaseVectors | undefined> {
     // A vector and its id: 4 bytes a dimension, 4 for the id.
     const most = Math.floor(KNOWLEDGEBASE_VECTORS_KEPT_BYTES / ((dimensions + 1) * 4));
-    const version = await this.embeddings.version(ownerId, knowledgebaseId, model, most);
+    const { count, newest } = await this.embeddings.version(ownerId, knowledgebaseId, model, most);
+    const version = `${count}:${newest}`;
     const key = `${ownerId}:${knowledgebaseId}`;
     const kept = this.knowledgebases.get(key);
     if (kept && kept.version === version) return kept.vectors;
-    const count = Number(version.split(':')[0]);
     if (count > most) {
       if (!this.oversized.get(key)) {
         this.oversized.set(key, true);
