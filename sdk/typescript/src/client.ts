@@ -82,6 +82,22 @@ export function serializeBody(body: unknown): string | FormData {
   return form;
 }
 
+/**
+ * Requests handed on whose answer has not come. A Request passes its signal on through a weak reference (undici's
+ * fetch, nodejs/node#55428): one that nothing else holds can be collected while its fetch waits, and then its timeout
+ * or its caller's abort never reaches the connection, which waits for an answer for ever.
+ */
+const underWay = new Set<Request>();
+
+async function sendHeld(send: (request: Request) => Promise<Response>, request: Request): Promise<Response> {
+  underWay.add(request);
+  try {
+    return await send(request);
+  } finally {
+    underWay.delete(request);
+  }
+}
+
 /** Each attempt abandoned after `timeoutMs`, as a RequestTimeoutError; the caller's own signal still aborts it. */
 function withTimeout(
   send: (request: Request) => Promise<Response>,
@@ -91,7 +107,7 @@ function withTimeout(
   return async (request) => {
     const timeout = AbortSignal.timeout(timeoutMs);
     try {
-      return await send(new Request(request, { signal: AbortSignal.any([request.signal, timeout]) }));
+      return await sendHeld(send, new Request(request, { signal: AbortSignal.any([request.signal, timeout]) }));
     } catch (error) {
       if (timeout.aborted && !request.signal.aborted)
         throw new RequestTimeoutError(request.method, request.url, timeoutMs);
@@ -112,7 +128,7 @@ function withRetries(
       const copy = request.clone();
       let response: Response;
       try {
-        response = await send(copy);
+        response = await sendHeld(send, copy);
       } catch (error) {
         // The caller's own abort is an answer, not a failure to retry.
         if (attempt >= retries || request.signal.aborted) throw error;

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createClient, idempotencyKey, RequestTimeoutError } from '../src/index.js';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -116,6 +118,28 @@ describe('The SDK client against a server', () => {
     expect(data).toEqual(page);
     expect(server.received).toHaveLength(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+  });
+
+  it('abandons attempts at their timeout while memory is being collected', async () => {
+    // A Request collected while its fetch waits used to take its timeout with it: the call never ended.
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    server = await scriptedServer(silent, silent, silent, answer(200, page));
+    const collecting = setInterval(collect, 20);
+    try {
+      const api = createClient({ baseUrl: server.baseUrl, timeoutMs: 200, retries: 0 });
+      const outcomes = await Promise.all(
+        [1, 2, 3].map(() =>
+          Promise.race([
+            api.GET('/api/user/folders').catch((error: unknown) => (error as Error).name),
+            new Promise((resolve) => setTimeout(resolve, 5_000, 'still waiting after 5 s')),
+          ]),
+        ),
+      );
+      expect(outcomes).toEqual(Array(3).fill('RequestTimeoutError'));
+    } finally {
+      clearInterval(collecting);
+    }
   });
 
   it('throws a RequestTimeoutError naming the request when no attempt is answered in time', async () => {
