@@ -16,15 +16,16 @@
  * medians over the rounds (--rounds, BENCH_ROUNDS, default 3).
  *
  * --seconds (BENCH_SECONDS, default 20) and BENCH_CONNECTIONS (default 50) change the load; BENCH_WORKER_CONCURRENCY
- * (default 16) the worker's jobs at a time; BENCH_API_NODE_ARGS are Node options for this build's API process (for
- * example `--cpu-prof --cpu-prof-dir=bench/.cache/ingestion-profile`).
+ * (default 16) the worker's jobs at a time; BENCH_API_NODE_ARGS and BENCH_WORKER_NODE_ARGS are Node options for this
+ * build's API and worker processes, BENCH_OTHER_API_NODE_ARGS and BENCH_OTHER_WORKER_NODE_ARGS the other build's (for
+ * example `--cpu-prof --cpu-prof-dir=bench/.cache/ingestion-profile` to profile both builds in one run).
  */
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BENCH_RUNTIME_TOKEN, callIngester, processCpuMs, type LoadResult } from './support/http-load';
 import { CURRENT_BUILD, otherBuild, type Build } from './support/other-build';
-import { apiNodeArguments, startBuiltStack, type BuiltStack } from './support/processes';
+import { startBuiltStack, type BuiltStack } from './support/processes';
 import { fixed, median, nowMs, printTable, runMain, setting } from './support/report';
 import { ApiClient } from './support/stack';
 
@@ -106,7 +107,6 @@ async function single(receiver: Awaited<ReturnType<typeof startReceiver>>): Prom
   const stack = await startBuiltStack(CURRENT_BUILD, {
     env: STACK_ENV,
     worker: false,
-    apiArguments: apiNodeArguments(),
   });
   try {
     const { quietAssistant, hookedAssistant, load } = await drive(stack, receiver.url('/hook'), '/hook');
@@ -170,10 +170,7 @@ async function compared(receiver: Awaited<ReturnType<typeof startReceiver>>, oth
   try {
     for (const build of builds) {
       stacks.push(
-        await startBuiltStack(build, {
-          env: STACK_ENV,
-          apiArguments: build === CURRENT_BUILD ? apiNodeArguments() : [],
-        }),
+        await startBuiltStack(build, { env: STACK_ENV }),
       );
     }
     const driven: Driven[] = [];

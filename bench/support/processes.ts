@@ -73,10 +73,19 @@ export function startServer(
  * The settings the built apps run with in these benchmarks: production mode against the run's own database and
  * Redis prefix, JSON logs, no shutdown drain, and a rate limit that counts every request but refuses none.
  */
-/** Node options for the API process, from BENCH_API_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=…" to profile it). */
-export function apiNodeArguments(): string[] {
-  return (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/**
+ * Node options for a build's API or worker process (e.g. "--cpu-prof --cpu-prof-dir=…" to profile it):
+ * BENCH_API_NODE_ARGS and BENCH_WORKER_NODE_ARGS for this checkout's build, BENCH_OTHER_API_NODE_ARGS and
+ * BENCH_OTHER_WORKER_NODE_ARGS for the build it is compared with, so that both can be profiled in one run.
+ */
+export function nodeArguments(role: 'api' | 'worker', build?: Pick<Build, 'root'>): string[] {
+  const other = build !== undefined && build.root !== ROOT;
+  const name = `BENCH_${other ? 'OTHER_' : ''}${role.toUpperCase()}_NODE_ARGS`;
+  return (process.env[name] ?? '').split(' ').filter(Boolean);
 }
+
+/** This build's API options (BENCH_API_NODE_ARGS). */
+export const apiNodeArguments = (): string[] => nodeArguments('api');
 
 export function productionEnv(
   environment: Pick<BenchEnvironment, 'name' | 'databaseUrl' | 'redisUrl'>,
@@ -205,14 +214,19 @@ export async function startBuiltStack(
     await environment.clean();
   };
   const startWorker = async (extra: Record<string, string> = {}) => {
-    const worker = startServer([build.workerEntry], { ...env, ...extra }, 'SIGTERM', build.root);
+    const worker = startServer(
+      [...nodeArguments('worker', build), build.workerEntry],
+      { ...env, ...extra },
+      'SIGTERM',
+      build.root,
+    );
     processes.push(worker);
     await waitForHttp(`http://127.0.0.1:${workerPort}/api/health`, worker.child);
     return worker;
   };
   try {
     const api = startServer(
-      [...(options.apiArguments ?? []), build.apiEntry],
+      [...(options.apiArguments ?? nodeArguments('api', build)), build.apiEntry],
       env,
       options.stopSignal ?? 'SIGTERM',
       build.root,
