@@ -114,8 +114,9 @@ export class CallIngestion {
       await this.jobs.enqueue(Jobs.analyzeCall, { callId: outcome.row.id, run: outcome.row.analysis_run });
     if (outcome.freedCampaignSlot) await this.dialNext(outcome.row.campaign_id!);
     if (outcome.freedWaitedSlot) await this.dialWaiting(outcome.row.user_id, outcome.row.campaign_id);
-    // A finished call's streams (the owner's view, the runtime's control) end: they are told to look.
-    if (TERMINAL_CALL_STATUSES.includes(outcome.row.status))
+    // A finished call's streams (the owner's view, the runtime's control) end: they are told to look. A call written
+    // finished in its first write had no stream to tell (a stream follows a call that exists).
+    if (TERMINAL_CALL_STATUSES.includes(outcome.row.status) && !outcome.created)
       await this.signals.publish({ callId: outcome.row.id, fromId: 0 });
     return {
       created: outcome.created,

@@ -1,12 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { CallEventRow, CallLeadRow, CallRow } from '@app/contracts';
+import {
+  CALL_RESPONSE_COLUMNS,
+  type CallEventRow,
+  type CallLeadRow,
+  type CallResponseRow,
+  type CallRow,
+} from '@app/contracts';
 import { type EndedCall, settleLeadOfEndedCall } from './call-outcomes';
 import { ReadReplicas } from './read-replicas';
 import { SqlRepository } from './sql-repository';
 
-/** A call to deliver a webhook of, with its assistant's webhook and its lead (with its campaign), if any. */
-export interface CallDeliveryRow extends CallRow {
+/**
+ * A call to deliver a webhook of: what its webhooks show and the events' ids, with its assistant's webhook and its
+ * lead (with its campaign), if any.
+ */
+export interface CallDeliveryRow
+  extends CallResponseRow, Pick<CallRow, 'webhook_event_id' | 'started_event_id' | 'analysis_event_id'> {
   assistant_id: number;
   webhook_url: string | null;
   is_webhook_active: boolean;
@@ -20,7 +30,11 @@ export interface CallDelivery extends CallDeliveryRow {
 }
 
 /** The call, its assistant's webhook and its lead, as a delivery reads them. */
-const DELIVERY_COLUMNS = `c.*, a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed,
+// Only what a webhook shows and a delivery needs: a call's row has grown columns of its own (the dial, the transfer,
+// the analysis' bookkeeping), each parsed on every delivery if read.
+const DELIVERY_COLUMNS = `${CALL_RESPONSE_COLUMNS.map((column) => `c.${column}`).join(', ')},
+       c.assistant_id, c.webhook_event_id, c.started_event_id, c.analysis_event_id,
+       a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed,
        (SELECT json_build_object('id', l.id, 'phone_number', l.phone_number, 'variables', l.variables,
                                  'status', l.status, 'campaign_id', p.id, 'campaign_name', p.name)
           FROM leads l JOIN campaigns p ON p.id = l.campaign_id WHERE l.id = c.lead_id) AS lead`;

@@ -214,18 +214,20 @@ async function readLimited(
   url: URL,
   truncate: boolean,
 ): Promise<{ body: Buffer; truncated: boolean }> {
-  const tooLarge = new OutboundRequestError('too_large', `Response from ${url.host} is larger than ${maxBytes} bytes`);
+  // Made only when thrown: an error's stack costs more than reading a small answer.
+  const tooLarge = () =>
+    new OutboundRequestError('too_large', `Response from ${url.host} is larger than ${maxBytes} bytes`);
   if (!truncate && Number(response.headers['content-length']) > maxBytes) {
     // Destroying an unread body reports an abort error nobody is listening for; that is expected here.
     response.body.on('error', () => undefined).destroy();
-    throw tooLarge;
+    throw tooLarge();
   }
   const chunks: Buffer[] = [];
   let size = 0;
   // Leaving the loop by throwing destroys the stream, so nothing past the limit is ever buffered.
   for await (const chunk of response.body as AsyncIterable<Buffer>) {
     if (size + chunk.length > maxBytes) {
-      if (!truncate) throw tooLarge;
+      if (!truncate) throw tooLarge();
       chunks.push(chunk.subarray(0, maxBytes - size));
       // Leaving the loop destroys the stream: the rest is never read.
       return { body: Buffer.concat(chunks, maxBytes), truncated: true };

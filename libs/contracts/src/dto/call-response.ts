@@ -71,11 +71,41 @@ export interface CallRow {
   updated_at: Date;
 }
 
+/** The columns of a call that its answer shows: what a statement reads when it reads a call to show and no more. */
+export const CALL_RESPONSE_COLUMNS = [
+  'id',
+  'external_id',
+  'assistant_name',
+  'campaign_name',
+  'lead_id',
+  'type',
+  'duration',
+  'assistant_phone_number',
+  'client_phone_number',
+  'status',
+  'transcript',
+  'variables',
+  'evaluation',
+  'webhook_response',
+  'carrier_cost',
+  'total_cost',
+  'answered_by',
+  'recording_url',
+  'analysis',
+  'assistant_request',
+  'ended_reason',
+  'transfer',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof CallRow)[];
+
+export type CallResponseRow = Pick<CallRow, (typeof CALL_RESPONSE_COLUMNS)[number]>;
+
 /**
  * `campaign_name` only for campaign calls and `recording_url` only with a recording of an assistant that records
  * (kept at ingestion only then), as the spec says; `answered_by` is `unknown` until the runtime reports it.
  */
-export function toCallResponse(row: CallRow): CallResponse {
+export function toCallResponse(row: CallResponseRow): CallResponse {
   return {
     id: row.id,
     external_id: row.external_id,

@@ -1,4 +1,4 @@
-import { toCallResponse, type CallRow } from './call-response';
+import { toCallResponse, type CallResponseRow } from './call-response';
 import { type CallEventResponse, type CallEventRow, toCallEventResponse } from './runtime.dto';
 
 /** The lead of a call, with its campaign, as a webhook names it (libs/database's
@@ -13,7 +13,7 @@ export interface CallLeadRow {
 }
 
 /** A call as its webhooks name it: its fields but the delivery's own answer, and its lead with its campaign. */
-export function toWebhookCall(call: CallRow & { lead: CallLeadRow | null }) {
+export function toWebhookCall(call: CallResponseRow & { lead: CallLeadRow | null }) {
   const { webhook_response: _response, ...fields } = toCallResponse(call);
   const { lead } = call;
   return {
@@ -31,7 +31,7 @@ export function toWebhookCall(call: CallRow & { lead: CallLeadRow | null }) {
 }
 
 /** `call.ended` as the receiver gets it: the call, and what the runtime reported during it (turns, tool calls), in order. */
-export function toCallEndedWebhook(call: CallRow & { lead: CallLeadRow | null; events: CallEventRow[] }) {
+export function toCallEndedWebhook(call: CallResponseRow & { lead: CallLeadRow | null; events: CallEventRow[] }) {
   const entries = call.events.map((event) => ({ type: event.type, entry: toCallEventResponse(event) }));
   const strip = ({ type: _type, ...rest }: CallEventResponse) => rest;
   return {
