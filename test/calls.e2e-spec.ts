@@ -7,7 +7,6 @@ import { type LocalSite, startLocalSite } from '../libs/outbound-http/test/local
 import { createAccount, type TestAccount } from './support/factories';
 import { verifiesWebhook } from './support/runtime-fixtures';
 import { type Stack, startStack } from './support/stack';
-import { QUEUE_BACKEND } from './support/test-environment';
 import { waitFor } from './support/wait-for';
 
 const RUNTIME_TOKEN = 'runtime-token-for-tests-0123456789abcdef';
@@ -484,67 +483,60 @@ describe('Calls', () => {
       expect(metrics.text).toMatch(/^jobs_requeued_total\{job="deliver-call-webhook"\} 1$/m);
     }, 60_000);
 
-    // On the PostgreSQL queue backend a delayed job that a worker is taking at that moment can still be removed, and
-    // the attempt under way writes its own count over the call's after the test set it (failed once in a fresh-clone
-    // run): an open defect of that backend's job removal (docs/testing.md), so the test runs on Redis and Cluster.
-    (QUEUE_BACKEND === 'postgres' ? it.skip : it)(
-      'goes on counting from the attempts of a lost delivery job, and gives up at the same total',
-      async () => {
-        const down = await assistant({ webhook_url: `${receiver.origin}/down`, is_webhook_active: true });
-        const row = async () =>
-          (
-            await stack.dataSource.query(
-              `SELECT id, webhook_due, webhook_response FROM calls WHERE external_id = 'down-1'`,
-            )
-          )[0] as { id: number; webhook_due: boolean; webhook_response: { attempts?: number; status?: number } };
-        await ingest('down-1', base(down.id, { status: 'completed' })).expect(201);
-        const first = await waitFor(async () => {
-          const call = await row();
-          return call?.webhook_response.attempts ? call : undefined;
-        }, 15_000);
-        expect(first).toMatchObject({ webhook_due: true, webhook_response: { status: 503 } });
-        // Lost between two retries (a Redis failover), after 13 of its 14 attempts: the call remembers them.
-        const queue = stack.api.get(JobQueue).queue(Jobs.deliverCallWebhook.queue);
-        await waitFor(async () => {
-          const job = await queue.getJob(`webhook-${first.id}`);
-          // Removed between two attempts, waiting for its next: an attempt under way (its count written, its retry not
-          // yet scheduled) would go on retrying and write its own counts over the call's. Until a removal is made here
-          // the check answers undefined, polled again (a `false` would end the wait with the job still there).
-          if (!job || (await job.getState()) !== 'delayed') return undefined;
-          return job.remove().then(
-            () => true as const,
-            // Taken by the worker in between (locked): its next wait between two attempts comes soon.
-            () => undefined,
-          );
-        }, 15_000);
-        // The lost job is gone: a job found under its id from here on is one the sweep queued.
-        expect(await queue.getJob(`webhook-${first.id}`)).toBeUndefined();
-        await stack.dataSource.query(
-          `UPDATE calls SET webhook_response = jsonb_set(webhook_response, '{attempts}', '13'),
+    it('goes on counting from the attempts of a lost delivery job, and gives up at the same total', async () => {
+      const down = await assistant({ webhook_url: `${receiver.origin}/down`, is_webhook_active: true });
+      const row = async () =>
+        (
+          await stack.dataSource.query(
+            `SELECT id, webhook_due, webhook_response FROM calls WHERE external_id = 'down-1'`,
+          )
+        )[0] as { id: number; webhook_due: boolean; webhook_response: { attempts?: number; status?: number } };
+      await ingest('down-1', base(down.id, { status: 'completed' })).expect(201);
+      const first = await waitFor(async () => {
+        const call = await row();
+        return call?.webhook_response.attempts ? call : undefined;
+      }, 15_000);
+      expect(first).toMatchObject({ webhook_due: true, webhook_response: { status: 503 } });
+      // Lost between two retries (a Redis failover), after 13 of its 14 attempts: the call remembers them.
+      const queue = stack.api.get(JobQueue).queue(Jobs.deliverCallWebhook.queue);
+      await waitFor(async () => {
+        const job = await queue.getJob(`webhook-${first.id}`);
+        // Removed between two attempts, waiting for its next: an attempt under way (its count written, its retry not
+        // yet scheduled) would go on retrying and write its own counts over the call's. Until a removal is made here
+        // the check answers undefined, polled again (a `false` would end the wait with the job still there).
+        if (!job || (await job.getState()) !== 'delayed') return undefined;
+        return job.remove().then(
+          () => true as const,
+          // Taken by the worker in between (locked): its next wait between two attempts comes soon.
+          () => undefined,
+        );
+      }, 15_000);
+      // The lost job is gone: a job found under its id from here on is one the sweep queued.
+      expect(await queue.getJob(`webhook-${first.id}`)).toBeUndefined();
+      await stack.dataSource.query(
+        `UPDATE calls SET webhook_response = jsonb_set(webhook_response, '{attempts}', '13'),
                           ended_at = now() - interval '1 hour'
           WHERE id = $1`,
-          [first.id],
-        );
-        // The delivery queued again by the sweep (run here as its schedule runs it: again until the call is settled, as a
-        // sweep that found the removal not yet visible leaves it to the next) makes the 14th attempt, the last: nothing is
-        // owed after it, and no retry follows.
-        const settled = await waitFor(
-          async () => {
-            const call = await row();
-            if (!call.webhook_due) return call;
-            await stack.worker!.get(CallWebhooks).sweepUndelivered();
-            return undefined;
-          },
-          30_000,
-          500,
-        );
-        expect(settled.webhook_response).toMatchObject({ status: 503, attempts: 14 });
-        await waitFor(async () =>
-          (await (await queue.getJob(`webhook-${first.id}`))?.getState()) === 'failed' ? true : undefined,
-        );
-      },
-      60_000,
-    );
+        [first.id],
+      );
+      // The delivery queued again by the sweep (run here as its schedule runs it: again until the call is settled, as a
+      // sweep that found the removal not yet visible leaves it to the next) makes the 14th attempt, the last: nothing is
+      // owed after it, and no retry follows.
+      const settled = await waitFor(
+        async () => {
+          const call = await row();
+          if (!call.webhook_due) return call;
+          await stack.worker!.get(CallWebhooks).sweepUndelivered();
+          return undefined;
+        },
+        30_000,
+        500,
+      );
+      expect(settled.webhook_response).toMatchObject({ status: 503, attempts: 14 });
+      await waitFor(async () =>
+        (await (await queue.getJob(`webhook-${first.id}`))?.getState()) === 'failed' ? true : undefined,
+      );
+    }, 60_000);
 
     it('refuses a private address and records why', async () => {
       const blocked = await assistant({ webhook_url: 'http://10.0.0.1/hook', is_webhook_active: true });

@@ -6,6 +6,7 @@ import {
   Worker,
   type BackendFactory,
   type IQueueBackend,
+  type PostgresQueueBackend,
   type Processor,
   type WorkerOptions,
 } from 'bullmq';
@@ -23,6 +24,36 @@ export const POSTGRES_QUEUE_SCHEMA = 'bullmq';
  * its own, so a small one keeps a process with six queues well inside the server's connection limit.
  */
 const PRODUCER_POOL_SIZE = 2;
+
+/**
+ * Removes a job only if no worker holds it. BullMQ's PostgreSQL `remove` reads the job's lock and deletes the job in
+ * two statements, with the row free between them: a worker claiming the job meanwhile (a delayed job that just came
+ * due) had it deleted under it, and the attempt under way went on with no job, writing what it wrote after the
+ * removal had been reported done. On Redis the check and the delete are one script, and `Job.remove` throws for a
+ * job a worker holds, as BullMQ documents. Locking the row first, in the same statement, makes both see one state: a
+ * claim being committed is waited for and the removal is then refused; a claim that comes later finds no job.
+ * Only the job's own row is locked: the service adds no flows, so no child of it can be claimed meanwhile.
+ */
+const REMOVE_UNLESS_HELD = `
+  WITH held AS MATERIALIZED (SELECT id FROM job WHERE queue = $1 AND id = $2 FOR UPDATE)
+  SELECT remove($1, $2, $3) AS n FROM held`;
+
+/** Makes a PostgreSQL backend, and the backends of other queues it makes, remove jobs as `REMOVE_UNLESS_HELD`. */
+function removingUnlessHeld(backend: PostgresQueueBackend): PostgresQueueBackend {
+  const forQueue = backend.forQueue.bind(backend);
+  backend.forQueue = (queueName, prefix) => removingUnlessHeld(forQueue(queueName, prefix) as PostgresQueueBackend);
+  backend.remove = async (jobId, removeChildren) => {
+    await backend.connection.waitUntilReady();
+    const { rows } = await backend.connection.pool.query<{ n: number }>(REMOVE_UNLESS_HELD, [
+      backend.qualifiedName,
+      jobId,
+      removeChildren,
+    ]);
+    // No row: no such job, which BullMQ's own function answers with 0 too.
+    return rows[0]?.n ?? 0;
+  };
+  return backend;
+}
 
 type AnyQueue = Queue<any, any, string, any, any, string, IQueueBackend, any>;
 type AnyWorker = Worker<any, any, string, IQueueBackend, any, any>;
@@ -150,6 +181,7 @@ export class QueueBackend {
   }
 
   private postgresFactory(): BackendFactory<IQueueBackend, any> {
-    return createPostgresBackend as BackendFactory<IQueueBackend, any>;
+    return ((name, options, factoryOptions) =>
+      removingUnlessHeld(createPostgresBackend(name, options, factoryOptions))) as BackendFactory<IQueueBackend, any>;
   }
 }
