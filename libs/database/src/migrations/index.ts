@@ -50,6 +50,7 @@ import { WebCallNumbers1764160000000 } from './1764160000000-web-call-numbers';
 import { AssistantVoicePipeline1764170000000 } from './1764170000000-assistant-voice-pipeline';
 import { PassageEmbeddings1764180000000 } from './1764180000000-passage-embeddings';
 import { EmbeddingRefused1764190000000 } from './1764190000000-embedding-refused';
+import { SearchUnseenWords1764200000000 } from './1764200000000-search-unseen-words';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -105,4 +106,5 @@ export const migrations = [
   AssistantVoicePipeline1764170000000,
   PassageEmbeddings1764180000000,
   EmbeddingRefused1764190000000,
+  SearchUnseenWords1764200000000,
 ];
