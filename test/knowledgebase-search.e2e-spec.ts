@@ -300,6 +300,15 @@ describe('Knowledgebase search', () => {
       expect(await search(knowledgebaseId, '"call off" party')).toEqual([]);
     });
 
+    it("counts a phrasal verb's own words within it, not as more of the question", async () => {
+      const paragraphs = ['We remove old paint with a heat gun.', 'Get a quote for painting your old house.'];
+      const paint = await knowledgebaseWith([...paragraphs, 'Paint is sold by the litre.'], english);
+      // "get rid of" is one thing asked for, which "remove" says: a passage that only says "get" is no closer to it.
+      const results = await search(paint, 'how do I get rid of old paint');
+      expect(names(results)).toEqual(['Answer 1', 'Answer 2', 'Answer 3']);
+      expect(results[0].highlight).toBe('We **remove** **old** **paint** with a heat gun.');
+    }, 60_000);
+
     it('ranks the word as typed above its synonyms', async () => {
       expect(names(await search(knowledgebaseId, 'kid'))).toEqual(['Answer 4', 'Answer 1']);
       const [exact, related] = await search(knowledgebaseId, 'child');

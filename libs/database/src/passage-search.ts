@@ -25,6 +25,10 @@ export const EXPANSIONS_PER_WORD = 5;
  *   neighbours by their word vectors), the closest
  *   EXPANSIONS_PER_WORD, each at its relation's weight. They count for the word they expand, never as words of
  *   their own, so a passage holding a word and its synonym counts the word once.
+ * - `absorbed`: the words of a phrasal verb of two meaningful words or more that relates words here ("get", "rid"
+ *   of "get rid of") are scored as that one concept, at most at the weight of the words it stands for and without
+ *   their own related words, so a passage saying "get" is no answer to "get rid of" (one of one meaningful word,
+ *   "come after", stays the word: it is rarely meant as the phrase). They seed as words of their own still.
  * - `matches`: each term's words with a weight from their rarity in this knowledgebase (an idf), discounted
  *   for corrections and expansions; an expansion never weighs more than the word itself would (its idf is
  *   taken at the more common of the two), so the word as typed ranks first. For a word the knowledgebase does
@@ -129,7 +133,18 @@ expanded AS (
        ORDER BY relation.weight DESC, vocabulary.passages DESC
        LIMIT $10) related
 ),
-matches AS (
+-- A phrasal verb of two meaningful words or more ("get rid of") that relates words here is one concept: its words
+-- are scored within it (as its concept), never above the words it stands for, and without their own related
+-- words ("get": go, become). They still seed as words of their own, a common one walked to as before.
+absorbed AS (
+  SELECT lexeme AS word, min(key) AS phrase
+    FROM config, unnest($11::text[]) run, LATERAL (SELECT search_phrase_key(config.name, run) AS key) phrase,
+         unnest(tsvector_to_array(passage_search_vector(config.name, run))) lexeme
+   WHERE key IS NOT NULL AND EXISTS (SELECT 1 FROM expanded WHERE expanded.term = key)
+     AND length(passage_search_vector(config.name, run)) >= 2
+   GROUP BY lexeme
+),
+found AS (
   SELECT found.term, found.lexeme, found.passages, found.expansion,
          found.discount * ln(1 + total.passages / greatest(found.passages, coalesce(own.passages, 0))) AS weight,
          ('''' || replace(replace(found.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery AS query
@@ -137,6 +152,15 @@ matches AS (
           UNION ALL SELECT *, true FROM expanded) found
     CROSS JOIN total
     LEFT JOIN known own ON found.expansion AND own.term = found.term
+),
+matches AS (
+  SELECT found.term, coalesce(absorbed.phrase, found.term) AS concept, found.lexeme, found.passages, found.expansion,
+         CASE WHEN absorbed.phrase IS NULL THEN found.weight
+              ELSE least(found.weight, (SELECT max(phrase.weight) FROM found phrase WHERE phrase.term = absorbed.phrase))
+         END AS weight,
+         found.query
+    FROM found LEFT JOIN absorbed ON absorbed.word = found.term
+   WHERE absorbed.phrase IS NULL OR NOT found.expansion
 ),
 term_queries AS (
   SELECT term,
@@ -212,7 +236,7 @@ scored AS (
      AND (filters.excluded IS NULL OR NOT passage.search_vector @@ filters.excluded)
 ),
 hits AS (
-  SELECT scored.id, scored.length, scored.average, matches.term, matches.weight, word.position
+  SELECT scored.id, scored.length, scored.average, matches.concept AS term, matches.weight, word.position
     FROM scored, unnest(scored.found) entry
     JOIN matches ON matches.lexeme = entry.lexeme,
          unnest(entry.positions) word(position)
@@ -258,7 +282,7 @@ SELECT passage.id, passage.document_id, document.name AS document_name, passage.
      WHERE best.rank <= $12
      ORDER BY (SELECT coalesce(sum(weight), 0) FROM (
                  SELECT max(matches.weight) AS weight FROM matches WHERE matches.lexeme = ANY (sentence.words)
-                  GROUP BY matches.term) per_term) DESC,
+                  GROUP BY matches.concept) per_term) DESC,
               part.at
      LIMIT 1) answer ON true
  ORDER BY best.score DESC, best.id`;
