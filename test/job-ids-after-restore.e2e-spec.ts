@@ -37,7 +37,8 @@ describe('Job ids after the database is recreated against the same queues', () =
       await ensureDatabase(url);
       await runMigrations(url);
     }
-  }, 60_000);
+    // Two databases migrated from nothing, each loading the search's related words: a minute or more on a busy machine.
+  }, 180_000);
   afterAll(async () => {
     await stack?.close();
     await receiver.close();
