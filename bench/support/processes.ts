@@ -70,10 +70,6 @@ export function startServer(
 }
 
 /**
- * The settings the built apps run with in these benchmarks: production mode against the run's own database and
- * Redis prefix, JSON logs, no shutdown drain, and a rate limit that counts every request but refuses none.
- */
-/**
  * Node options for a build's API or worker process (e.g. "--cpu-prof --cpu-prof-dir=…" to profile it):
  * BENCH_API_NODE_ARGS and BENCH_WORKER_NODE_ARGS for this checkout's build, BENCH_OTHER_API_NODE_ARGS and
  * BENCH_OTHER_WORKER_NODE_ARGS for the build it is compared with, so that both can be profiled in one run.
@@ -87,6 +83,10 @@ export function nodeArguments(role: 'api' | 'worker', build?: Pick<Build, 'root'
 /** This build's API options (BENCH_API_NODE_ARGS). */
 export const apiNodeArguments = (): string[] => nodeArguments('api');
 
+/**
+ * The settings the built apps run with in these benchmarks: production mode against the run's own database and
+ * Redis prefix, JSON logs, no shutdown drain, and a rate limit that counts every request but refuses none.
+ */
 export function productionEnv(
   environment: Pick<BenchEnvironment, 'name' | 'databaseUrl' | 'redisUrl'>,
 ): Record<string, string> {
