@@ -31,13 +31,13 @@ export interface CallDelivery extends CallDeliveryRow {
 
 /** The call, its assistant's webhook and its lead, as a delivery reads them. */
 // Only what a webhook shows and a delivery needs: a call's row has grown columns of its own (the dial, the transfer,
-// the analysis' bookkeeping), each parsed on every delivery if read.
+// the analysis' bookkeeping), each parsed on every delivery if read. The lead and the turns are read by functions of
+// the database (migration 1764210000000), whose statements stay planned on the connection: inline, planning them cost
+// more than the rest of the delivery's statement.
 const DELIVERY_COLUMNS = `${CALL_RESPONSE_COLUMNS.map((column) => `c.${column}`).join(', ')},
        c.assistant_id, c.webhook_event_id, c.started_event_id, c.analysis_event_id,
        a.webhook_url, a.is_webhook_active, a.webhook_secret_sealed,
-       (SELECT json_build_object('id', l.id, 'phone_number', l.phone_number, 'variables', l.variables,
-                                 'status', l.status, 'campaign_id', p.id, 'campaign_name', p.name)
-          FROM leads l JOIN campaigns p ON p.id = l.campaign_id WHERE l.id = c.lead_id) AS lead`;
+       call_webhook_lead(c.lead_id) AS lead`;
 
 /** A call the reaper ended, and what its lead's settling needs. */
 export type ReapedCallRow = EndedCall & Pick<CallRow, 'assistant_id'>;
@@ -59,12 +59,7 @@ export class CallDeliveriesRepository extends SqlRepository {
    */
   async findDeliveryById(id: number): Promise<CallDelivery | undefined> {
     const [call] = (await this.manager.query(
-      `SELECT ${DELIVERY_COLUMNS},
-              COALESCE((SELECT json_agg(json_build_object('type', e.type, 'seq', e.seq,
-                                                          'at', date_trunc('milliseconds', e.at), 'data', e.data)
-                                        ORDER BY e.at, e.seq NULLS LAST, e.id)
-                          FROM call_events e WHERE e.call_id = c.id AND e.type IN ('transcript', 'tool_call')),
-                       '[]') AS events
+      `SELECT ${DELIVERY_COLUMNS}, call_webhook_events(c.id) AS events
          FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1`,
       [id],
     )) as (CallDeliveryRow & { events: (Omit<CallEventRow, 'at'> & { at: string })[] })[];

@@ -51,6 +51,7 @@ import { AssistantVoicePipeline1764170000000 } from './1764170000000-assistant-v
 import { PassageEmbeddings1764180000000 } from './1764180000000-passage-embeddings';
 import { EmbeddingRefused1764190000000 } from './1764190000000-embedding-refused';
 import { SearchUnseenWords1764200000000 } from './1764200000000-search-unseen-words';
+import { StatementsPlannedOnce1764210000000 } from './1764210000000-statements-planned-once';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -107,4 +108,5 @@ export const migrations = [
   PassageEmbeddings1764180000000,
   EmbeddingRefused1764190000000,
   SearchUnseenWords1764200000000,
+  StatementsPlannedOnce1764210000000,
 ];
