@@ -58,11 +58,11 @@ export class CallDeliveriesRepository extends SqlRepository {
    * order: everything its `call.ended` body names, in one statement.
    */
   async findDeliveryById(id: number): Promise<CallDelivery | undefined> {
-    const [call] = (await this.manager.query(
+    const [call] = await this.rowsOf<CallDeliveryRow & { events: (Omit<CallEventRow, 'at'> & { at: string })[] }>(
       `SELECT ${DELIVERY_COLUMNS}, call_webhook_events(c.id) AS events
          FROM calls c JOIN assistants a ON a.id = c.assistant_id WHERE c.id = $1`,
       [id],
-    )) as (CallDeliveryRow & { events: (Omit<CallEventRow, 'at'> & { at: string })[] })[];
+    );
     return call && { ...call, events: call.events.map((event) => ({ ...event, at: new Date(event.at) })) };
   }
 
@@ -111,10 +111,11 @@ export class CallDeliveriesRepository extends SqlRepository {
 
   /** Keeps the receiver's answer; a final one (delivered, or given up) also settles what was owed. */
   async recordWebhookResponse(id: number, response: Record<string, unknown>, final: boolean): Promise<void> {
-    await this.manager.query(
-      `UPDATE calls SET webhook_response = $2, webhook_due = webhook_due AND NOT $3 WHERE id = $1`,
-      [id, JSON.stringify(response), final],
-    );
+    await this.rowsOf(`UPDATE calls SET webhook_response = $2, webhook_due = webhook_due AND NOT $3 WHERE id = $1`, [
+      id,
+      JSON.stringify(response),
+      final,
+    ]);
   }
 
   /** Calls whose `call.ended` delivery is owed and that ended more than `seconds` ago, oldest first. */

@@ -184,12 +184,12 @@ export class CallWritesRepository extends SqlRepository {
   ): Promise<CallBeforeWrite> {
     // One function of the database (migration 1764210000000): the six tables' join is planned once per connection
     // instead of on every write, where planning it cost several times running it.
-    const [seen] = (await this.manager.query(`SELECT * FROM call_before_write($1, $2, $3, $4)`, [
+    const [seen] = await this.rowsOf<CallBeforeWrite>(`SELECT * FROM call_before_write($1, $2, $3, $4)`, [
       externalId,
       assistantId,
       campaignId,
       leadId,
-    ])) as CallBeforeWrite[];
+    ]);
     return seen;
   }
 

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { QueryFailedError, type DataSource } from 'typeorm';
+import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 
 /**
  * Runs one statement on the data source's own connection pool (the primary's), outside any transaction, and
@@ -15,4 +15,15 @@ export async function queryPool<Row>(dataSource: DataSource, text: string, value
   } catch (error) {
     throw new QueryFailedError(text, values, error as Error);
   }
+}
+
+/**
+ * One statement's rows where `manager` runs its statements: on its transaction's connection when it has one, else
+ * straight to the pool (`queryPool`). For SELECTs and statements that return rows; TypeORM answers an UPDATE or
+ * DELETE as `[rows, count]`, this its rows only.
+ */
+export function queryRows<Row>(manager: EntityManager, text: string, values: unknown[]): Promise<Row[]> {
+  return manager.queryRunner
+    ? (manager.query(text, values) as Promise<Row[]>)
+    : queryPool<Row>(manager.connection, text, values);
 }

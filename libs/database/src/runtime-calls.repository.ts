@@ -291,7 +291,6 @@ export class RuntimeCallsRepository extends SqlRepository {
           options.tolerance,
           options.notifyChannel,
         ],
-        { lean: true },
       );
       if (!row) return { kind: 'no-call' };
       if (row.closed) return { kind: 'closed' };

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { queryPool } from './pool-query';
+import { queryRows } from './pool-query';
 import { noteAccountWrite, type ReadReplicas } from './read-replicas';
 import { managerOf, runRetryingTransaction, runTransaction, type Transaction } from './transactions';
 
@@ -27,19 +27,22 @@ export abstract class SqlRepository {
   }
 
   /**
+   * A statement's rows: on the transaction's connection when this repository is in one, else straight to the
+   * primary's pool (`queryPool`, without the query runner TypeORM builds for each statement), for SELECTs and
+   * statements that return rows.
+   */
+  protected rowsOf<Row>(sql: string, parameters: unknown[]): Promise<Row[]> {
+    return queryRows<Row>(this.manager, sql, parameters);
+  }
+
+  /**
    * A write the request makes for an account it does not act as (the voice runtime acts for none): `sql` returns,
    * beside its rows, `written_for`, the account it wrote (null: it wrote nothing), and each is noted so that account's
    * next reads find the write (see `ReadReplicas`); the rows come back without it. The caller's own writes need
-   * nothing: the API records them itself. `lean`: on the primary's pool (`queryPool`), for a statement every call runs.
+   * nothing: the API records them itself.
    */
-  protected async writeForAccount<Row extends object>(
-    sql: string,
-    parameters: unknown[],
-    options: { lean?: boolean } = {},
-  ): Promise<Row[]> {
-    const rows = (
-      options.lean ? await queryPool(this.dataSource, sql, parameters) : await this.manager.query(sql, parameters)
-    ) as (Row & { written_for: number | null })[];
+  protected async writeForAccount<Row extends object>(sql: string, parameters: unknown[]): Promise<Row[]> {
+    const rows = await this.rowsOf<Row & { written_for: number | null }>(sql, parameters);
     return rows.map(({ written_for: account, ...row }) => {
       if (account !== null) noteAccountWrite(account);
       return row as unknown as Row;

@@ -3,7 +3,7 @@ import type { Provider } from '@nestjs/common';
 import { DataSource, FindOperator, type FindOptionsOrder, type FindOptionsWhere, type Repository } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { queryPool } from './pool-query';
+import { queryRows } from './pool-query';
 import { ReadReplicas } from './read-replicas';
 import { managerOf, type Transaction } from './transactions';
 
@@ -191,7 +191,7 @@ export class TenantRepository<T extends Owned> {
   ): Promise<Record<string, unknown>[]> {
     const { manager } = repository;
     const values = [ownerId, ...filters.map(([, value]) => value)];
-    return manager.queryRunner ? manager.query(sql, values) : queryPool(manager.connection, sql, values);
+    return queryRows(manager, sql, values);
   }
 
   findAndCount(ownerId: number, query: OwnedQuery<T> = {}): Promise<[T[], number]> {
