@@ -13,7 +13,8 @@
  * With a second build (`--before <commit>`, BENCH_BEFORE, or BENCH_OTHER_API and BENCH_OTHER_WORKER), both stacks run
  * at once, each with its own database, Redis prefix and worker delivering, and take turns: each round runs 1 and 4
  * on this build, then on the other (A, B, A, B, ...); the report gives each build's figures and the ratio now/before,
- * medians over the rounds (--rounds, BENCH_ROUNDS, default 3).
+ * medians over the rounds (--rounds, BENCH_ROUNDS, default 3), with the CPU time of each build's API, worker and
+ * PostgreSQL (the server's processes serving the build's database, read from /proc: a server on this machine) per write.
  *
  * --seconds (BENCH_SECONDS, default 20) and BENCH_CONNECTIONS (default 50) change the load; BENCH_WORKER_CONCURRENCY
  * (default 16) the worker's jobs at a time; BENCH_API_NODE_ARGS and BENCH_WORKER_NODE_ARGS are Node options for this
@@ -23,7 +24,7 @@
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BENCH_RUNTIME_TOKEN, callIngester, processCpuMs, type LoadResult } from './support/http-load';
+import { BENCH_RUNTIME_TOKEN, callIngester, databaseCpuMs, processCpuMs, type LoadResult } from './support/http-load';
 import { CURRENT_BUILD, otherBuild, type Build } from './support/other-build';
 import { startBuiltStack, type BuiltStack } from './support/processes';
 import { fixed, median, nowMs, printTable, runMain, setting } from './support/report';
@@ -49,7 +50,11 @@ async function waitForDeliveries(done: () => boolean, deadline: number): Promise
 }
 
 /** A receiver of webhooks in this process: each path's deliveries counted apart. */
-async function startReceiver(): Promise<{ url: (path: string) => string; delivered: (path: string) => number; close(): void }> {
+async function startReceiver(): Promise<{
+  url: (path: string) => string;
+  delivered: (path: string) => number;
+  close(): void;
+}> {
   const counts = new Map<string, number>();
   const receiver = createServer((request, response) => {
     request.resume();
@@ -161,6 +166,10 @@ interface Round {
   /** Writes a second until the last of their webhooks arrived: the writes over the run and the lag after it. */
   deliveredPerSecond: number;
   workerCpuMsPerDelivery: number;
+  /** PostgreSQL's CPU time for the build's database over the run without webhook, a write. */
+  databaseCpuMsPerQuietWrite: number;
+  /** The same over the run with webhooks, until the last delivery: a write and its delivery. */
+  databaseCpuMsPerHookedWrite: number;
 }
 
 /** This build and `other` side by side, taking turns in each round. */
@@ -169,9 +178,7 @@ async function compared(receiver: Awaited<ReturnType<typeof startReceiver>>, oth
   const stacks: BuiltStack[] = [];
   try {
     for (const build of builds) {
-      stacks.push(
-        await startBuiltStack(build, { env: STACK_ENV }),
-      );
+      stacks.push(await startBuiltStack(build, { env: STACK_ENV }));
     }
     const driven: Driven[] = [];
     for (const [index, stack] of stacks.entries()) {
@@ -187,7 +194,10 @@ async function compared(receiver: Awaited<ReturnType<typeof startReceiver>>, oth
     };
     const turn = async (index: number, seconds: number): Promise<Round> => {
       const { stack, load, quietAssistant, hookedAssistant } = driven[index];
+      const database = stack.environment.name;
+      const databaseCpuBefore = databaseCpuMs(database);
       const quiet = await load(quietAssistant, seconds);
+      const databaseCpuBetween = databaseCpuMs(database);
       const workerCpuBefore = processCpuMs(stack.worker!.child.pid!);
       const started = nowMs();
       const hooked = await load(hookedAssistant, seconds);
@@ -199,6 +209,8 @@ async function compared(receiver: Awaited<ReturnType<typeof startReceiver>>, oth
         hooked,
         deliveredPerSecond: hooked.requests / elapsed,
         workerCpuMsPerDelivery: (processCpuMs(stack.worker!.child.pid!) - workerCpuBefore) / hooked.requests,
+        databaseCpuMsPerQuietWrite: (databaseCpuBetween - databaseCpuBefore) / quiet.requests,
+        databaseCpuMsPerHookedWrite: (databaseCpuMs(database) - databaseCpuBetween) / hooked.requests,
       };
     };
     for (const index of driven.keys()) await turn(index, WARM_UP_SECONDS);
@@ -212,6 +224,12 @@ async function compared(receiver: Awaited<ReturnType<typeof startReceiver>>, oth
       { name: 'p99 ms, webhook on', of: (round) => round.hooked.p99Ms, digits: 1 },
       { name: 'API CPU ms/write, webhook on', of: (round) => round.hooked.serverCpuMsPerRequest, digits: 2 },
       { name: 'worker CPU ms/delivery', of: (round) => round.workerCpuMsPerDelivery, digits: 2 },
+      { name: 'PostgreSQL CPU ms/write, webhook off', of: (round) => round.databaseCpuMsPerQuietWrite, digits: 2 },
+      {
+        name: 'PostgreSQL CPU ms/write and delivery',
+        of: (round) => round.databaseCpuMsPerHookedWrite,
+        digits: 2,
+      },
     ];
     printTable(
       `Call ingestion, ${builds.map((build) => build.label).join(' and ')} side by side: ${ROUNDS} rounds, ` +

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import { nowMs, percentile } from './report';
 
@@ -20,6 +20,29 @@ export function processCpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   // utime and stime are fields 14 and 15 of stat(5); here the text after the command name starts at field 3.
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * User + system CPU time so far, in ms, of the PostgreSQL server processes that serve `database` on this machine
+ * (their title names it: `postgres: ... <user> <database> <client> <state>`); NaN where none can be read (a server
+ * elsewhere). A connection closed between two readings takes its time with it: read over a run that keeps its pools
+ * busy.
+ */
+export function databaseCpuMs(database: string): number {
+  let total = 0;
+  let found = false;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (!title.startsWith('postgres:') || !title.includes(` ${database} `)) continue;
+      total += processCpuMs(Number(entry));
+      found = true;
+    } catch {
+      // The process ended between the listing and the reading.
+    }
+  }
+  return found ? total : NaN;
 }
 
 /** A `kB` field of a process's /proc status (VmRSS, VmHWM), in bytes; undefined once the process has gone. */
