@@ -35,7 +35,9 @@ describe('Idempotency-Key across an API crash', () => {
   });
 
   const start = async () => {
-    const app = await AppProcess.start();
+    // The answers are held until every create of the batch has reached its own (up to a minute on a loaded machine):
+    // the held statements must outlast that wait, which the default bound (10 s) does not.
+    const app = await AppProcess.start({ DATABASE_STATEMENT_TIMEOUT_MS: '120000' });
     processes.push(app);
     return app;
   };
