@@ -19,8 +19,8 @@ export async function queryPool<Row>(dataSource: DataSource, text: string, value
 
 /**
  * One statement's rows where `manager` runs its statements: on its transaction's connection when it has one, else
- * straight to the pool (`queryPool`). For SELECTs and statements that return rows; TypeORM answers an UPDATE or
- * DELETE as `[rows, count]`, this its rows only.
+ * straight to the pool (`queryPool`). For statements that return rows, or whose answer is not read: inside a
+ * transaction TypeORM answers an UPDATE or DELETE as `[rows, count]`.
  */
 export function queryRows<Row>(manager: EntityManager, text: string, values: unknown[]): Promise<Row[]> {
   return manager.queryRunner

@@ -28,8 +28,7 @@ export abstract class SqlRepository {
 
   /**
    * A statement's rows: on the transaction's connection when this repository is in one, else straight to the
-   * primary's pool (`queryPool`, without the query runner TypeORM builds for each statement), for SELECTs and
-   * statements that return rows.
+   * primary's pool (`queryPool`, without the query runner TypeORM builds for each statement); see `queryRows`.
    */
   protected rowsOf<Row>(sql: string, parameters: unknown[]): Promise<Row[]> {
     return queryRows<Row>(this.manager, sql, parameters);
