@@ -14,7 +14,7 @@
  * at once, each with its own database, Redis prefix and worker delivering, and take turns: each round runs 1 and 4
  * on this build, then on the other (A, B, A, B, ...); the report gives each build's figures and the ratio now/before,
  * medians over the rounds (--rounds, BENCH_ROUNDS, default 3), with the CPU time of each build's API, worker and
- * PostgreSQL (the server's processes serving the build's database, read from /proc: a server on this machine) per write.
+ * PostgreSQL (its backends serving the build's database, read from /proc: a server on this machine) per write.
  *
  * --seconds (BENCH_SECONDS, default 20) and BENCH_CONNECTIONS (default 50) change the load; BENCH_WORKER_CONCURRENCY
  * (default 16) the worker's jobs at a time; BENCH_API_NODE_ARGS and BENCH_WORKER_NODE_ARGS are Node options for this
@@ -24,7 +24,15 @@
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BENCH_RUNTIME_TOKEN, callIngester, databaseCpuMs, processCpuMs, type LoadResult } from './support/http-load';
+import { Client as PgClient } from 'pg';
+import {
+  BENCH_RUNTIME_TOKEN,
+  callIngester,
+  backendCpuMs,
+  cpuSince,
+  processCpuMs,
+  type LoadResult,
+} from './support/http-load';
 import { CURRENT_BUILD, otherBuild, type Build } from './support/other-build';
 import { startBuiltStack, type BuiltStack } from './support/processes';
 import { fixed, median, nowMs, printTable, runMain, setting } from './support/report';
@@ -176,6 +184,8 @@ interface Round {
 async function compared(receiver: Awaited<ReturnType<typeof startReceiver>>, other: Build): Promise<void> {
   const builds = [CURRENT_BUILD, other];
   const stacks: BuiltStack[] = [];
+  /** A connection to each build's database, reading its backends' CPU time (`backendCpuMs`). */
+  const readers: PgClient[] = [];
   try {
     for (const build of builds) {
       stacks.push(await startBuiltStack(build, { env: STACK_ENV }));
@@ -183,6 +193,8 @@ async function compared(receiver: Awaited<ReturnType<typeof startReceiver>>, oth
     const driven: Driven[] = [];
     for (const [index, stack] of stacks.entries()) {
       driven.push(await drive(stack, receiver.url(`/hook/${index}`), `/hook/${index}`));
+      readers.push(new PgClient({ connectionString: stack.environment.databaseUrl }));
+      await readers[index].connect();
     }
     const expected = driven.map(() => 0);
     const deliverAll = async (index: number) => {
@@ -194,10 +206,10 @@ async function compared(receiver: Awaited<ReturnType<typeof startReceiver>>, oth
     };
     const turn = async (index: number, seconds: number): Promise<Round> => {
       const { stack, load, quietAssistant, hookedAssistant } = driven[index];
-      const database = stack.environment.name;
-      const databaseCpuBefore = databaseCpuMs(database);
+      const backends = () => backendCpuMs(readers[index], stack.environment.name);
+      const databaseCpuBefore = await backends();
       const quiet = await load(quietAssistant, seconds);
-      const databaseCpuBetween = databaseCpuMs(database);
+      const databaseCpuBetween = await backends();
       const workerCpuBefore = processCpuMs(stack.worker!.child.pid!);
       const started = nowMs();
       const hooked = await load(hookedAssistant, seconds);
@@ -209,8 +221,8 @@ async function compared(receiver: Awaited<ReturnType<typeof startReceiver>>, oth
         hooked,
         deliveredPerSecond: hooked.requests / elapsed,
         workerCpuMsPerDelivery: (processCpuMs(stack.worker!.child.pid!) - workerCpuBefore) / hooked.requests,
-        databaseCpuMsPerQuietWrite: (databaseCpuBetween - databaseCpuBefore) / quiet.requests,
-        databaseCpuMsPerHookedWrite: (databaseCpuMs(database) - databaseCpuBetween) / hooked.requests,
+        databaseCpuMsPerQuietWrite: cpuSince(databaseCpuBefore, databaseCpuBetween) / quiet.requests,
+        databaseCpuMsPerHookedWrite: cpuSince(databaseCpuBetween, await backends()) / hooked.requests,
       };
     };
     for (const index of driven.keys()) await turn(index, WARM_UP_SECONDS);
@@ -257,6 +269,7 @@ async function compared(receiver: Awaited<ReturnType<typeof startReceiver>>, oth
       ],
     );
   } finally {
+    await Promise.allSettled(readers.map((reader) => reader.end()));
     await Promise.allSettled(stacks.map((stack) => stack.close()));
   }
 }

@@ -44,7 +44,14 @@ import { Client as PgClient, Pool as PgPool, type PoolClient as PgPoolClient } f
 import { Pool } from 'undici';
 import { hashToken } from '@app/platform';
 import { printProfile } from './support/cpu-profile';
-import { BENCH_RUNTIME_TOKEN, busyBetween, machineTicks, processCpuMs } from './support/http-load';
+import {
+  BENCH_RUNTIME_TOKEN,
+  backendCpuMs,
+  busyBetween,
+  cpuSince,
+  machineTicks,
+  processCpuMs,
+} from './support/http-load';
 import { CURRENT_BUILD, otherBuild, otherBuildAsked, type Build } from './support/other-build';
 import { CACHE_DIR } from './support/pdf-fixtures';
 import {
@@ -176,28 +183,6 @@ async function post(
   } catch (error) {
     return { status: 0, json: { error: String(error) }, ms: nowMs() - sent };
   }
-}
-
-/** CPU time of the run database's backends so far, by pid (their processes' user + system time). */
-async function backendCpuMs(pg: PgClient, database: string): Promise<Map<number, number>> {
-  const { rows } = await pg.query<{ pid: number }>(
-    `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
-    [database],
-  );
-  const times = new Map<number, number>();
-  for (const { pid } of rows) {
-    try {
-      times.set(pid, processCpuMs(pid));
-    } catch {
-      // the backend has just exited
-    }
-  }
-  return times;
-}
-
-/** CPU ms the backends spent between two readings (a backend new since the first counts from zero). */
-function cpuSince(before: Map<number, number>, after: Map<number, number>): number {
-  return [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
 }
 
 const load = () =>

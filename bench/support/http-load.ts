@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import type { Client as PgClient } from 'pg';
 import { Pool } from 'undici';
 import { nowMs, percentile } from './report';
 
@@ -22,27 +23,26 @@ export function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/**
- * User + system CPU time so far, in ms, of the PostgreSQL server processes that serve `database` on this machine
- * (their title names it: `postgres: ... <user> <database> <client> <state>`); NaN where none can be read (a server
- * elsewhere). A connection closed between two readings takes its time with it: read over a run that keeps its pools
- * busy.
- */
-export function databaseCpuMs(database: string): number {
-  let total = 0;
-  let found = false;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+/** CPU time of a database's backends so far, by pid (their processes' user + system time, from /proc). */
+export async function backendCpuMs(pg: PgClient, database: string): Promise<Map<number, number>> {
+  const { rows } = await pg.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+    [database],
+  );
+  const times = new Map<number, number>();
+  for (const { pid } of rows) {
     try {
-      const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (!title.startsWith('postgres:') || !title.includes(` ${database} `)) continue;
-      total += processCpuMs(Number(entry));
-      found = true;
+      times.set(pid, processCpuMs(pid));
     } catch {
-      // The process ended between the listing and the reading.
+      // the backend has just exited
     }
   }
-  return found ? total : NaN;
+  return times;
+}
+
+/** CPU ms the backends spent between two readings (a backend new since the first counts from zero). */
+export function cpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  return [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
 }
 
 /** A `kB` field of a process's /proc status (VmRSS, VmHWM), in bytes; undefined once the process has gone. */
