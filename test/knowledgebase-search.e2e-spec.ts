@@ -366,6 +366,26 @@ describe('Knowledgebase search', () => {
       expect(names(await search(knowledgebaseId, 'DW-45 broken'))[0]).toBe('Answer 3');
     });
 
+    it('relates an HTTP status code to its class, below the code as written, with a language or without', async () => {
+      const paragraphs = [
+        'A site that answers 5xx is retried with backoff.',
+        'A 503 from the provider fails the call at once.',
+        'Pages that answer 404 are skipped.',
+      ];
+      for (const languageId of [english, null]) {
+        const codes = await knowledgebaseWith(paragraphs, languageId);
+        const [exact, inClass] = await search(codes, '503');
+        expect([exact.document_name, inClass.document_name]).toEqual(['Answer 2', 'Answer 1']);
+        expect(exact.score).toBeGreaterThan(inClass.score);
+        expect(inClass.highlight).toBe('A site that answers **5xx** is retried with backoff.');
+        // Nothing here says 4xx: a 404 is only itself, a 500 finds its class alone, and a quoted code is exact.
+        expect(names(await search(codes, '404'))).toEqual(['Answer 3']);
+        expect(names(await search(codes, '500'))).toEqual(['Answer 1']);
+        expect(names(await search(codes, '"503"'))).toEqual(['Answer 2']);
+        expect(await search(codes, '600')).toEqual([]);
+      }
+    }, 90_000);
+
     it('matches a quoted phrase as written, never by its related words', async () => {
       expect(names(await search(knowledgebaseId, '"arrived broken"'))).toEqual(['Answer 2']);
       expect(names(await search(knowledgebaseId, '"arrived damaged"'))).toEqual(['Answer 1']);

@@ -25,6 +25,20 @@ describe('parseSearchQuery', () => {
     expect(parseSearchQuery('Paris Hilton').expandable).toEqual(['Paris']);
   });
 
+  it('expands an HTTP status code to its class, and no other number', () => {
+    expect(parseSearchQuery('retried on 503, or 429? not 600, 99 or 5030').expandable).toEqual([
+      'retried',
+      'on',
+      '503',
+      'or',
+      '429',
+      'not',
+      'or',
+    ]);
+    // A code ends a run of words, as any number does.
+    expect(parseSearchQuery('back 404 off').runs).toEqual([]);
+  });
+
   it('offers runs of two and three common words in a row, for phrasal verbs', () => {
     expect(parseSearchQuery('Get rid of it').runs).toEqual(['get rid', 'rid of', 'get rid of', 'of it', 'rid of it']);
     // Punctuation, a name, a quoted phrase or an exclusion ends a run.

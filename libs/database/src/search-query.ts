@@ -8,7 +8,8 @@ export interface ParsedSearchQuery {
   excluded: string[];
   /**
    * The bare words that may also match related words (synonyms, derivations): common words as typed in lower
-   * case, or capitalised at the start. A name, a number, a code or a quoted phrase is meant exactly.
+   * case, or capitalised at the start, and HTTP status codes (503 for 5xx). A name, another number, a code or a
+   * quoted phrase is meant exactly.
    */
   expandable: string[];
   /**
@@ -21,6 +22,9 @@ export interface ParsedSearchQuery {
 const PUNCTUATION = /^\p{P}+|\p{P}+$/gu;
 const LOWER_CASE_WORD = /^\p{Ll}+$/u;
 const CAPITALISED_WORD = /^\p{Lu}\p{Ll}+$/u;
+
+/** An HTTP status code, which also matches its class (503: 5xx). */
+const STATUS_CODE = /^[1-5]\d\d$/;
 
 const TOKEN = /(-?)"([^"]*)"?|(\S+)/g;
 
@@ -47,7 +51,8 @@ export function parseSearchQuery(query: string): ParsedSearchQuery {
       continue;
     }
     const word = bare.replace(PUNCTUATION, '');
-    if (LOWER_CASE_WORD.test(word) || (parsed.words.length === 0 && CAPITALISED_WORD.test(word))) {
+    if (STATUS_CODE.test(word)) parsed.expandable.push(word);
+    else if (LOWER_CASE_WORD.test(word) || (parsed.words.length === 0 && CAPITALISED_WORD.test(word))) {
       parsed.expandable.push(word);
       // A word with punctuation before it starts no run with the words before; with punctuation after, none after.
       const joined = bare.startsWith(word) ? [...before, word.toLowerCase()] : [word.toLowerCase()];

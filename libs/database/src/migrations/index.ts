@@ -52,6 +52,7 @@ import { PassageEmbeddings1764180000000 } from './1764180000000-passage-embeddin
 import { EmbeddingRefused1764190000000 } from './1764190000000-embedding-refused';
 import { SearchUnseenWords1764200000000 } from './1764200000000-search-unseen-words';
 import { StatementsPlannedOnce1764210000000 } from './1764210000000-statements-planned-once';
+import { SearchStatusClasses1764220000000 } from './1764220000000-search-status-classes';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -109,4 +110,5 @@ export const migrations = [
   EmbeddingRefused1764190000000,
   SearchUnseenWords1764200000000,
   StatementsPlannedOnce1764210000000,
+  SearchStatusClasses1764220000000,
 ];
