@@ -172,24 +172,25 @@ describe('Knowledgebase search', () => {
       expect(found.highlight).toContain('**crème** **brûlée**');
     });
 
+    /** A knowledgebase of `owner` holding `passages`, written as the worker writes them. */
+    const withPassages = async (owner: TestAccount, passages: string[]) => {
+      const created = await createKnowledgebase({ name: 'Notes', language_id: english }, owner);
+      const [document] = await stack.dataSource.query(
+        `INSERT INTO documents (user_id, knowledgebase_id, name, type, status)
+         VALUES ($1, $2, 'Notes', 'txt', 'active') RETURNING id`,
+        [owner.id, created.id],
+      );
+      await stack.dataSource.query(
+        `INSERT INTO passages (user_id, knowledgebase_id, document_id, position, content)
+         SELECT $1, $2, $3, position, content FROM unnest($4::text[]) WITH ORDINALITY AS item(content, position)`,
+        [owner.id, created.id, document.id, passages],
+      );
+      return created.id as number;
+    };
+    const numbered = (count: number, text: (position: number) => string) =>
+      Array.from({ length: count }, (_, index) => text(index + 1));
+
     it("reads only its own knowledgebase's passages of a word, and walks none for a rare one", async () => {
-      /** A knowledgebase of `owner` holding `passages`, written as the worker writes them. */
-      const withPassages = async (owner: TestAccount, passages: string[]) => {
-        const created = await createKnowledgebase({ name: 'Notes', language_id: english }, owner);
-        const [document] = await stack.dataSource.query(
-          `INSERT INTO documents (user_id, knowledgebase_id, name, type, status)
-           VALUES ($1, $2, 'Notes', 'txt', 'active') RETURNING id`,
-          [owner.id, created.id],
-        );
-        await stack.dataSource.query(
-          `INSERT INTO passages (user_id, knowledgebase_id, document_id, position, content)
-           SELECT $1, $2, $3, position, content FROM unnest($4::text[]) WITH ORDINALITY AS item(content, position)`,
-          [owner.id, created.id, document.id, passages],
-        );
-        return created.id as number;
-      };
-      const numbered = (count: number, text: (position: number) => string) =>
-        Array.from({ length: count }, (_, index) => text(index + 1));
       // 40 passages about the weather, one of which mentions a parcel and one a courier, beside another account's
       // knowledgebase holding "parcel" in 20,000 (fewer, and a scan of the whole table is rightly the cheaper plan).
       const small = await withPassages(
@@ -263,6 +264,39 @@ describe('Knowledgebase search', () => {
         expect(Math.max(...walked.map((scan) => scan.rows))).toBe(40);
         if (kind === 'custom') for (const scan of walked) expect(scan.rows + scan.removed).toBeLessThanOrEqual(40);
       }
+    });
+    it('answers a question of common words with the same passages however the table is read', async () => {
+      // 300 passages, every one holding the word: it is walked to, and the walk stops at the candidates' cap (200).
+      const notes = await withPassages(
+        account,
+        numbered(300, (position) => `Note ${position} on the weather.`),
+      );
+      /** The first five passages the search answers, its plan left to the planner or made to scan the table. */
+      const answered = async (scan: boolean) => {
+        const [sql, parameters] = new PassageSearch(stack.dataSource).statement(account.id, notes, 'weather', 5);
+        const runner = stack.dataSource.createQueryRunner();
+        try {
+          await runner.startTransaction();
+          if (scan) await runner.query(`SET LOCAL enable_indexscan = off; SET LOCAL enable_bitmapscan = off`);
+          const rows: { content: string }[] = await runner.query(sql, parameters);
+          await runner.commitTransaction();
+          return rows.map((row) => row.content);
+        } finally {
+          await runner.release();
+        }
+      };
+      // Equal scores, so the first passages walked to are the ones answered.
+      const first = numbered(5, (position) => `Note ${position} on the weather.`);
+      expect(await answered(false)).toEqual(first);
+      // An update writes a row's new version elsewhere in the table: the first 100 passages now lie after the rest,
+      // as they may after any update, and a scan of the table (or one started where another had got to) meets them
+      // last.
+      await stack.dataSource.query(
+        `UPDATE passages SET position = position WHERE knowledgebase_id = $1 AND position <= 100`,
+        [notes],
+      );
+      expect(await answered(true)).toEqual(first);
+      expect(await answered(false)).toEqual(first);
     });
   });
 
@@ -854,6 +888,9 @@ describe('Knowledgebase search by meaning, with the model provider', () => {
       documents[0],
     );
     await stack.api.get(JobQueue).enqueue(Jobs.sweepPassageEmbeddings, {});
-    await waitFor(async () => (refusedRequests().length === 2 && (await refusal()) === model ? true : undefined), 30_000);
+    await waitFor(
+      async () => (refusedRequests().length === 2 && (await refusal()) === model ? true : undefined),
+      30_000,
+    );
   }, 90_000);
 });
