@@ -222,7 +222,7 @@ export class DocumentsRepository extends SqlRepository {
            FROM (SELECT knowledgebase_search_config($1) AS config) target
           WHERE passages.id IN (SELECT id FROM passages
                                  WHERE knowledgebase_id::bigint = $1 AND search_config <> knowledgebase_search_config($1)
-                                 ORDER BY id LIMIT $2)`,
+                                 ORDER BY id::bigint LIMIT $2)`,
       [knowledgebaseId, batch],
     );
   }

@@ -217,9 +217,10 @@ walked AS (
      WHERE EXISTS (SELECT 1 FROM seeds WHERE seeds.common)
        AND (SELECT count(*) FROM candidates) < $7
        AND knowledgebase_id::bigint = $2
-     -- In id order (the walk's btree has it): without an order, a scan started where another had got to
+     -- In id order, which only the walk's btree has (over id::bigint: the primary key's order over id made the
+     -- planner read other knowledgebases' passages first). Unordered, a scan started where another had got to
      -- (synchronize_seqscans) answered the same question with other passages from one run to the next.
-     ORDER BY id
+     ORDER BY id::bigint
      LIMIT $7 * 40) passage
    WHERE (passage.search_vector || ''::tsvector) @@ (SELECT tsquery_or_agg(query) FROM seeds WHERE seeds.common)
    -- The cap again, whatever room the rarer words left: taking only that room measured faster (a question of common

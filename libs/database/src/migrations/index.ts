@@ -53,6 +53,7 @@ import { EmbeddingRefused1764190000000 } from './1764190000000-embedding-refused
 import { SearchUnseenWords1764200000000 } from './1764200000000-search-unseen-words';
 import { StatementsPlannedOnce1764210000000 } from './1764210000000-statements-planned-once';
 import { SearchStatusClasses1764220000000 } from './1764220000000-search-status-classes';
+import { PassagesWalkById1764230000000 } from './1764230000000-passages-walk-by-id';
 
 /** Listed explicitly (not globbed) so the same list works from sources, the build and tests. */
 export const migrations = [
@@ -111,4 +112,5 @@ export const migrations = [
   SearchUnseenWords1764200000000,
   StatementsPlannedOnce1764210000000,
   SearchStatusClasses1764220000000,
+  PassagesWalkById1764230000000,
 ];
