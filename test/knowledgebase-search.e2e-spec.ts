@@ -852,45 +852,90 @@ describe('Knowledgebase search by meaning, with the model provider', () => {
     expect((await search(knowledgebaseId, 'money back'))[0].content).toBe(REFUNDS);
   }, 60_000);
 
-  it('leaves a document whose passages the provider refuses for good until they change, and tries again then', async () => {
+  /** Writes passages into the document after its last, as the worker writes them; no cutter writes one this long. */
+  const addPassages = (knowledgebaseId: number, documentId: number, contents: string[]) =>
+    stack.dataSource.query(
+      `INSERT INTO passages (user_id, knowledgebase_id, document_id, position, content)
+       SELECT $1, $2, $3, (SELECT max(position) FROM passages WHERE document_id = $3) + position, content
+         FROM unnest($4::text[]) WITH ORDINALITY AS item(content, position)`,
+      [account.id, knowledgebaseId, documentId, contents],
+    );
+  /** Passages past the model's 8,192 tokens, which the provider refuses whatever the retries. */
+  const tooLong = (word: string) => `${word} `.repeat(9000).trim();
+  const requestsHolding = (content: string) =>
+    fake
+      .requestsTo('/v1/embeddings')
+      .filter((request) => ((request.body as { input?: unknown })?.input as string[] | undefined)?.includes(content));
+  const embeddingState = async (documentId: number) =>
+    (
+      await stack.dataSource.query(
+        `SELECT embedded_with AS embedded, embedding_refused_with AS refused FROM documents WHERE id = $1`,
+        [documentId],
+      )
+    )[0] as { embedded: string | null; refused: string | null };
+  const sweep = () => stack.api.get(JobQueue).enqueue(Jobs.sweepPassageEmbeddings, {});
+
+  it('embeds every passage of a batch but the one the provider refuses, and asks for that one no more', async () => {
     const { knowledgebaseId, documents } = await knowledgebaseWith(['Gift cards never expire.']);
-    // A passage past the model's 8,192 tokens, which the provider refuses whatever the retries: no cutter writes one,
-    // so it is written here as the worker writes passages.
-    const refused = 'voucher '.repeat(9000).trim();
-    const addPassage = (content: string, position: number) =>
-      stack.dataSource.query(
-        `INSERT INTO passages (user_id, knowledgebase_id, document_id, position, content) VALUES ($1, $2, $3, $4, $5)`,
-        [account.id, knowledgebaseId, documents[0], position, content],
-      );
-    await addPassage(refused, 100);
-    const refusedRequests = () =>
-      fake
-        .requestsTo('/v1/embeddings')
-        .filter((request) => ((request.body as { input?: unknown })?.input as string[] | undefined)?.includes(refused));
-    const refusal = async () =>
-      (
-        await stack.dataSource.query(`SELECT embedding_refused_with AS model FROM documents WHERE id = $1`, [
-          documents[0],
-        ])
-      )[0].model as string | null;
-    await stack.api.get(JobQueue).enqueue(Jobs.sweepPassageEmbeddings, {});
-    expect(await waitFor(async () => (await refusal()) ?? undefined, 30_000)).toBe(model);
-    expect(refusedRequests()).toHaveLength(1);
-    // Sweeps leave it: nothing about it changed, so the provider would refuse it again.
+    const refused = tooLong('voucher');
+    await addPassages(knowledgebaseId, documents[0], [
+      'Vouchers can be topped up in store.',
+      refused,
+      'Gift cards are sold at the till.',
+    ]);
+    await sweep();
+    await waitFor(async () => ((await embeddingState(documents[0])).embedded === model ? true : undefined), 30_000);
+    // The batch of three was refused, then its first half; the refused passage alone is recorded as refused (an
+    // empty vector), the others embedded.
+    const vectors: { content: string; bytes: number }[] = await stack.dataSource.query(
+      `SELECT passage.content, octet_length(vector.embedding) AS bytes
+         FROM passages passage JOIN passage_embeddings vector ON vector.passage_id = passage.id AND vector.model = $2
+        WHERE passage.document_id = $1 ORDER BY passage.position`,
+      [documents[0], model],
+    );
+    expect(vectors.map((row) => [row.content.slice(0, 40), Number(row.bytes)])).toEqual([
+      ['Gift cards never expire.', 1024],
+      ['Vouchers can be topped up in store.', 1024],
+      [refused.slice(0, 40), 0],
+      ['Gift cards are sold at the till.', 1024],
+    ]);
+    expect(requestsHolding(refused)).toHaveLength(3);
+    expect(await embeddingState(documents[0])).toEqual({ embedded: model, refused: null });
+    // Sweeps leave it, and the search by meaning scans the vectors it has, never the refusal.
+    expect(await stack.worker!.get(PassageEmbeddingsRepository).documentsToEmbed(model, 100_000)).not.toContain(
+      documents[0],
+    );
+    expect((await search(knowledgebaseId, 'top up a voucher'))[0].content).toBe('Vouchers can be topped up in store.');
+  }, 90_000);
+
+  it('leaves a document whose requests the provider refuses for good until its passages change, and tries again then', async () => {
+    const { knowledgebaseId, documents } = await knowledgebaseWith(['Gift cards never expire.']);
+    // Refused one after another, as a request the provider refuses whatever it holds would be.
+    const refused = Array.from({ length: 8 }, (_, index) => tooLong(`voucher${index}`));
+    await addPassages(knowledgebaseId, documents[0], refused);
+    await sweep();
+    expect(await waitFor(async () => (await embeddingState(documents[0])).refused ?? undefined, 30_000)).toBe(model);
+    // Halved until each stood alone (the client's own requests hold at most as many tokens as the API takes a
+    // request), then given up at the eighth refusal in a row: each asked for alone once, every request bounded.
+    const alone = (content: string) =>
+      requestsHolding(content).filter((request) => (request.body as { input: string[] }).input.length === 1).length;
+    expect(refused.map(alone)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
+    const asked = refused.map((content) => requestsHolding(content).length);
+    expect(Math.max(...asked)).toBeLessThanOrEqual(5);
     expect(await stack.worker!.get(PassageEmbeddingsRepository).documentsToEmbed(model, 100_000)).not.toContain(
       documents[0],
     );
     // Still found by its words.
     expect((await search(knowledgebaseId, 'gift cards'))[0].content).toBe('Gift cards never expire.');
-    // Once its passages change, it is embedded again, the refused passage asked for again with the new one.
-    await addPassage('Vouchers can be topped up in store.', 101);
-    expect(await stack.worker!.get(PassageEmbeddingsRepository).documentsToEmbed(model, 100_000)).toContain(
-      documents[0],
+    // Once its passages change it is embedded again: the new passage, and the last refused one, which had no answer.
+    await addPassages(knowledgebaseId, documents[0], ['Vouchers can be topped up in store.']);
+    await sweep();
+    await waitFor(async () => ((await unembedded(documents[0])) === 0 ? true : undefined), 30_000);
+    expect(await embeddingState(documents[0])).toEqual({ embedded: model, refused: null });
+    // The seven recorded as refused are not asked for again; the eighth, given up on before it was recorded, is.
+    expect(refused.map((content) => requestsHolding(content).length)).toEqual(
+      asked.map((count, index) => (index === 7 ? count + 2 : count)),
     );
-    await stack.api.get(JobQueue).enqueue(Jobs.sweepPassageEmbeddings, {});
-    await waitFor(
-      async () => (refusedRequests().length === 2 && (await refusal()) === model ? true : undefined),
-      30_000,
-    );
+    expect(refused.map(alone)).toEqual([1, 1, 1, 1, 1, 1, 1, 2]);
   }, 90_000);
 });

@@ -30,7 +30,8 @@ export function vectorToBytes(vector: Float32Array): Buffer {
 /**
  * `passage_embeddings`: each passage's vector of the embeddings model named in `model` (`model/dimensions`).
  * A passage is embedded once a model: what is written is never asked for again, so a job stopped anywhere resumes
- * with what is left.
+ * with what is left. A passage the model refused for what it holds has an empty `embedding`, so it is not asked for
+ * again either, and no scan reads it as a vector.
  */
 @Injectable()
 export class PassageEmbeddingsRepository extends SqlRepository {
@@ -64,6 +65,14 @@ export class PassageEmbeddingsRepository extends SqlRepository {
     );
   }
 
+  /** Records that `model` refused these passages for what they hold: none is asked for again with that model. */
+  async writeRefused(model: string, ids: number[]): Promise<void> {
+    await this.write(
+      model,
+      ids.map((id) => ({ id, vector: new Float32Array(0) })),
+    );
+  }
+
   /** Records that every passage of the document has a vector of `model`, unless passages came meanwhile. */
   async markEmbedded(documentId: number, model: string): Promise<void> {
     await this.manager.query(
@@ -76,7 +85,7 @@ export class PassageEmbeddingsRepository extends SqlRepository {
     );
   }
 
-  /** Records that `model` refused the document's passages for good, so that the sweep leaves it until they change. */
+  /** Records that `model` refused the document's requests for good, so that the sweep leaves it until they change. */
   async markRefused(documentId: number, model: string): Promise<void> {
     await this.manager.query(`UPDATE documents SET embedding_refused_with = $2 WHERE id = $1`, [documentId, model]);
   }
@@ -123,7 +132,7 @@ export class PassageEmbeddingsRepository extends SqlRepository {
     const rows = await queryPool<{ id: number; embedding: Buffer }>(
       this.dataSource,
       `SELECT passage_id AS id, embedding FROM passage_embeddings
-        WHERE knowledgebase_id = $1 AND user_id = $2 AND model = $3`,
+        WHERE knowledgebase_id = $1 AND user_id = $2 AND model = $3 AND octet_length(embedding) > 0`,
       [knowledgebaseId, ownerId, model],
     );
     const dimensions = rows.length > 0 ? rows[0].embedding.length / 4 : 0;
