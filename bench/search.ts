@@ -30,7 +30,8 @@
  * MRR of both on every set of questions, and each question the first answered in the top 3 and today does not (and the
  * reverse). Recall only, in English, without meaning.
  *
- * `--keep` leaves the run's database in place (its name is printed) for EXPLAIN by hand; drop it when done.
+ * `--keep` leaves the run's database in place (its name is printed) for EXPLAIN by hand; drop it when done. Its
+ * private Redis is stopped either way.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -919,8 +920,8 @@ async function main(): Promise<void> {
     // 0 passages: recall only.
     if (total > 0) await latency(environment, corpus, total, runs, before, throughPgbouncer, withMeaningPhase);
   } finally {
+    await environment.clean({ keepDatabase: keep });
     if (keep) console.log(`\nkept ${environment.databaseUrl}`);
-    else await environment.clean();
   }
 }
 

@@ -42,7 +42,8 @@ export interface BenchEnvironment {
   name: string;
   databaseUrl: string;
   redisUrl: string;
-  clean(): Promise<void>;
+  /** Drops the database (unless `keepDatabase`, for `EXPLAIN` by hand) and the Redis keys, and stops a private Redis. */
+  clean(options?: { keepDatabase?: boolean }): Promise<void>;
 }
 
 /**
@@ -79,10 +80,12 @@ export async function createBenchEnvironment(options: BenchEnvironmentOptions = 
   // A run on the postgres queue backend names a Redis it never connects to.
   const redisUrl = shared ?? privateRedis?.url ?? 'redis://127.0.0.1:1';
   let cleaning: Promise<void> | undefined;
-  const clean = () =>
+  const clean = ({ keepDatabase = false } = {}) =>
     (cleaning ??= (async () => {
       forget();
-      await dropDatabase(databaseUrl).catch((error: Error) => console.error(`dropping ${name}: ${error.message}`));
+      if (!keepDatabase) {
+        await dropDatabase(databaseUrl).catch((error: Error) => console.error(`dropping ${name}: ${error.message}`));
+      }
       if (shared && options.redis !== false) await deleteRedisKeys(shared, `${name}:*`);
       await privateRedis?.stop();
     })());
