@@ -338,9 +338,7 @@ async function recall(
  */
 function questionSets(...corpora: string[][]): { sets: [string, SearchQuestion[]][]; stale: SearchQuestion[] } {
   const answered = (question: SearchQuestion) =>
-    corpora.every((passages) =>
-      passages.some((passage) => comparable(passage).includes(comparable(question.answer))),
-    );
+    corpora.every((passages) => passages.some((passage) => comparable(passage).includes(comparable(question.answer))));
   if (PARAPHRASED_QUESTIONS.some((question) => !answered(question))) {
     throw new Error('A paraphrased question has no answer in the corpus');
   }

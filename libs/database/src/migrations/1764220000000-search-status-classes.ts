@@ -1,10 +1,10 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
- * An HTTP status code relates to its class in every search language, and without one: a question about a `503` finds the passage
- * that says what happens on a `5xx`. The class holds the code, so it counts more than a synonym (0.5) or a derivation
- * (0.6), and less than the code as written, which still ranks first. The weight is written here, not read from
- * wordnet-relations.ts, so that this migration means the same whatever later changes there.
+ * An HTTP status code relates to its class in every search language, and without one: a question about a `503`
+ * finds the passage that says what happens on a `5xx`. The class holds the code, so it counts more than a synonym
+ * (0.5) or a derivation (0.6), and less than the code as written, which still ranks first. The weight is written
+ * here, not read from wordnet-relations.ts, so that this migration means the same whatever later changes there.
  */
 export class SearchStatusClasses1764220000000 implements MigrationInterface {
   name = 'SearchStatusClasses1764220000000';
