@@ -271,8 +271,8 @@ async function recall(
         async (question) => contents(await now.search(inEnglish.userId, inEnglish.knowledgebaseId, question, 10)),
       ],
       // The weight the service uses, and others beside it (chosen on the tuning part and the project's questions).
-      ...[MEANING_WEIGHT, 1, 0.25]
-        .filter((weight, index) => index === 0 || weight !== MEANING_WEIGHT)
+      ...[MEANING_WEIGHT, 1, 0.5, 0.25]
+        .filter((weight, index, weights) => weights.indexOf(weight) === index)
         .map((weight): [string, (question: string) => Promise<string[]>] => [
           `now, English, with meaning${weight === MEANING_WEIGHT ? '' : ` weighing ${weight}`}`,
           async (question) => {
