@@ -1,6 +1,6 @@
 import { PassageEmbeddingsRepository, PassageSearch } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
-import { createAccount, type TestAccount } from './support/factories';
+import { appendPassages, createAccount, type TestAccount } from './support/factories';
 import { FakeOpenAi, bagOfWordsVector } from './support/openai.fake';
 import { passagesRead } from './support/search-plans';
 import { type Stack, startStack } from './support/stack';
@@ -180,11 +180,7 @@ describe('Knowledgebase search', () => {
          VALUES ($1, $2, 'Notes', 'txt', 'active') RETURNING id`,
         [owner.id, created.id],
       );
-      await stack.dataSource.query(
-        `INSERT INTO passages (user_id, knowledgebase_id, document_id, position, content)
-         SELECT $1, $2, $3, position, content FROM unnest($4::text[]) WITH ORDINALITY AS item(content, position)`,
-        [owner.id, created.id, document.id, passages],
-      );
+      await appendPassages(stack, document.id, passages);
       return created.id as number;
     };
     const numbered = (count: number, text: (position: number) => string) =>
@@ -852,15 +848,7 @@ describe('Knowledgebase search by meaning, with the model provider', () => {
     expect((await search(knowledgebaseId, 'money back'))[0].content).toBe(REFUNDS);
   }, 60_000);
 
-  /** Writes passages into the document after its last, as the worker writes them; no cutter writes one this long. */
-  const addPassages = (knowledgebaseId: number, documentId: number, contents: string[]) =>
-    stack.dataSource.query(
-      `INSERT INTO passages (user_id, knowledgebase_id, document_id, position, content)
-       SELECT $1, $2, $3, (SELECT max(position) FROM passages WHERE document_id = $3) + position, content
-         FROM unnest($4::text[]) WITH ORDINALITY AS item(content, position)`,
-      [account.id, knowledgebaseId, documentId, contents],
-    );
-  /** Passages past the model's 8,192 tokens, which the provider refuses whatever the retries. */
+  /** Passages past the model's 8,192 tokens, which the provider refuses whatever the retries; no cutter writes one. */
   const tooLong = (word: string) => `${word} `.repeat(9000).trim();
   const requestsHolding = (content: string) =>
     fake
@@ -878,7 +866,7 @@ describe('Knowledgebase search by meaning, with the model provider', () => {
   it('embeds every passage of a batch but the one the provider refuses, and asks for that one no more', async () => {
     const { knowledgebaseId, documents } = await knowledgebaseWith(['Gift cards never expire.']);
     const refused = tooLong('voucher');
-    await addPassages(knowledgebaseId, documents[0], [
+    await appendPassages(stack, documents[0], [
       'Vouchers can be topped up in store.',
       refused,
       'Gift cards are sold at the till.',
@@ -912,7 +900,7 @@ describe('Knowledgebase search by meaning, with the model provider', () => {
     const { knowledgebaseId, documents } = await knowledgebaseWith(['Gift cards never expire.']);
     // Refused one after another, as a request the provider refuses whatever it holds would be.
     const refused = Array.from({ length: 8 }, (_, index) => tooLong(`voucher${index}`));
-    await addPassages(knowledgebaseId, documents[0], refused);
+    await appendPassages(stack, documents[0], refused);
     await sweep();
     expect(await waitFor(async () => (await embeddingState(documents[0])).refused ?? undefined, 30_000)).toBe(model);
     // Halved until each stood alone (the client's own requests hold at most as many tokens as the API takes a
@@ -928,7 +916,7 @@ describe('Knowledgebase search by meaning, with the model provider', () => {
     // Still found by its words.
     expect((await search(knowledgebaseId, 'gift cards'))[0].content).toBe('Gift cards never expire.');
     // Once its passages change it is embedded again: the new passage, and the last refused one, which had no answer.
-    await addPassages(knowledgebaseId, documents[0], ['Vouchers can be topped up in store.']);
+    await appendPassages(stack, documents[0], ['Vouchers can be topped up in store.']);
     await sweep();
     await waitFor(async () => ((await unembedded(documents[0])) === 0 ? true : undefined), 30_000);
     expect(await embeddingState(documents[0])).toEqual({ embedded: model, refused: null });

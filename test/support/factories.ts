@@ -28,6 +28,22 @@ export async function languageId(stack: Stack, account: TestAccount, iso2 = 'en'
   return languages.find((language) => language.iso_2 === iso2)!.id;
 }
 
+/**
+ * Writes passages into a document after its last (its account and knowledgebase its own), as the worker writes them:
+ * for passages no upload would give (a count, a length or an order a test needs).
+ */
+export async function appendPassages(stack: Stack, documentId: number, contents: string[]): Promise<void> {
+  await stack.dataSource.query(
+    `INSERT INTO passages (user_id, knowledgebase_id, document_id, position, content)
+     SELECT document.user_id, document.knowledgebase_id, document.id, written.last + item.position, item.content
+       FROM documents document,
+            LATERAL (SELECT coalesce(max(position), 0) AS last FROM passages WHERE document_id = document.id) written,
+            unnest($2::text[]) WITH ORDINALITY AS item(content, position)
+      WHERE document.id = $1`,
+    [documentId, contents],
+  );
+}
+
 export function bearer(token: string): { Authorization: string } {
   return { Authorization: `Bearer ${token}` };
 }
