@@ -6,7 +6,7 @@ import { AppProcess } from './support/app-process';
 import { createAccount, sipTrunkRequest, type TestAccount } from './support/factories';
 import { serverSentEvents } from './support/server-sent-events';
 import { type Stack, startStack } from './support/stack';
-import { UNTIL_STALLED, waitFor } from './support/wait-for';
+import { UNTIL_STALLED, waitFor, waitForJobResult } from './support/wait-for';
 
 const RUNTIME_TOKEN = 'runtime-token-for-live-control-0123456789';
 const deployment = { Authorization: `Bearer ${RUNTIME_TOKEN}` };
@@ -235,10 +235,7 @@ describe('Live calls: the owner’s control and view', () => {
     const controlId = (
       await stack.dataSource.query(`SELECT id FROM call_events WHERE call_id = $1 AND type = 'control'`, [confirmed.id])
     )[0].id;
-    const outcome = await waitFor(async () => {
-      const job = await jobs.getJob(`owner-hangup-${controlId}`);
-      return job && (await job.getState()) === 'completed' ? job.returnvalue : undefined;
-    }, 20_000);
+    const outcome = await waitForJobResult(jobs, `owner-hangup-${controlId}`);
     expect(outcome).toEqual({ status: 'confirmed' });
     expect(await recorded(confirmed.externalId)).toEqual([]);
     const row = (await stack.http.get(`/api/user/calls/${confirmed.id}`).set(owner.auth).expect(200)).body.data;

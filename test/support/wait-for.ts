@@ -1,3 +1,4 @@
+import type { Queue } from 'bullmq';
 import { processCpuMs } from '../../bench/support/http-load';
 import type { Stack } from './stack';
 import type { TestAccount } from './factories';
@@ -82,4 +83,13 @@ export function waitForDocument(
     if (response.status !== 200) throw new Error(`document read answered ${response.status}`);
     return response.body.data.status === 'processing' ? undefined : response.body.data;
   }, timeoutMs);
+}
+
+/**
+ * Polls until the job has completed, then reads what it returned. The state is read before the job: a job read first
+ * and found `completed` by a second call may have been read while still active, its `returnvalue` still null.
+ */
+export async function waitForJobResult(queue: Queue, jobId: string, timeoutMs?: number): Promise<unknown> {
+  await waitFor(async () => ((await queue.getJobState(jobId)) === 'completed' ? true : undefined), timeoutMs);
+  return (await queue.getJob(jobId))?.returnvalue;
 }

@@ -17,7 +17,7 @@ import {
 import { type Stack, startStack } from '../../../test/support/stack';
 import { JobQueue, Jobs } from '../../../libs/jobs/src';
 import { CALL_CONTROL, type LocalCallControl } from '@app/telephony';
-import { waitFor } from '../../../test/support/wait-for';
+import { waitFor, waitForJobResult } from '../../../test/support/wait-for';
 import { KNOWLEDGE_TOOL } from '../src/assistant-agent.js';
 import { runCall } from '../src/call.js';
 import { runConsultation } from '../src/consultation.js';
@@ -387,14 +387,11 @@ describe('The LiveKit agent, against the real API and worker', () => {
           callId,
         ])
       )[0].id;
-      const job = await waitFor(async () => {
-        const found = await stack.api
-          .get(JobQueue)
-          .queue(Jobs.enforceOwnerHangup.queue)
-          .getJob(`owner-hangup-${controlId}`);
-        return found && (await found.getState()) === 'completed' ? found : undefined;
-      }, 20_000);
-      expect(job.returnvalue).toEqual({ status: 'confirmed' });
+      const outcome = await waitForJobResult(
+        stack.api.get(JobQueue).queue(Jobs.enforceOwnerHangup.queue),
+        `owner-hangup-${controlId}`,
+      );
+      expect(outcome).toEqual({ status: 'confirmed' });
       expect(await stack.dataSource.query(`SELECT 1 FROM local_call_control_requests WHERE room = $1`, [room])).toEqual(
         [],
       );
