@@ -1,5 +1,6 @@
 import { PassageEmbeddingsRepository, PassageSearch } from '@app/database';
 import { JobQueue, Jobs } from '@app/jobs';
+import { PASSAGE_CUT_VERSION } from '@app/extraction';
 import { appendPassages, createAccount, type TestAccount } from './support/factories';
 import { FakeOpenAi, bagOfWordsVector } from './support/openai.fake';
 import { passagesRead } from './support/search-plans';
@@ -513,10 +514,40 @@ describe('Knowledgebase search', () => {
       await stack.api.get(JobQueue).enqueue(Jobs.recutPassages, {});
       await waitFor(async () => {
         const [row] = await stack.dataSource.query(`SELECT passages_cut FROM documents WHERE id = $1`, [document.id]);
-        return row.passages_cut === 2 ? true : undefined;
+        return row.passages_cut === PASSAGE_CUT_VERSION ? true : undefined;
       });
       const contents = (await search(knowledgebaseId, 'disclaimer of warranty')).map((result) => result.content);
       expect(contents).toEqual([`${TERMINATION.replace(/\n-+\n/, '\n')}\n\n${WARRANTY_PASSAGE}`]);
+    }, 60_000);
+
+    it('joins again, when it re-cuts, a sentence the second cutter cut at a page break', async () => {
+      const knowledgebaseId = await knowledgebaseWith(['Placeholder.'], english);
+      const [document] = await stack.dataSource.query(`SELECT id FROM documents WHERE knowledgebase_id = $1`, [
+        knowledgebaseId,
+      ]);
+      // As the second cutter left a PDF whose page broke a sentence: the first passage ends inside it, and the second
+      // repeats its first half, the page break kept as a paragraph break.
+      const rules = Array.from({ length: 20 }, (_, line) => `Rule ${line + 1} of the house is kept by everyone.`);
+      const cut = 'Book a check-out inspection at least one week before';
+      const old = [
+        `${rules.join('\n')}\n${cut}`,
+        `${cut}\n\nyou leave. We do not keep post for former residents.\n${rules.join('\n')}`,
+      ];
+      await stack.dataSource.query(`DELETE FROM passages WHERE document_id = $1`, [document.id]);
+      await appendPassages(stack, document.id, old);
+      await stack.dataSource.query(`UPDATE documents SET passages_cut = 2 WHERE id = $1`, [document.id]);
+
+      await stack.api.get(JobQueue).enqueue(Jobs.recutPassages, {});
+      await waitFor(async () => {
+        const [row] = await stack.dataSource.query(`SELECT passages_cut FROM documents WHERE id = $1`, [document.id]);
+        return row.passages_cut === PASSAGE_CUT_VERSION ? true : undefined;
+      });
+      const contents = (await search(knowledgebaseId, 'check-out inspection')).map((result) => result.content);
+      expect(contents.length).toBeGreaterThan(0);
+      for (const content of contents) {
+        expect(content).toContain(`${cut}\nyou leave.`);
+        expect(content).toMatch(/\.$/);
+      }
     }, 60_000);
   });
 

@@ -2,6 +2,7 @@ import {
   DOCX_HEADING,
   PDF_HEADER_LINE,
   PNG_BYTES,
+  buildPdfOfLines,
   buildSampleDocx,
   buildSamplePdf,
   samplePdfBody,
@@ -33,6 +34,19 @@ describe('extractDocument', () => {
     expect(contentLength).toBe(text.length);
   });
 
+  it('keeps a sentence that runs over a page break in one passage, and its page break out of it', async () => {
+    const filler = Array.from({ length: 40 }, (_, line) => `Line ${line + 1} of the rules of the house is here.`);
+    const bytes = await buildPdfOfLines([
+      [...filler, 'Book a check-out inspection with the estate office at least one week before'],
+      ['you leave. We do not keep post for former residents.', ...filler],
+    ]);
+    const { passages } = await extractDocument('pdf', bytes);
+    expect(passages.length).toBeGreaterThan(2);
+    expect(passages.some((passage) => passage.includes('one week before\nyou leave.'))).toBe(true);
+    expect(passages.join('\n')).not.toContain('before\n\nyou');
+    for (const passage of passages) expect(passage).toMatch(/\.$/);
+  });
+
   it('extracts a DOCX', async () => {
     const { contentLength, passages } = await extractDocument('docx', await buildSampleDocx());
     expect(passages[0].startsWith(DOCX_HEADING)).toBe(true);
@@ -40,10 +54,10 @@ describe('extractDocument', () => {
   });
 
   it('extracts and normalises a text file', async () => {
-    const bytes = Buffer.from('caf\xe9\r\n\r\n\r\n\r\ncr\xe8me\u00a0 br\xfbl\xe9e  ', 'latin1');
+    const bytes = Buffer.from('Caf\xe9:\r\n\r\n\r\n\r\ncr\xe8me\u00a0 br\xfbl\xe9e  ', 'latin1');
     await expect(extractDocument('txt', bytes)).resolves.toEqual({
-      contentLength: 'café\n\ncrème brûlée'.length,
-      passages: ['café\n\ncrème brûlée'],
+      contentLength: 'Café:\n\ncrème brûlée'.length,
+      passages: ['Café:\n\ncrème brûlée'],
     });
   });
 

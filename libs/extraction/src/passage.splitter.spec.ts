@@ -210,6 +210,54 @@ describe('splitIntoPassages', () => {
     expect(result).toEqual([filler, 'Refunds\n\nRefunds take five days.']);
   });
 
+  /** Text as a PDF gives it: lines of at most about 70 characters, no blank line between paragraphs. */
+  const asPdfLines = (text: string) => text.replace(/(.{1,70})(?:\s+|$)/g, '$1\n').trim();
+  const intro = asPdfLines(
+    'This License applies to any program which contains a notice placed by the copyright holder saying it may be ' +
+      'distributed under the terms of this General Public License. Each licensee is addressed as you, and the ' +
+      'Program refers to any such program or work. Translation is included without limitation in the term ' +
+      'modification. Activities other than copying, distribution and ' +
+      'modification are not covered by this License; they are outside its scope. The act of running the Program is ' +
+      'not restricted, and the output from the Program is covered only if its contents constitute a work based on the ' +
+      'Program. Whether that is true depends on what the Program does.',
+  );
+  const clause = asPdfLines(
+    "1. You may copy and distribute verbatim copies of the Program's source code as you receive it, in any medium, " +
+      'provided that you publish on each copy an appropriate copyright notice. Keep intact all the notices that ' +
+      'refer to this License and give any other recipients of the Program a copy of this License. You may charge a ' +
+      'fee for the physical act of transferring a copy, and you may offer warranty protection in exchange for a fee.',
+  );
+
+  it('joins a sentence a page break cut, whether the pages come whole or one by one', () => {
+    const pages = [
+      `${intro}\nBook a check-out inspection with the estate office at least one week before`,
+      `you leave. Forward your post with the postal service; we do not keep post for former residents.\n${intro}`,
+    ];
+    const whole = splitIntoPassages(pages.join('\n\n'));
+    const splitter = new PassageSplitter();
+    expect([...splitter.add(pages[0]), ...splitter.add(pages[1]), ...splitter.finish()]).toEqual(whole);
+    expect(whole.length).toBeGreaterThan(1);
+    expect(whole.filter((passage) => passage.includes('one week before\nyou leave.'))).toHaveLength(1);
+    for (const passage of whole) expect(passage).toMatch(/[.!?]$/);
+    // A paragraph that ends a sentence stays one, whatever the next starts with.
+    expect(splitIntoPassages('Open the app.\n\niOS users tap Settings.')).toEqual([
+      'Open the app.\n\niOS users tap Settings.',
+    ]);
+  });
+
+  it('keeps a numbered clause on a line of its own whole, where a PDF gives paragraphs only as lines', () => {
+    const following = asPdfLines(
+      '2. You may modify your copy or copies of the Program or any portion of it, and copy and distribute such ' +
+        'modifications under the terms of Section 1 above, provided that you also meet all of these conditions:',
+    );
+    const items =
+      'a) You must cause the modified files to carry prominent notices.\nb) You must license it as a whole.';
+    const passages = splitIntoPassages(`${intro}\n${clause}\n${following}\n${items}\n${intro}`);
+    expect(passages.filter((passage) => passage.includes(clause))).toHaveLength(1);
+    // Lines that start no clause are packed as sentences, as before.
+    expect(passages.filter((passage) => passage.includes(intro))).toHaveLength(2);
+  });
+
   it('rejects an overlap that is not smaller than the target length', () => {
     expect(() => splitIntoPassages('text', { targetLength: 100, overlap: 100 })).toThrow(RangeError);
   });

@@ -17,8 +17,10 @@ interface TextPiece {
  * How passages are cut, stored with each document's passages: a document cut by an earlier version is re-cut in
  * the background. 1: paragraphs packed, any overlap at a word start, decoration kept. 2: sentences never split
  * (unless longer than a passage), the overlap whole sentences, section headings kept as context, decoration dropped.
+ * 3: a sentence cut by a page break (or a stray blank line) joined again; a numbered or lettered clause on a line of
+ * its own kept whole where it fits.
  */
-export const PASSAGE_CUT_VERSION = 2;
+export const PASSAGE_CUT_VERSION = 3;
 
 const DEFAULT_TARGET_LENGTH = 1000;
 const DEFAULT_OVERLAP = 150;
@@ -38,6 +40,17 @@ const BOXED_LINE = /^\*+\s+(.*?)\s+\*+$/;
 /** A section heading: one short line, numbered ("15. Disclaimer of Warranty") or capitalised, ending in no punctuation. */
 const HEADING = /^(?:#{1,6}\s+\S.*|(?:\d+(?:\.\d+)*\.?\s+|[IVX]+\.\s+)?[\p{Lu}\p{N}][^\n]*)$/u;
 const HEADING_MAX_LENGTH = 80;
+/** The end of a sentence, or of a clause before a list: what a paragraph cut by a page break does not end with. */
+const SENTENCE_END = /[.!?:;\u3002\uff01\uff1f]["'\u201d\u2019)\]]*$/u;
+/** What the rest of a sentence cut by a page break starts with. */
+const CONTINUATION = /^\p{Ll}/u;
+/**
+ * A line break, after a line that ends a sentence or introduces a list, before a numbered or lettered clause ("1. You
+ * may copy", "2.1 Grants", "a) You must", "(iii) any") or a bullet: where a PDF, whose paragraphs are only lines,
+ * starts a clause.
+ */
+const CLAUSE_GAP =
+  /(?<=[.:;]["'\u201d\u2019)\]]*)\n(?=(?:\d{1,3}(?:\.\d{1,3})*[.)]|\d{1,3}(?:\.\d{1,3})+|\(?[a-z]\)|\(?[ivx]{1,4}\)|[-\u2022*\u2013])[ \t]+\S)/gu;
 
 /**
  * Packs whole paragraphs greedily into passages of about `targetLength` characters, so a search hit comes
@@ -70,6 +83,8 @@ export class PassageSplitter {
   private headingNumber: string | undefined;
   /** Headings read and not yet followed by any text: they go with the next piece. */
   private pendingHeadings: string[] = [];
+  /** The last piece of the previous part, when it ends mid-sentence: the next part may carry on its sentence. */
+  private carried: TextPiece | undefined;
 
   constructor(options: PassageOptions = {}) {
     this.targetLength = options.targetLength ?? DEFAULT_TARGET_LENGTH;
@@ -83,8 +98,31 @@ export class PassageSplitter {
 
   /** Adds the next part of the text; returns the passages it completed. */
   add(text: string): string[] {
+    const pieces = joinCutSentences(
+      [...(this.carried ? [this.carried] : []), ...splitIntoPieces(text, this.targetLength)],
+      this.targetLength,
+    );
+    this.carried = pieces.length > 0 && mayContinue(pieces[pieces.length - 1]) ? pieces.pop() : undefined;
+    return this.pack(pieces);
+  }
+
+  /** The last passage, once the text has ended. */
+  finish(): string[] {
+    const carried = this.carried ? this.pack([this.carried]) : [];
+    const trailing = this.pendingHeadings.join('\n\n');
+    const last = [this.prefix + this.current, trailing].filter((part) => part !== '').join('\n\n');
+    this.prefix = '';
+    this.current = '';
+    this.heading = '';
+    this.headingNumber = undefined;
+    this.pendingHeadings = [];
+    this.carried = undefined;
+    return last === '' ? carried : [...carried, last];
+  }
+
+  private pack(pieces: TextPiece[]): string[] {
     const passages: string[] = [];
-    for (const piece of splitIntoPieces(text, this.targetLength)) {
+    for (const piece of pieces) {
       if (piece.heading) {
         this.pendingHeadings.push(piece.text);
         this.heading = piece.text;
@@ -118,18 +156,6 @@ export class PassageSplitter {
       }
     }
     return passages;
-  }
-
-  /** The last passage, once the text has ended. */
-  finish(): string[] {
-    const trailing = this.pendingHeadings.join('\n\n');
-    const last = [this.prefix + this.current, trailing].filter((part) => part !== '').join('\n\n');
-    this.prefix = '';
-    this.current = '';
-    this.heading = '';
-    this.headingNumber = undefined;
-    this.pendingHeadings = [];
-    return last === '' ? [] : [last];
   }
 }
 
@@ -200,8 +226,35 @@ function splitIntoPieces(text: string, maxLength: number): TextPiece[] {
   );
 }
 
+/** A piece that ends mid-sentence: the next, if it starts in lower case, carries on its sentence. */
+function mayContinue(piece: TextPiece): boolean {
+  return !piece.heading && !SENTENCE_END.test(piece.text);
+}
+
+/**
+ * Joins again a sentence that a paragraph break cut (a PDF's page break, or a blank line in a text): a piece ending
+ * mid-sentence and the next starting in lower case become one, as a line break, refitted to the passage length.
+ */
+function joinCutSentences(pieces: TextPiece[], maxLength: number): TextPiece[] {
+  const joined: TextPiece[] = [];
+  for (const piece of pieces) {
+    const previous = joined[joined.length - 1];
+    const paragraphBreak = piece.separator === '\n\n';
+    if (previous && paragraphBreak && !piece.heading && mayContinue(previous) && CONTINUATION.test(piece.text)) {
+      joined.pop();
+      joined.push(
+        ...splitToFit({ text: `${previous.text}\n${piece.text}`, separator: previous.separator }, maxLength, 0),
+      );
+    } else {
+      joined.push(piece);
+    }
+  }
+  return joined;
+}
+
 /** Each level is only used for pieces the previous level left too long. */
 const SPLIT_LEVELS: ReadonlyArray<(text: string, maxLength: number) => TextPiece[]> = [
+  (text) => splitAtGaps(text, CLAUSE_GAP),
   (text) => splitAtGaps(text, SENTENCE_GAP),
   (text) => splitAtGaps(text, WORD_GAP),
   (text, maxLength) => cutIntoChunks(text, maxLength),

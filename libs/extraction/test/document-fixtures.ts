@@ -35,6 +35,17 @@ export async function buildSamplePdf(pageCount = 4): Promise<Buffer> {
   return Buffer.from(await pdf.save());
 }
 
+/** A PDF of the given pages, each a list of lines of body text, as a word processor lays a text out. */
+export async function buildPdfOfLines(pages: string[][]): Promise<Buffer> {
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  for (const lines of pages) {
+    const page = pdf.addPage([612, 792]);
+    lines.forEach((line, index) => page.drawText(line, { x: 50, y: 740 - index * 16, size: 11, font }));
+  }
+  return Buffer.from(await pdf.save());
+}
+
 /**
  * The sample PDF behind the standard security handler (RC4, revision 2) with a user password: its /U entry
  * matches no empty password, so a reader stops at the password check. The content is left unencrypted, which
