@@ -28,7 +28,7 @@
  * `--lost <commit>`: the previous release against today, question by question: the corpus cut by that commit's cutter
  * and searched by its statement (on a database of its schema), against today's cutter and statement; top 1 / top 3 /
  * MRR of both on every set of questions, and each question the first answered in the top 3 and today does not (and the
- * reverse). Recall only, in English, without meaning.
+ * reverse). Recall only, in English; with `--meaning`, today's search with meaning too, as `recall` runs it.
  *
  * `--keep` leaves the run's database in place (its name is printed) for EXPLAIN by hand; drop it when done. Its
  * private Redis is stopped either way.
@@ -368,9 +368,15 @@ async function rankOf(question: SearchQuestion, search: (question: string) => Pr
 
 /**
  * --lost: the previous release (`commit`'s cutter over the same texts, its statement on a database of its schema)
- * against today's cutter and statement, question by question, in English.
+ * against today's cutter and statement, question by question, in English; with --meaning, today's search with
+ * meaning too (the sentence encoder's vectors through the stand-in, as `recall` runs it).
  */
-async function lostQuestions(environment: { databaseUrl: string }, english: number, commit: string): Promise<void> {
+async function lostQuestions(
+  environment: { databaseUrl: string },
+  english: number,
+  commit: string,
+  alsoWithMeaning: boolean,
+): Promise<void> {
   const cleanups: (() => Promise<void>)[] = [];
   const beforePassages = await corpusPassages(cutterAt(commit));
   const nowPassages = await corpusPassages();
@@ -393,15 +399,25 @@ async function lostQuestions(environment: { databaseUrl: string }, english: numb
       contents((await old.search(before.userId, before.knowledgebaseId, question, 10)) as never);
     const searchNow = async (question: string) =>
       contents(await today.search(now.userId, now.knowledgebaseId, question, 10));
+    const meaning = alsoWithMeaning ? await withMeaning(dataSource, now.documentId, nowPassages, cleanups) : undefined;
+    const searchWithMeaning = async (question: string) => {
+      const lexical = await today.search(now.userId, now.knowledgebaseId, question, FUSED_DEPTH, undefined, 10);
+      return contents(await meaning!.fuse(now.userId, now.knowledgebaseId, question, 10, lexical, MEANING_WEIGHT));
+    };
+    const sides = meaning ? (['before', 'now', 'meaning'] as const) : (['before', 'now'] as const);
     const { sets, stale } = questionSets(beforePassages, nowPassages);
     const rows: (string | number)[][] = [];
     const notes: string[] = [];
-    let lostCount = 0;
+    const lostCount = { now: 0, meaning: 0 };
     for (const [set, questions] of sets) {
-      const figures = { before: [0, 0, 0], now: [0, 0, 0] };
+      const figures = { before: [0, 0, 0], now: [0, 0, 0], meaning: [0, 0, 0] };
       for (const question of questions) {
-        const ranks = { before: await rankOf(question, searchBefore), now: await rankOf(question, searchNow) };
-        for (const side of ['before', 'now'] as const) {
+        const ranks = {
+          before: await rankOf(question, searchBefore),
+          now: await rankOf(question, searchNow),
+          meaning: meaning ? await rankOf(question, searchWithMeaning) : 0,
+        };
+        for (const side of sides) {
           const rank = ranks[side];
           if (rank === 1) figures[side][0]++;
           if (rank >= 1 && rank <= 3) figures[side][1]++;
@@ -409,25 +425,31 @@ async function lostQuestions(environment: { databaseUrl: string }, english: numb
         }
         const inTop3 = (rank: number) => rank >= 1 && rank <= 3;
         const shown = (rank: number) => (rank === 0 ? 'past 10th' : `${rank}.`);
-        const move = `${question.question} (${shown(ranks.before)} -> ${shown(ranks.now)})`;
         // The subsets (new documents) repeat questions of the two parts: each is listed once.
         if (set.startsWith('of those')) continue;
-        if (inTop3(ranks.before) && !inTop3(ranks.now)) {
-          lostCount++;
-          notes.push(`lost (${set}): ${move}`);
+        for (const side of sides.slice(1) as ('now' | 'meaning')[]) {
+          const move = `${question.question} (${shown(ranks.before)} -> ${shown(ranks[side])})`;
+          const how = side === 'now' ? set : `${set}, with meaning`;
+          if (inTop3(ranks.before) && !inTop3(ranks[side])) {
+            lostCount[side]++;
+            notes.push(`lost (${how}): ${move}`);
+          }
+          if (!inTop3(ranks.before) && inTop3(ranks[side])) notes.push(`gained (${how}): ${move}`);
         }
-        if (!inTop3(ranks.before) && inTop3(ranks.now)) notes.push(`gained (${set}): ${move}`);
       }
       const shown = ([top1, top3, reciprocal]: number[]) =>
         `${top1} / ${top3} (${fixed((100 * top3) / questions.length, 0)}%) / ${fixed(reciprocal / questions.length, 2)}`;
-      rows.push([`${set} (${questions.length})`, shown(figures.before), shown(figures.now)]);
+      rows.push([`${set} (${questions.length})`, ...sides.map((side) => shown(figures[side]))]);
     }
-    notes.unshift(`${lostCount} question(s) in the top 3 before and not now`);
+    notes.unshift(
+      `${lostCount.now} question(s) in the top 3 before and not now` +
+        (meaning ? `; ${lostCount.meaning} not now with meaning` : ''),
+    );
     notes.push(...stale.map((question) => `left out, its answer is not in both corpora: ${question.question}`));
     printTable(
       `Questions lost: ${commit}'s cutter and statement (${beforePassages.length} passages) against today's ` +
         `(${nowPassages.length}), English, top 1 / top 3 / MRR`,
-      ['questions', `before (${commit})`, 'now'],
+      ['questions', `before (${commit})`, 'now', ...(meaning ? ['now, with meaning'] : [])],
       rows,
       notes,
     );
@@ -913,7 +935,7 @@ async function main(): Promise<void> {
     const languages = await connect(environment.databaseUrl, 1);
     const [{ id: english }] = await languages.query(`SELECT id FROM languages WHERE iso_2 = 'en'`);
     await languages.destroy();
-    if (lostAgainst) await lostQuestions(environment, english, lostAgainst);
+    if (lostAgainst) await lostQuestions(environment, english, lostAgainst, withMeaningPhase);
     else if (!latencyOnly) await recall(environment, english, corpus, before);
     // 0 passages: recall only.
     if (total > 0) await latency(environment, corpus, total, runs, before, throughPgbouncer, withMeaningPhase);
