@@ -239,6 +239,16 @@ describe('splitIntoPassages', () => {
     expect(whole.length).toBeGreaterThan(1);
     expect(whole.filter((passage) => passage.includes('one week before\nyou leave.'))).toHaveLength(1);
     for (const passage of whole) expect(passage).toMatch(/[.!?]$/);
+    // A line that looks like a heading is none when the next paragraph carries on its sentence.
+    const heading = 'Book a check-out inspection';
+    const parts = [`${intro}\n\n${heading}`, 'at least one week before you leave.\n\nMoving out\n\nReturn every key.'];
+    const splitter2 = new PassageSplitter({ targetLength: 700, overlap: 0 });
+    const streamed = [...splitter2.add(parts[0]), ...splitter2.add(parts[1]), ...splitter2.finish()];
+    expect(streamed).toEqual(splitIntoPassages(parts.join('\n\n'), { targetLength: 700, overlap: 0 }));
+    expect(streamed).toEqual([
+      intro,
+      `${heading}\nat least one week before you leave.\n\nMoving out\n\nReturn every key.`,
+    ]);
     // A paragraph that ends a sentence stays one, whatever the next starts with.
     expect(splitIntoPassages('Open the app.\n\niOS users tap Settings.')).toEqual([
       'Open the app.\n\niOS users tap Settings.',

@@ -226,9 +226,12 @@ function splitIntoPieces(text: string, maxLength: number): TextPiece[] {
   );
 }
 
-/** A piece that ends mid-sentence: the next, if it starts in lower case, carries on its sentence. */
+/**
+ * A piece that ends mid-sentence: the next, if it starts in lower case, carries on its sentence. A line taken for a
+ * heading may be one too ("Book a check-out inspection" at the end of a page, "before you leave." on the next).
+ */
 function mayContinue(piece: TextPiece): boolean {
-  return !piece.heading && !SENTENCE_END.test(piece.text);
+  return !SENTENCE_END.test(piece.text);
 }
 
 /**
