@@ -526,12 +526,12 @@ describe('Knowledgebase search', () => {
         knowledgebaseId,
       ]);
       // As the second cutter left a PDF whose page broke a sentence: the first passage ends inside it, and the second
-      // repeats its first half, the page break kept as a paragraph break.
+      // starts with the section's heading, then repeats its first half, the page break kept as a paragraph break.
       const rules = Array.from({ length: 20 }, (_, line) => `Rule ${line + 1} of the house is kept by everyone.`);
       const cut = 'Book a check-out inspection at least one week before';
       const old = [
-        `${rules.join('\n')}\n${cut}`,
-        `${cut}\n\nyou leave. We do not keep post for former residents.\n${rules.join('\n')}`,
+        `House rules\n\n${rules.join('\n')}\n${cut}`,
+        `House rules\n\n${cut}\n\nyou leave. We do not keep post for former residents.\n${rules.join('\n')}`,
       ];
       await stack.dataSource.query(`DELETE FROM passages WHERE document_id = $1`, [document.id]);
       await appendPassages(stack, document.id, old);
@@ -547,6 +547,9 @@ describe('Knowledgebase search', () => {
       for (const content of contents) {
         expect(content).toContain(`${cut}\nyou leave.`);
         expect(content).toMatch(/\.$/);
+        // The heading once, at the start: the repeat of it is no text of the section.
+        expect(content.match(/House rules/g)).toEqual(['House rules']);
+        expect(content.startsWith('House rules\n\n')).toBe(true);
       }
     }, 60_000);
   });

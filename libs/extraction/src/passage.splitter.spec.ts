@@ -283,8 +283,22 @@ describe('rejoinPassages', () => {
     );
   });
 
+  it('gives back, cut again, the passages this cutter wrote: their headings repeated once, their repeats removed', () => {
+    const sections = generateText(12)
+      .split('\n\n')
+      .map((paragraph, index) =>
+        index % 4 === 0 ? `${index / 4 + 1}. Section ${index / 4 + 1}\n\n${paragraph}` : paragraph,
+      );
+    const passages = splitIntoPassages(sections.join('\n\n'));
+    expect(passages.filter((passage) => passage.startsWith('1. Section 1\n\n')).length).toBeGreaterThan(1);
+    const text = rejoinPassages(passages);
+    expect(text.match(/^1\. Section 1$/gm)).toHaveLength(1);
+    expect(splitIntoPassages(text)).toEqual(passages);
+  });
+
   it('keeps passages that repeat nothing apart as paragraphs, and a CJK cut joined as it was', () => {
     expect(rejoinPassages(['One.', 'Two.'])).toBe('One.\n\nTwo.');
+    expect(rejoinPassages(['| Plan | Price |', '| Basic | 5 |'])).toBe('| Plan | Price |\n\n| Basic | 5 |');
     const ideographs = Array.from({ length: 300 }, (_, index) => String.fromCharCode(0x4e00 + index)).join('');
     expect(rejoinPassages([ideographs.slice(0, 200), ideographs.slice(180)], 20)).toBe(ideographs);
   });

@@ -161,17 +161,22 @@ export class PassageSplitter {
 
 /**
  * The text of a document's passages as an earlier cut wrote them, each one's repeat of the previous one's end
- * removed (at most `overlap` characters, followed by what separated the two pieces), for cutting again.
+ * removed (at most `overlap` characters, followed by what separated the two pieces), and the section's heading that
+ * a passage inside a section starts with (cut version 2 on), for cutting again.
  */
 export function rejoinPassages(passages: readonly string[], overlap = DEFAULT_OVERLAP): string {
   let text = passages[0] ?? '';
+  let heading = lastHeading(text);
   for (let index = 1; index < passages.length; index += 1) {
     const previous = passages[index - 1];
-    const passage = passages[index];
+    const repeatsHeading = heading !== undefined && passages[index].startsWith(`${heading}\n\n`);
+    const passage = repeatsHeading ? passages[index].slice(heading!.length + 2) : passages[index];
     let repeated = 0;
     let unbounded = 0;
     for (let length = Math.min(overlap, previous.length, passage.length); length > 0; length -= 1) {
       if (!previous.endsWith(passage.slice(0, length))) continue;
+      // Punctuation alone is no repeat: a table's row ends and the next starts with "|".
+      if (!/[\p{L}\p{N}]/u.test(passage.slice(0, length))) break;
       if (length === passage.length || /\s/.test(passage[length])) {
         repeated = length;
         break;
@@ -182,8 +187,18 @@ export function rejoinPassages(passages: readonly string[], overlap = DEFAULT_OV
     if (repeated === 0) repeated = unbounded >= 10 ? unbounded : 0;
     const rest = passage.slice(repeated);
     text += repeated === 0 ? `\n\n${rest}` : rest;
+    heading = lastHeading(rest) ?? heading;
   }
   return text;
+}
+
+/** The last paragraph of `text` that is a section heading, if any. */
+function lastHeading(text: string): string | undefined {
+  return text
+    .split(PARAGRAPH_BREAK)
+    .map((paragraph) => paragraph.trim())
+    .filter(isHeading)
+    .at(-1);
 }
 
 /** The text without decoration: rule lines become paragraph breaks, boxed lines lose their borders. */
