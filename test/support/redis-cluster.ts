@@ -225,10 +225,23 @@ export class LocalRedisCluster {
     const out = createWriteStream(file, { flags: 'a' });
     const monitors = await Promise.all(
       (await this.masters()).map(async (port) => {
-        const client = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1 });
-        client.on('error', () => undefined);
-        const monitor = await client.monitor();
+        // As ioredis's `monitor()` does, less its rejection on the first error: ioredis takes the connection as
+        // monitoring only once the reply to MONITOR has been handed on, so a command's line that the master sends
+        // in the same read meets an empty command queue ("Command queue state error") and made `monitor()` reject.
+        // That line is dropped (a command of the instant recording starts); every later one is read.
+        const monitor = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1, monitor: true });
         monitor.on('error', () => undefined);
+        // Not `events.once`, which rejects on that error too.
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => {
+            monitor.disconnect();
+            reject(new Error(`MONITOR on port ${port} not started within 30 s`));
+          }, 30_000);
+          monitor.once('monitoring', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
         monitor.on('monitor', (_time: string, args: string[]) => {
           const keys = commandKeys(args);
           if (keys.length < 2) return;
@@ -241,7 +254,6 @@ export class LocalRedisCluster {
               : undefined;
           out.write(`${JSON.stringify({ port, command, script, keys })}\n`);
         });
-        client.disconnect();
         return monitor;
       }),
     );
