@@ -6,7 +6,7 @@ import { bearer, createAccount, type TestAccount } from './support/factories';
 import { type Stack, startStack, recordQueries } from './support/stack';
 import { QUEUE_BACKEND, REDIS_CLUSTER_NODES, REDIS_URL } from './support/test-environment';
 import { waitFor } from './support/wait-for';
-import { TestRoutesModule } from './support/test-routes.module';
+import { TestRoutesModule, slowRequests } from './support/test-routes.module';
 
 describe('Error shapes', () => {
   let stack: Stack;
@@ -100,8 +100,9 @@ describe('Error shapes', () => {
     const draining = await startStack({ worker: false, apiModules: [TestRoutesModule] });
     await draining.api.listen(0, '127.0.0.1');
     const { port } = draining.api.getHttpServer().address();
+    const started = slowRequests.started;
     const pending = fetch(`http://127.0.0.1:${port}/api/test/slow`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(async () => (slowRequests.started > started ? true : undefined));
     const closing = draining.close();
     const response = await pending;
     expect(response.status).toBe(200);

@@ -4,7 +4,7 @@ import type { INestApplication } from '@nestjs/common';
 import { createApiApp } from '../apps/api/src/api.app';
 import { createAccount, type TestAccount } from './support/factories';
 import { type Stack, startStack, testConfig } from './support/stack';
-import { TestRoutesModule } from './support/test-routes.module';
+import { TestRoutesModule, slowRequests } from './support/test-routes.module';
 import { waitFor } from './support/wait-for';
 
 /** A raw connection to a listening app: what a client (or a hostile one) sends, byte by byte, and what it gets. */
@@ -153,8 +153,9 @@ describe('The HTTP server', () => {
     await draining.api.listen(0, '127.0.0.1');
     const connection = await RawConnection.open(draining.api);
     connections.push(connection);
+    const started = slowRequests.started;
     connection.send(get('/api/test/slow'));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(async () => (slowRequests.started > started ? true : undefined));
     const closing = draining.close();
     const answer = await connection.answer();
     expect(answer.status).toBe(200);

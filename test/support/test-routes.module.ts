@@ -9,6 +9,9 @@ import { PageQuery, Rule, lengthAwarePage, slimPage, toLanguageResponse } from '
 import { Language } from '@app/database';
 import { Public, pageLocation } from '@app/platform';
 
+/** Requests to `slow` that have reached its handler: a test closes the app once its request is in flight, not before. */
+export const slowRequests = { started: 0 };
+
 class NestedItem {
   @Rule.Required()
   @Rule.String()
@@ -73,6 +76,7 @@ class TestRoutesController {
   @Public()
   @Get('slow')
   async slow() {
+    slowRequests.started += 1;
     await sleep(400);
     return { done: true };
   }
