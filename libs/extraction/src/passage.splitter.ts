@@ -169,8 +169,11 @@ export function rejoinPassages(passages: readonly string[], overlap = DEFAULT_OV
   let heading = lastHeading(text);
   for (let index = 1; index < passages.length; index += 1) {
     const previous = passages[index - 1];
-    const repeatsHeading = heading !== undefined && passages[index].startsWith(`${heading}\n\n`);
-    const passage = repeatsHeading ? passages[index].slice(heading!.length + 2) : passages[index];
+    const headingPrefix = heading === undefined ? undefined : `${heading}\n\n`;
+    const passage =
+      headingPrefix && passages[index].startsWith(headingPrefix)
+        ? passages[index].slice(headingPrefix.length)
+        : passages[index];
     let repeated = 0;
     let unbounded = 0;
     for (let length = Math.min(overlap, previous.length, passage.length); length > 0; length -= 1) {
@@ -194,11 +197,7 @@ export function rejoinPassages(passages: readonly string[], overlap = DEFAULT_OV
 
 /** The last paragraph of `text` that is a section heading, if any. */
 function lastHeading(text: string): string | undefined {
-  return text
-    .split(PARAGRAPH_BREAK)
-    .map((paragraph) => paragraph.trim())
-    .filter(isHeading)
-    .at(-1);
+  return paragraphsOf(text).filter(isHeading).at(-1);
 }
 
 /** The text without decoration: rule lines become paragraph breaks, boxed lines lose their borders. */
@@ -229,12 +228,16 @@ function isHeading(paragraph: string): boolean {
   );
 }
 
-function splitIntoPieces(text: string, maxLength: number): TextPiece[] {
-  const paragraphs = removeDecoration(text)
+/** The text's paragraphs, decoration dropped, trimmed, empty ones left out. */
+function paragraphsOf(text: string): string[] {
+  return removeDecoration(text)
     .split(PARAGRAPH_BREAK)
     .map((paragraph) => paragraph.trim())
     .filter((paragraph) => paragraph !== '');
-  return paragraphs.flatMap((paragraph) =>
+}
+
+function splitIntoPieces(text: string, maxLength: number): TextPiece[] {
+  return paragraphsOf(text).flatMap((paragraph) =>
     isHeading(paragraph)
       ? [{ text: paragraph, separator: '\n\n', heading: true }]
       : splitToFit({ text: paragraph, separator: '\n\n' }, maxLength, 0),
@@ -257,8 +260,9 @@ function joinCutSentences(pieces: TextPiece[], maxLength: number): TextPiece[] {
   const joined: TextPiece[] = [];
   for (const piece of pieces) {
     const previous = joined[joined.length - 1];
+    // A piece starting in lower case is never a heading.
     const paragraphBreak = piece.separator === '\n\n';
-    if (previous && paragraphBreak && !piece.heading && mayContinue(previous) && CONTINUATION.test(piece.text)) {
+    if (previous && paragraphBreak && mayContinue(previous) && CONTINUATION.test(piece.text)) {
       joined.pop();
       joined.push(
         ...splitToFit({ text: `${previous.text}\n${piece.text}`, separator: previous.separator }, maxLength, 0),
